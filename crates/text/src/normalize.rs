@@ -1,0 +1,191 @@
+//! Text normalization: Unicode NFKC, lowercasing, whitespace collapsing and
+//! optional punctuation stripping.
+//!
+//! The pipeline, applied character by character after NFKC:
+//!
+//! 1. NFKC folds compatibility forms: full-width Latin letters and digits
+//!    become ASCII (`ＡＢＣ１` → `ABC1`), half-width Katakana become regular
+//!    Katakana, ligatures are split (`ﬁ` → `fi`), the ideographic space
+//!    becomes a space. ASCII-only input skips this step (it is already NFKC).
+//! 2. Case: when [`NormalizeOptions::lowercase`] is set, every character is
+//!    mapped with Rust's [`char::to_lowercase`] (Unicode default lowercase
+//!    mapping). This is *lowercasing*, not full case folding: `ß` stays `ß`
+//!    and `ẞ` becomes `ß`. That is enough for duplicate detection, where the
+//!    same mapping is applied to both sides.
+//! 3. Invisible characters (zero-width spaces/joiners, BOM, soft hyphen,
+//!    variation selectors) are removed.
+//! 4. Punctuation and symbols (see [`crate::is_punctuation`]) are kept or,
+//!    with [`Punctuation::Strip`], replaced by a space so that words on both
+//!    sides of the mark stay separate.
+//! 5. Runs of whitespace and control characters collapse to one ASCII space;
+//!    the result is trimmed at both ends.
+
+use unicode_normalization::UnicodeNormalization;
+
+use crate::script::{is_invisible, is_punctuation};
+
+/// What normalization does with punctuation and symbols.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Punctuation {
+    /// Keep punctuation (needed by sentence splitting and feature codes).
+    #[default]
+    Keep,
+    /// Replace each punctuation or symbol character by a space.
+    Strip,
+}
+
+/// Options for [`normalize`]. The default keeps punctuation and lowercases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct NormalizeOptions {
+    /// What to do with punctuation and symbols.
+    pub punctuation: Punctuation,
+    /// Whether to lowercase (see the module documentation).
+    pub lowercase: bool,
+}
+
+impl Default for NormalizeOptions {
+    fn default() -> Self {
+        NormalizeOptions { punctuation: Punctuation::Keep, lowercase: true }
+    }
+}
+
+impl NormalizeOptions {
+    /// Options that keep punctuation and lowercase (the default).
+    pub const KEEP_PUNCTUATION: NormalizeOptions =
+        NormalizeOptions { punctuation: Punctuation::Keep, lowercase: true };
+    /// Options that strip punctuation and lowercase.
+    pub const STRIP_PUNCTUATION: NormalizeOptions =
+        NormalizeOptions { punctuation: Punctuation::Strip, lowercase: true };
+}
+
+/// Normalizes `text` into a new string.
+///
+/// ```
+/// use neardup_text::{normalize, NormalizeOptions};
+/// let s = normalize("  Ｈｅｌｌｏ,\u{3000}ＷＯＲＬＤ！\n\tok ", NormalizeOptions::default());
+/// assert_eq!(s, "hello, world! ok");
+/// let s = normalize("Hello, World!", NormalizeOptions::STRIP_PUNCTUATION);
+/// assert_eq!(s, "hello world");
+/// ```
+pub fn normalize(text: &str, options: NormalizeOptions) -> String {
+    let mut out = String::with_capacity(text.len());
+    normalize_into(text, options, &mut out);
+    out
+}
+
+/// Normalizes `text`, appending the result to `out` (which is not cleared),
+/// so a caller can reuse one buffer across documents.
+pub fn normalize_into(text: &str, options: NormalizeOptions, out: &mut String) {
+    let mut sink = Sink { out, pending_space: false, start: 0, options };
+    sink.start = sink.out.len();
+    if text.is_ascii() {
+        for c in text.chars() {
+            sink.push(c);
+        }
+    } else {
+        for c in text.nfkc() {
+            sink.push(c);
+        }
+    }
+}
+
+/// Normalizes each paragraph independently. The result has one entry per
+/// input paragraph (possibly empty), so indices stay aligned with the input.
+///
+/// ```
+/// use neardup_text::{normalize_paragraphs, NormalizeOptions};
+/// let paras = vec!["First  Para.".to_string(), "  ".to_string()];
+/// let out = normalize_paragraphs(&paras, NormalizeOptions::default());
+/// assert_eq!(out, vec!["first para.".to_string(), String::new()]);
+/// ```
+pub fn normalize_paragraphs(paragraphs: &[String], options: NormalizeOptions) -> Vec<String> {
+    paragraphs.iter().map(|p| normalize(p, options)).collect()
+}
+
+struct Sink<'a> {
+    out: &'a mut String,
+    pending_space: bool,
+    start: usize,
+    options: NormalizeOptions,
+}
+
+impl Sink<'_> {
+    #[inline]
+    fn push(&mut self, c: char) {
+        if c.is_whitespace() || c.is_control() {
+            self.pending_space = true;
+            return;
+        }
+        if !c.is_ascii() && is_invisible(c) {
+            return;
+        }
+        if self.options.punctuation == Punctuation::Strip && is_punctuation(c) {
+            self.pending_space = true;
+            return;
+        }
+        if self.pending_space {
+            if self.out.len() > self.start {
+                self.out.push(' ');
+            }
+            self.pending_space = false;
+        }
+        if !self.options.lowercase {
+            self.out.push(c);
+        } else if c.is_ascii() {
+            self.out.push(c.to_ascii_lowercase());
+        } else {
+            self.out.extend(c.to_lowercase());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn full_width_and_half_width_fold() {
+        let o = NormalizeOptions::default();
+        assert_eq!(normalize("ＡＢＣ１２３", o), "abc123");
+        assert_eq!(normalize("ｶﾀｶﾅ", o), "カタカナ");
+        assert_eq!(normalize("ﬁne", o), "fine");
+    }
+
+    #[test]
+    fn case_and_whitespace() {
+        let o = NormalizeOptions::default();
+        assert_eq!(normalize("\t Привет   МИР \r\n", o), "привет мир");
+        let keep_case = NormalizeOptions { lowercase: false, ..o };
+        assert_eq!(normalize("A  B", keep_case), "A B");
+        assert_eq!(normalize("", o), "");
+        assert_eq!(normalize("   ", o), "");
+    }
+
+    #[test]
+    fn punctuation_modes() {
+        let strip = NormalizeOptions::STRIP_PUNCTUATION;
+        assert_eq!(normalize("你好，世界！Hello—world...", strip), "你好 世界 hello world");
+        assert_eq!(normalize("a.b", strip), "a b");
+        let keep = NormalizeOptions::default();
+        assert_eq!(normalize("你好，世界！", keep), "你好,世界!");
+    }
+
+    #[test]
+    fn invisible_removed_and_into_appends() {
+        let o = NormalizeOptions::default();
+        assert_eq!(normalize("zero\u{200B}width\u{FEFF}", o), "zerowidth");
+        let mut buf = String::from("x|");
+        normalize_into("  A  B ", o, &mut buf);
+        assert_eq!(buf, "x|a b");
+    }
+
+    #[test]
+    fn idempotent_on_samples() {
+        for o in [NormalizeOptions::default(), NormalizeOptions::STRIP_PUNCTUATION] {
+            for s in ["Ｈｅｌｌｏ,\u{3000}ＷＯＲＬＤ！", "中文 テキスト 한국어", "a  b\n\nc…"] {
+                let once = normalize(s, o);
+                assert_eq!(normalize(&once, o), once);
+            }
+        }
+    }
+}

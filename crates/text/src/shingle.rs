@@ -1,0 +1,198 @@
+//! Shingles: token or character k-grams hashed to `u64`.
+//!
+//! Hashing is stable across platforms and releases (it is part of every
+//! signature's format):
+//!
+//! * a token hashes to `xxh3_64_with_seed(token_utf8, TOKEN_SEED)`
+//!   ([`token_hash`]);
+//! * a token k-gram hashes to `xxh3_64_with_seed(bytes, SHINGLE_SEED)` where
+//!   `bytes` is the concatenation of the k token hashes in little-endian
+//!   order — each token is hashed once and every window reuses those hashes,
+//!   so no string is built per shingle;
+//! * a character n-gram hashes to `xxh3_64_with_seed(utf8_slice, SHINGLE_SEED)`.
+//!
+//! A text with at least one but fewer than `k` units yields one shingle made
+//! of all of them, so short documents are not empty.
+
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use crate::tokens::{char_ngrams, tokens};
+
+/// Seed of [`token_hash`].
+pub const TOKEN_SEED: u64 = 0x6E65_6172_6475_7031; // "neardup1"
+/// Seed of shingle hashes.
+pub const SHINGLE_SEED: u64 = 0x7368_696E_676C_6531; // "shingle1"
+
+/// Stable 64-bit hash of one token.
+///
+/// ```
+/// use neardup_text::token_hash;
+/// assert_eq!(token_hash("word"), token_hash("word"));
+/// assert_ne!(token_hash("word"), token_hash("words"));
+/// ```
+#[inline]
+pub fn token_hash(token: &str) -> u64 {
+    xxh3_64_with_seed(token.as_bytes(), TOKEN_SEED)
+}
+
+/// Stable 64-bit hash of a sequence of token hashes (the hash of a token
+/// k-gram when the sequence has k elements).
+#[inline]
+pub fn hash_token_hashes(hashes: &[u64]) -> u64 {
+    let mut buf = Vec::with_capacity(hashes.len() * 8);
+    for h in hashes {
+        buf.extend_from_slice(&h.to_le_bytes());
+    }
+    xxh3_64_with_seed(&buf, SHINGLE_SEED)
+}
+
+/// The unit a shingle is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ShingleUnit {
+    /// k consecutive tokens (words; single characters for CJK, so CJK text
+    /// gets character k-grams and mixed text a mix of both).
+    Token,
+    /// k consecutive characters of the text, whitespace included.
+    Char,
+}
+
+/// Produces shingle hashes, reusing an internal buffer between calls.
+///
+/// ```
+/// use neardup_text::{Shingler, ShingleUnit};
+/// let mut s = Shingler::new(ShingleUnit::Token, 2);
+/// let a = s.shingles("the quick brown fox");
+/// assert_eq!(a.len(), 3);
+/// let b = s.shingles("THE QUICK brown fox!");
+/// assert_ne!(a, b); // input is not normalized here: normalize first
+/// ```
+#[derive(Debug, Clone)]
+pub struct Shingler {
+    unit: ShingleUnit,
+    k: usize,
+    buf: Vec<u8>,
+}
+
+impl Shingler {
+    /// A shingler for `k`-grams of `unit`. `k == 0` is treated as 1.
+    pub fn new(unit: ShingleUnit, k: usize) -> Self {
+        Shingler { unit, k: k.max(1), buf: Vec::new() }
+    }
+
+    /// The unit of this shingler.
+    pub fn unit(&self) -> ShingleUnit {
+        self.unit
+    }
+
+    /// The shingle length of this shingler.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// Calls `f` with every shingle hash of `text`, in text order
+    /// (duplicates included).
+    #[inline]
+    pub fn for_each(&mut self, text: &str, mut f: impl FnMut(u64)) {
+        match self.unit {
+            ShingleUnit::Char => {
+                for g in char_ngrams(text, self.k) {
+                    f(xxh3_64_with_seed(g.as_bytes(), SHINGLE_SEED));
+                }
+            }
+            ShingleUnit::Token => {
+                let buf = &mut self.buf;
+                buf.clear();
+                for t in tokens(text) {
+                    buf.extend_from_slice(&token_hash(t).to_le_bytes());
+                }
+                let n = buf.len() / 8;
+                if n == 0 {
+                    return;
+                }
+                let w = self.k.min(n) * 8;
+                for start in (0..=buf.len() - w).step_by(8) {
+                    f(xxh3_64_with_seed(&buf[start..start + w], SHINGLE_SEED));
+                }
+            }
+        }
+    }
+
+    /// Appends every shingle hash of `text` to `out` (duplicates included).
+    pub fn extend(&mut self, text: &str, out: &mut Vec<u64>) {
+        self.for_each(text, |h| out.push(h));
+    }
+
+    /// Every shingle hash of `text` in text order (duplicates included).
+    pub fn shingles(&mut self, text: &str) -> Vec<u64> {
+        let mut out = Vec::with_capacity(text.len() / 5 + 1);
+        self.extend(text, &mut out);
+        out
+    }
+
+    /// The set of shingle hashes of `text`: sorted, without duplicates.
+    pub fn shingle_set(&mut self, text: &str) -> Vec<u64> {
+        let mut v = self.shingles(text);
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+}
+
+/// Convenience: the shingle hashes of `text` (see [`Shingler::shingles`]).
+///
+/// ```
+/// use neardup_text::{shingle_hashes, ShingleUnit};
+/// assert_eq!(shingle_hashes("a b c d e f", ShingleUnit::Token, 5).len(), 2);
+/// assert_eq!(shingle_hashes("a b", ShingleUnit::Token, 5).len(), 1);
+/// assert!(shingle_hashes("", ShingleUnit::Token, 5).is_empty());
+/// ```
+pub fn shingle_hashes(text: &str, unit: ShingleUnit, k: usize) -> Vec<u64> {
+    Shingler::new(unit, k).shingles(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_shingles_match_manual_hashing() {
+        let got = shingle_hashes("x y z", ShingleUnit::Token, 2);
+        let (x, y, z) = (token_hash("x"), token_hash("y"), token_hash("z"));
+        assert_eq!(got, vec![hash_token_hashes(&[x, y]), hash_token_hashes(&[y, z])]);
+    }
+
+    #[test]
+    fn separators_do_not_matter_for_tokens() {
+        let a = shingle_hashes("one two, three. four", ShingleUnit::Token, 3);
+        let b = shingle_hashes("one  two three four", ShingleUnit::Token, 3);
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn char_shingles() {
+        let got = shingle_hashes("中文字", ShingleUnit::Char, 2);
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0], xxh3_64_with_seed("中文".as_bytes(), SHINGLE_SEED));
+        let set = Shingler::new(ShingleUnit::Char, 1).shingle_set("aaab");
+        assert_eq!(set.len(), 2);
+    }
+
+    #[test]
+    fn cjk_token_shingles_are_char_ngrams() {
+        let a = shingle_hashes("我爱北京", ShingleUnit::Token, 2);
+        let b = shingle_hashes("我 爱 北 京", ShingleUnit::Token, 2);
+        assert_eq!(a, b);
+        assert_eq!(a.len(), 3);
+    }
+
+    #[test]
+    fn fixed_values_do_not_change() {
+        // Golden values: changing them changes every signature.
+        assert_eq!(token_hash("neardup"), xxh3_64_with_seed(b"neardup", TOKEN_SEED));
+        let v = shingle_hashes("a b", ShingleUnit::Token, 2);
+        assert_eq!(format!("{:016x}", v[0]), format!("{:016x}", hash_token_hashes(&[token_hash("a"), token_hash("b")])));
+        assert_eq!(format!("{:016x}", token_hash("a")), GOLDEN_A);
+    }
+
+    const GOLDEN_A: &str = "a3d3f7522ed9dd3e";
+}
