@@ -1,1 +1,205 @@
-//! placeholder
+//! Main text extraction for neardup.
+//!
+//! [`Extractor::extract`] parses already-decoded HTML with html5ever into an
+//! arena DOM and returns the page's [`Document`]: its title and its main text
+//! as paragraphs in reading order. In [`Mode::Main`] (the default) navigation,
+//! footers, comment sections, link lists and other page furniture are
+//! removed; [`Mode::AllText`] keeps all visible text.
+//!
+//! ```
+//! use neardup_extract::{Extractor, Mode};
+//!
+//! let html = r#"<html><head><title>Rain expected | Daily</title></head><body>
+//!   <nav><a href="/">Home</a> <a href="/news">News</a> <a href="/sport">Sport</a></nav>
+//!   <article><h1>Rain expected</h1>
+//!   <p>Forecasters expect heavy rain over the weekend, with up to forty
+//!   millimetres falling in the hills, and advise drivers to take care.</p>
+//!   <p>The wet weather should clear by Monday, when temperatures will rise
+//!   again across most of the region, according to the national service.</p>
+//!   </article>
+//!   <footer>Copyright 2024 Daily. <a href="/privacy">Privacy</a></footer>
+//! </body></html>"#;
+//!
+//! let doc = Extractor::new().extract(html)?;
+//! assert_eq!(doc.title, "Rain expected");
+//! assert!(doc.text.contains("heavy rain"));
+//! assert!(!doc.text.contains("Copyright"));
+//! assert_eq!(doc.text, doc.paragraphs.join("\n"));
+//!
+//! let all = Extractor::builder().mode(Mode::AllText).build().extract(html)?;
+//! assert!(all.text.contains("Copyright"));
+//! # Ok::<(), neardup_extract::Error>(())
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod analyze;
+mod dom;
+mod error;
+mod evidence;
+mod extract;
+mod jsonld;
+mod parse;
+mod score;
+mod segment;
+mod sink;
+mod tags;
+mod title;
+
+pub use error::{Error, ErrorKind};
+
+/// Default input size limit: 64 MiB.
+const DEFAULT_MAX_INPUT: usize = 64 << 20;
+/// Default DOM nesting cap.
+const DEFAULT_MAX_DEPTH: usize = 512;
+
+/// What to extract.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// The main content, with boilerplate removed.
+    #[default]
+    Main,
+    /// All visible text of the page.
+    AllText,
+}
+
+/// Extraction result.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Document {
+    /// Page title (headline), with any site name trimmed.
+    pub title: String,
+    /// Paragraphs of text in reading order, whitespace collapsed.
+    pub paragraphs: Vec<String>,
+    /// `paragraphs` joined with `"\n"`.
+    pub text: String,
+}
+
+/// A configured extractor. Cheap to clone and shareable across threads.
+#[derive(Clone, Debug)]
+pub struct Extractor {
+    mode: Mode,
+    max_input_bytes: usize,
+    max_depth: usize,
+}
+
+impl Default for Extractor {
+    fn default() -> Extractor {
+        Extractor::new()
+    }
+}
+
+impl Extractor {
+    /// An extractor with default settings.
+    pub fn new() -> Extractor {
+        ExtractorBuilder::default().build()
+    }
+
+    /// A builder for custom settings.
+    pub fn builder() -> ExtractorBuilder {
+        ExtractorBuilder::default()
+    }
+
+    /// Extract the title and text of one HTML page.
+    ///
+    /// Fails when the input exceeds the size limit or is binary garbage.
+    pub fn extract(&self, html: &str) -> Result<Document, Error> {
+        if html.len() > self.max_input_bytes {
+            return Err(Error::new(ErrorKind::TooLarge {
+                size: html.len(),
+                limit: self.max_input_bytes,
+            }));
+        }
+        if looks_binary(html) {
+            return Err(Error::new(ErrorKind::NotHtml));
+        }
+        Ok(extract::run(html, self.mode, self.max_depth))
+    }
+}
+
+/// Binary garbage: a sizeable share of control or replacement characters
+/// in the first few kilobytes.
+fn looks_binary(html: &str) -> bool {
+    let mut total = 0u32;
+    let mut bad = 0u32;
+    for c in html.chars().take(4096) {
+        total += 1;
+        if c == '\u{fffd}' || (c.is_control() && !matches!(c, '\n' | '\r' | '\t' | '\u{c}')) {
+            bad += 1;
+        }
+    }
+    total >= 64 && bad * 10 > total
+}
+
+/// Builder for [`Extractor`].
+#[derive(Clone, Debug)]
+pub struct ExtractorBuilder {
+    mode: Mode,
+    max_input_bytes: usize,
+    max_depth: usize,
+}
+
+impl Default for ExtractorBuilder {
+    fn default() -> ExtractorBuilder {
+        ExtractorBuilder {
+            mode: Mode::Main,
+            max_input_bytes: DEFAULT_MAX_INPUT,
+            max_depth: DEFAULT_MAX_DEPTH,
+        }
+    }
+}
+
+impl ExtractorBuilder {
+    /// Extraction mode (default [`Mode::Main`]).
+    pub fn mode(&mut self, mode: Mode) -> &mut Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Larger inputs fail with [`ErrorKind::TooLarge`] (default 64 MiB).
+    pub fn max_input_bytes(&mut self, n: usize) -> &mut Self {
+        self.max_input_bytes = n;
+        self
+    }
+
+    /// DOM nesting cap (default 512): deeper elements are flattened into
+    /// their ancestor at that depth.
+    pub fn max_depth(&mut self, n: usize) -> &mut Self {
+        self.max_depth = n;
+        self
+    }
+
+    /// Build the extractor.
+    pub fn build(&self) -> Extractor {
+        Extractor {
+            mode: self.mode,
+            max_input_bytes: self.max_input_bytes,
+            max_depth: self.max_depth,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn send_sync_clone() {
+        fn check<T: Send + Sync + Clone>() {}
+        check::<Extractor>();
+    }
+
+    #[test]
+    fn size_limit() {
+        let ex = Extractor::builder().max_input_bytes(10).build();
+        let err = ex.extract("<p>more than ten bytes</p>").unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::TooLarge { size: 26, limit: 10 }));
+    }
+
+    #[test]
+    fn binary_detection() {
+        let garbage: String = (0..1000u32).map(|i| char::from((i % 32) as u8)).collect();
+        assert!(looks_binary(&garbage));
+        assert!(!looks_binary("<p>plain text</p>\n".repeat(20).as_str()));
+    }
+}

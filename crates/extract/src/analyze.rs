@@ -1,0 +1,233 @@
+//! Per-node facts computed in a few linear passes over the arena:
+//! visibility, link ancestry, subtree text measures and boilerplate flags.
+
+use html5ever::local_name;
+
+use crate::dom::{Dom, NodeData, NodeId, DOCUMENT, NONE};
+use crate::evidence::{judge, judge_role, Evidence};
+use crate::tags::{kind, measure, TagKind};
+
+/// A subtree flagged as boilerplate keeps its text when it holds more than
+/// this share of the page's text: such "boilerplate" is really the page.
+const MAX_BOILER_SHARE: f32 = 0.6;
+
+/// Facts about every node, indexed by `NodeId`.
+pub(crate) struct Analysis {
+    /// Nodes in document order (pre-order from the document root).
+    pub(crate) order: Vec<NodeId>,
+    /// Position of each node in `order` (`u32::MAX` when unreachable).
+    pub(crate) pos: Vec<u32>,
+    /// One past the position of the last node of each subtree.
+    pub(crate) end: Vec<u32>,
+    /// Not rendered (skipped tag, hidden attribute or inline style).
+    pub(crate) invisible: Vec<bool>,
+    /// Inside an `<a href>`.
+    pub(crate) in_link: Vec<bool>,
+    /// Visible text tokens in the subtree.
+    pub(crate) tokens: Vec<u32>,
+    /// Visible text tokens inside links in the subtree.
+    pub(crate) link_tokens: Vec<u32>,
+    /// Own class/id/role/tag evidence.
+    pub(crate) evidence: Vec<Evidence>,
+    /// Inside (or being) a boilerplate element.
+    pub(crate) boiler: Vec<bool>,
+    /// Inside (or being) a positive element.
+    pub(crate) in_positive: Vec<bool>,
+}
+
+impl Analysis {
+    /// Is `inner` inside the subtree of `outer` (or equal to it)?
+    pub(crate) fn contains(&self, outer: NodeId, inner: NodeId) -> bool {
+        match (
+            self.pos.get(outer),
+            self.end.get(outer),
+            self.pos.get(inner),
+        ) {
+            (Some(&a), Some(&e), Some(&b)) => a <= b && b < e,
+            _ => false,
+        }
+    }
+}
+
+fn hidden(dom: &Dom, id: NodeId) -> bool {
+    if dom.attr(id, "hidden").is_some() {
+        return true;
+    }
+    if dom
+        .attr(id, "aria-hidden")
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+    {
+        return true;
+    }
+    if let Some(style) = dom.attr(id, "style") {
+        if style.len() < 2048 {
+            let compact: String = style
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .map(|c| c.to_ascii_lowercase())
+                .collect();
+            if compact.contains("display:none") || compact.contains("visibility:hidden") {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+fn own_evidence(dom: &Dom, id: NodeId, buf: &mut String) -> Evidence {
+    let Some(name) = dom.local_name(id) else {
+        return Evidence::default();
+    };
+    let mut ev = match *name {
+        local_name!("nav")
+        | local_name!("footer")
+        | local_name!("aside")
+        | local_name!("menu")
+        | local_name!("form") => Evidence {
+            negative: true,
+            positive: false,
+        },
+        local_name!("header") => Evidence {
+            negative: true,
+            positive: false,
+        },
+        local_name!("article") | local_name!("main") => Evidence {
+            negative: false,
+            positive: true,
+        },
+        _ => Evidence::default(),
+    };
+    for attr in ["class", "id"] {
+        if let Some(v) = dom.attr(id, attr) {
+            let e = judge(v, buf);
+            ev.negative |= e.negative && !e.positive;
+            ev.positive |= e.positive && !e.negative;
+        }
+    }
+    for attr in ["role", "itemprop"] {
+        if let Some(v) = dom.attr(id, attr) {
+            let e = judge_role(v);
+            ev.negative |= e.negative;
+            ev.positive |= e.positive;
+        }
+    }
+    if ev.positive && ev.negative {
+        ev.negative = false;
+    }
+    ev
+}
+
+/// Run all passes.
+pub(crate) fn analyze(dom: &Dom) -> Analysis {
+    let n = dom.nodes.len();
+    let order = dom.preorder(DOCUMENT);
+    let mut pos = vec![u32::MAX; n];
+    for (i, &id) in order.iter().enumerate() {
+        if let Some(p) = pos.get_mut(id) {
+            *p = u32::try_from(i).unwrap_or(u32::MAX);
+        }
+    }
+    let mut a = Analysis {
+        end: pos.clone(),
+        pos,
+        invisible: vec![false; n],
+        in_link: vec![false; n],
+        tokens: vec![0; n],
+        link_tokens: vec![0; n],
+        evidence: vec![Evidence::default(); n],
+        boiler: vec![false; n],
+        in_positive: vec![false; n],
+        order,
+    };
+    let mut buf = String::new();
+    // Pass A, top-down: visibility and link ancestry.
+    for &id in &a.order {
+        let parent = dom.get(id).map_or(NONE, |x| x.parent);
+        let (p_inv, p_link) = match (a.invisible.get(parent), a.in_link.get(parent)) {
+            (Some(&i), Some(&l)) => (i, l),
+            _ => (false, false),
+        };
+        let mut inv = p_inv;
+        let mut link = p_link;
+        if let Some(name) = dom.local_name(id) {
+            inv |= kind(name) == TagKind::Skip || hidden(dom, id);
+            link |= *name == local_name!("a") && dom.attr(id, "href").is_some();
+            a.evidence[id] = own_evidence(dom, id, &mut buf);
+        }
+        a.invisible[id] = inv;
+        a.in_link[id] = link;
+    }
+    // Pass B, bottom-up: text measures and subtree ends.
+    for &id in a.order.iter().rev() {
+        if !a.invisible[id] {
+            if let Some(NodeData::Text(t)) = dom.get(id).map(|x| &x.data) {
+                let m = measure(t);
+                a.tokens[id] = m.tokens;
+                if a.in_link[id] {
+                    a.link_tokens[id] = m.tokens;
+                }
+            }
+        }
+        let parent = dom.get(id).map_or(NONE, |x| x.parent);
+        if parent < n {
+            let (t, l, e) = (a.tokens[id], a.link_tokens[id], a.end[id]);
+            a.tokens[parent] = a.tokens[parent].saturating_add(t);
+            a.link_tokens[parent] = a.link_tokens[parent].saturating_add(l);
+            a.end[parent] = a.end[parent].max(e);
+        }
+    }
+    for &id in &a.order {
+        a.end[id] = a.end[id].max(a.pos[id].saturating_add(1));
+    }
+    // Pass C, top-down: boilerplate and positive flags.
+    let total = a.tokens.get(DOCUMENT).copied().unwrap_or(0).max(1) as f32;
+    for &id in &a.order {
+        let parent = dom.get(id).map_or(NONE, |x| x.parent);
+        let (pb, pp) = match (a.boiler.get(parent), a.in_positive.get(parent)) {
+            (Some(&b), Some(&p)) => (b, p),
+            _ => (false, false),
+        };
+        let ev = a.evidence[id];
+        let big = a.tokens[id] as f32 > MAX_BOILER_SHARE * total;
+        a.boiler[id] = pb || (ev.negative && !big);
+        a.in_positive[id] = pp || ev.positive;
+    }
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse;
+
+    #[test]
+    fn flags_and_measures() {
+        let dom = parse(
+            "<body><div id=main><p>one two three</p><p style='display: none'>hidden words</p>\
+             <a href=x>link text</a></div><nav>menu item</nav><script>var x</script></body>",
+            512,
+        );
+        let a = analyze(&dom);
+        let main = dom.find_element("div").expect("div");
+        assert_eq!(a.tokens[main], 5);
+        assert_eq!(a.link_tokens[main], 2);
+        let nav = dom.find_element("nav").expect("nav");
+        assert!(a.boiler[nav]);
+        assert!(!a.boiler[main]);
+        assert!(a.contains(main, dom.find_element("a").expect("a")));
+        assert!(!a.contains(main, nav));
+        let body = dom.find_element("body").expect("body");
+        assert_eq!(a.tokens[body], 7);
+    }
+
+    #[test]
+    fn huge_boilerplate_wrapper_is_not_boilerplate() {
+        let dom = parse(
+            "<body><div class=sidebar-layout><p>lots of real words here in the page</p></div><p>x</p></body>",
+            512,
+        );
+        let a = analyze(&dom);
+        let div = dom.find_element("div").expect("div");
+        assert!(!a.boiler[div]);
+    }
+}

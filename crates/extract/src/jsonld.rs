@@ -1,0 +1,185 @@
+//! JSON-LD `articleBody` as evidence.
+//!
+//! Many article pages embed their body text in a JSON-LD script. The text is
+//! never emitted (it may be truncated, stale or stripped of structure), but
+//! blocks of the page that repeat it are strong evidence of the container.
+
+use std::collections::HashSet;
+
+use html5ever::local_name;
+
+use crate::analyze::Analysis;
+use crate::dom::{Dom, NodeData};
+use crate::tags::is_cjk;
+
+/// Bodies shorter than this many characters are ignored.
+const MIN_BODY_CHARS: usize = 200;
+
+/// Decode the JSON string literal starting right after its opening quote.
+fn json_string(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => break,
+            '\\' => match chars.next() {
+                Some('n') | Some('r') | Some('t') => out.push(' '),
+                Some('u') => {
+                    let hex: String = chars.by_ref().take(4).collect();
+                    if let Some(ch) = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                        out.push(ch);
+                    }
+                }
+                Some(other) => out.push(other),
+                None => break,
+            },
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// All `articleBody` strings found in JSON-LD scripts, concatenated.
+pub(crate) fn article_body(dom: &Dom, a: &Analysis) -> Option<String> {
+    let mut body = String::new();
+    for &id in &a.order {
+        if dom.local_name(id) != Some(&local_name!("script")) {
+            continue;
+        }
+        let is_ld = dom
+            .attr(id, "type")
+            .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/ld+json"));
+        if !is_ld {
+            continue;
+        }
+        for child in dom.children(id) {
+            if let Some(NodeData::Text(t)) = dom.get(child).map(|n| &n.data) {
+                let mut rest: &str = t;
+                while let Some(i) = rest.find("\"articleBody\"") {
+                    rest = rest.get(i + 13..).unwrap_or("");
+                    let after = rest.trim_start();
+                    if let Some(v) = after.strip_prefix(':') {
+                        if let Some(v) = v.trim_start().strip_prefix('"') {
+                            body.push_str(&json_string(v));
+                            body.push(' ');
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (body.chars().count() >= MIN_BODY_CHARS).then_some(body)
+}
+
+fn hash(x: u64, s: &str) -> u64 {
+    let mut h = x ^ 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= u64::from(b.to_ascii_lowercase());
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Word tokens of `text` (CJK characters are tokens of their own).
+fn tokens(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in text.char_indices() {
+        if is_cjk(c) {
+            if let Some(s) = start.take() {
+                out.extend(text.get(s..i));
+            }
+            out.extend(text.get(i..i + c.len_utf8()));
+        } else if c.is_alphanumeric() {
+            if start.is_none() {
+                start = Some(i);
+            }
+        } else if let Some(s) = start.take() {
+            out.extend(text.get(s..i));
+        }
+    }
+    if let Some(s) = start {
+        out.extend(text.get(s..));
+    }
+    out
+}
+
+fn shingles(text: &str) -> impl Iterator<Item = u64> + '_ {
+    let t = tokens(text);
+    let n = t.len();
+    (0..n.saturating_sub(2)).map(move |i| {
+        let mut h = 0u64;
+        for w in t.get(i..i + 3).unwrap_or(&[]) {
+            h = hash(h.rotate_left(5), w);
+        }
+        h
+    }).collect::<Vec<_>>().into_iter()
+}
+
+/// Token 3-gram index of a reference text.
+pub(crate) struct Reference {
+    set: HashSet<u64>,
+}
+
+impl Reference {
+    /// Index `text`.
+    pub(crate) fn new(text: &str) -> Reference {
+        Reference {
+            set: shingles(text).collect(),
+        }
+    }
+
+    /// Share of the 3-grams of `text` found in the reference (0 when too short).
+    pub(crate) fn coverage(&self, text: &str) -> f32 {
+        let mut total = 0u32;
+        let mut hit = 0u32;
+        for s in shingles(text) {
+            total += 1;
+            if self.set.contains(&s) {
+                hit += 1;
+            }
+        }
+        if total == 0 {
+            0.0
+        } else {
+            hit as f32 / total as f32
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::analyze;
+    use crate::parse::parse;
+
+    #[test]
+    fn finds_article_body() {
+        let body = "word ".repeat(60);
+        let html = format!(
+            "<script type='application/ld+json'>{{\"@type\":\"NewsArticle\",\"articleBody\" : \"{body}\\n\\u00e9\"}}</script>"
+        );
+        let dom = parse(&html, 512);
+        let a = analyze(&dom);
+        let got = article_body(&dom, &a).expect("body found");
+        assert!(got.starts_with("word word"));
+        assert!(got.contains('é'));
+    }
+
+    #[test]
+    fn short_body_ignored() {
+        let dom = parse(
+            "<script type=application/ld+json>{\"articleBody\":\"short\"}</script>",
+            512,
+        );
+        assert!(article_body(&dom, &analyze(&dom)).is_none());
+    }
+
+    #[test]
+    fn coverage() {
+        let r = Reference::new("the quick brown fox jumps over the lazy dog");
+        assert!(r.coverage("quick brown fox jumps") > 0.99);
+        assert!(r.coverage("an entirely different sentence here") < 0.01);
+        assert_eq!(r.coverage("two words"), 0.0);
+    }
+}

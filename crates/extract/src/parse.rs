@@ -1,0 +1,187 @@
+//! Driving html5ever with a depth-capping token filter.
+//!
+//! html5ever's tree builder scans its stack of open elements for many start
+//! tags, which is quadratic on pathologically deep documents. The filter sits
+//! between tokenizer and tree builder: once the insertion point is at
+//! `max_depth`, further start tags (and their matching end tags) are dropped,
+//! so their content is flattened into the capped ancestor.
+
+use std::cell::RefCell;
+
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::{
+    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+};
+use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
+use html5ever::interface::TreeSink;
+use html5ever::{local_name, LocalName, TokenizerResult};
+
+use crate::dom::{Dom, NodeId};
+use crate::sink::ArenaSink;
+
+/// How far back an end tag looks for a suppressed start tag to match.
+const MATCH_WINDOW: usize = 32;
+
+struct DepthFilter {
+    inner: TreeBuilder<NodeId, ArenaSink>,
+    max_depth: u32,
+    suppressed: RefCell<Vec<LocalName>>,
+}
+
+/// Elements that must always reach the tree builder: void elements cannot
+/// deepen the tree, raw-text elements switch the tokenizer state, and the
+/// document skeleton is handled specially anyway.
+fn always_pass(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("area")
+            | local_name!("base")
+            | local_name!("br")
+            | local_name!("col")
+            | local_name!("embed")
+            | local_name!("hr")
+            | local_name!("img")
+            | local_name!("input")
+            | local_name!("link")
+            | local_name!("meta")
+            | local_name!("param")
+            | local_name!("source")
+            | local_name!("track")
+            | local_name!("wbr")
+            | local_name!("script")
+            | local_name!("style")
+            | local_name!("textarea")
+            | local_name!("title")
+            | local_name!("xmp")
+            | local_name!("iframe")
+            | local_name!("noembed")
+            | local_name!("noframes")
+            | local_name!("noscript")
+            | local_name!("plaintext")
+            | local_name!("html")
+            | local_name!("head")
+            | local_name!("body")
+    )
+}
+
+impl DepthFilter {
+    /// Should this tag token be dropped?
+    fn drop_tag(&self, tag: &Tag) -> bool {
+        match tag.kind {
+            TagKind::StartTag => {
+                if always_pass(&tag.name) || self.inner.sink.current_depth() < self.max_depth {
+                    return false;
+                }
+                self.suppressed.borrow_mut().push(tag.name.clone());
+                true
+            }
+            TagKind::EndTag => {
+                let mut sup = self.suppressed.borrow_mut();
+                let len = sup.len();
+                let start = len.saturating_sub(MATCH_WINDOW);
+                let found = sup
+                    .get(start..)
+                    .and_then(|w| w.iter().rposition(|n| *n == tag.name));
+                match found {
+                    Some(pos) => {
+                        sup.remove(start + pos);
+                        true
+                    }
+                    None => {
+                        self.inner.sink.closed_one();
+                        false
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl TokenSink for DepthFilter {
+    type Handle = NodeId;
+
+    fn process_token(&self, token: Token, line_number: u64) -> TokenSinkResult<NodeId> {
+        if let Token::TagToken(tag) = &token {
+            if self.drop_tag(tag) {
+                return TokenSinkResult::Continue;
+            }
+        }
+        self.inner.process_token(token, line_number)
+    }
+
+    fn end(&self) {
+        self.inner.end();
+    }
+
+    fn adjusted_current_node_present_but_not_in_html_namespace(&self) -> bool {
+        self.inner
+            .adjusted_current_node_present_but_not_in_html_namespace()
+    }
+}
+
+/// Parse `html` into an arena DOM, never nesting deeper than about `max_depth`.
+pub(crate) fn parse(html: &str, max_depth: usize) -> Dom {
+    let max_depth = u32::try_from(max_depth).unwrap_or(u32::MAX).max(4);
+    let tb_opts = TreeBuilderOpts {
+        scripting_enabled: true,
+        drop_doctype: true,
+        ..TreeBuilderOpts::default()
+    };
+    let filter = DepthFilter {
+        inner: TreeBuilder::new(ArenaSink::new(), tb_opts),
+        max_depth,
+        suppressed: RefCell::new(Vec::new()),
+    };
+    let tokenizer = Tokenizer::new(filter, TokenizerOpts::default());
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from_slice(html));
+    while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
+    tokenizer.end();
+    tokenizer.sink.inner.sink.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dom::NodeData;
+
+    fn max_depth(dom: &Dom) -> u32 {
+        dom.nodes.iter().map(|n| n.depth).max().unwrap_or(0)
+    }
+
+    #[test]
+    fn parses_simple_document() {
+        let dom = parse("<title>T</title><p>Hello <b>world</b>", 512);
+        let p = dom.find_element("p").expect("p element");
+        assert_eq!(dom.children(p).count(), 2);
+        assert!(dom.find_element("head").is_some());
+    }
+
+    #[test]
+    fn deep_nesting_is_capped() {
+        let html = "<div>".repeat(5000) + "deep text" + &"</div>".repeat(5000);
+        let dom = parse(&html, 64);
+        assert!(max_depth(&dom) <= 70, "depth {}", max_depth(&dom));
+        let has_text = dom
+            .nodes
+            .iter()
+            .any(|n| matches!(&n.data, NodeData::Text(t) if t.contains("deep text")));
+        assert!(has_text);
+    }
+
+    #[test]
+    fn siblings_after_deep_part_are_not_dropped() {
+        let html = "<div>".repeat(100) + "x" + &"</div>".repeat(100) + "<p>after</p>";
+        let dom = parse(&html, 16);
+        let p = dom.find_element("p").expect("p survives");
+        assert!(dom.get(p).is_some_and(|n| n.depth <= 4));
+    }
+
+    #[test]
+    fn script_content_is_raw_even_when_deep() {
+        let html = "<div>".repeat(50) + "<script>if (a<b) {}</script>";
+        let dom = parse(&html, 8);
+        assert!(dom.find_element("script").is_some());
+        assert!(dom.find_element("b").is_none());
+    }
+}

@@ -1,0 +1,89 @@
+//! Main-content selection.
+//!
+//! Every block is judged on its own (length, punctuation, link density,
+//! boilerplate ancestry). Each element then scores the good text it holds
+//! minus the bad text it would drag along; the best-scoring element is the
+//! main container. Semantic and class/id evidence, and text confirmed by a
+//! JSON-LD `articleBody`, raise the score of the elements holding it.
+
+use crate::analyze::Analysis;
+use crate::dom::{Dom, NodeId, DOCUMENT, NONE};
+use crate::segment::Block;
+
+/// Verdict on one block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Class {
+    /// Looks like main text.
+    Good,
+    /// Too short to tell.
+    Neutral,
+    /// Links or page furniture.
+    Bad,
+}
+
+/// Judge a block by itself.
+pub(crate) fn classify(b: &Block) -> Class {
+    let ld = b.link_density();
+    if b.boiler_tokens.saturating_mul(2) > b.tokens || ld > 0.5 {
+        return Class::Bad;
+    }
+    if ld < 0.35 && (b.tokens >= 25 || (b.tokens >= 10 && b.punct >= 1)) {
+        return Class::Good;
+    }
+    Class::Neutral
+}
+
+/// Per-block extra weight, e.g. from JSON-LD confirmation (1.0 = none).
+pub(crate) type Boosts = [f32];
+
+/// Pick the main container: the element maximising good minus bad text.
+pub(crate) fn select_container(
+    dom: &Dom,
+    a: &Analysis,
+    blocks: &[Block],
+    classes: &[Class],
+    boosts: &Boosts,
+) -> NodeId {
+    let n = dom.nodes.len();
+    let mut good = vec![0f32; n];
+    let mut bad = vec![0f32; n];
+    for ((b, c), w) in blocks.iter().zip(classes).zip(boosts) {
+        let t = b.tokens as f32;
+        let Some(slot) = good.get_mut(b.owner) else {
+            continue;
+        };
+        match c {
+            Class::Good => *slot += t * w,
+            Class::Neutral => *slot += t * 0.1 * w,
+            Class::Bad => {
+                if let Some(s) = bad.get_mut(b.owner) {
+                    *s += t;
+                }
+            }
+        }
+    }
+    for &id in a.order.iter().rev() {
+        let parent = dom.get(id).map_or(NONE, |x| x.parent);
+        if parent < n {
+            let (g, b) = (good[id], bad[id]);
+            good[parent] += g;
+            bad[parent] += b;
+        }
+    }
+    let mut best = DOCUMENT;
+    let mut best_score = f32::MIN;
+    for &id in a.order.iter().rev() {
+        if dom.local_name(id).is_none() {
+            continue;
+        }
+        let mut s = good[id] - bad[id];
+        if a.evidence.get(id).is_some_and(|e| e.positive) {
+            s += 0.15 * good[id];
+        }
+        if s > best_score {
+            best_score = s;
+            best = id;
+        }
+    }
+    best
+}

@@ -1,0 +1,282 @@
+//! Paragraph segmentation: turn a subtree into text blocks in reading order.
+//!
+//! Block-level elements start and end blocks, `<br><br>` splits a block,
+//! a single `<br>` becomes a line break, and runs of whitespace collapse to
+//! one space. Each block remembers the innermost block element that owns it
+//! and how much of its text sits inside links or boilerplate elements.
+
+use crate::analyze::Analysis;
+use crate::dom::{Dom, NodeData, NodeId, NONE};
+use crate::tags::{is_heading, kind, measure, TagKind};
+
+/// One paragraph of text.
+#[derive(Clone, Debug)]
+pub(crate) struct Block {
+    /// Whitespace-collapsed text, never empty.
+    pub(crate) text: String,
+    /// Innermost block-level element around the text.
+    pub(crate) owner: NodeId,
+    /// Word tokens.
+    pub(crate) tokens: u32,
+    /// Tokens inside links.
+    pub(crate) link_tokens: u32,
+    /// Tokens inside boilerplate-flagged elements.
+    pub(crate) boiler_tokens: u32,
+    /// Sentence punctuation marks.
+    pub(crate) punct: u32,
+    /// Owned by a heading element.
+    pub(crate) heading: bool,
+}
+
+impl Block {
+    /// Share of tokens inside links.
+    pub(crate) fn link_density(&self) -> f32 {
+        if self.tokens == 0 {
+            return 0.0;
+        }
+        self.link_tokens as f32 / self.tokens as f32
+    }
+}
+
+struct Builder<'a> {
+    dom: &'a Dom,
+    a: &'a Analysis,
+    out: Vec<Block>,
+    buf: String,
+    pending_space: bool,
+    br_run: u32,
+    tokens: u32,
+    link_tokens: u32,
+    boiler_tokens: u32,
+    punct: u32,
+    owners: Vec<NodeId>,
+    root: NodeId,
+}
+
+impl Builder<'_> {
+    fn owner(&self) -> NodeId {
+        self.owners.last().copied().unwrap_or(self.root)
+    }
+
+    fn flush(&mut self) {
+        let text = self.buf.trim_end();
+        if !text.is_empty() && self.tokens > 0 {
+            let owner = self.owner();
+            let heading = self.dom.local_name(owner).is_some_and(is_heading);
+            self.out.push(Block {
+                text: text.to_string(),
+                owner,
+                tokens: self.tokens,
+                link_tokens: self.link_tokens,
+                boiler_tokens: self.boiler_tokens,
+                punct: self.punct,
+                heading,
+            });
+        }
+        self.buf.clear();
+        self.pending_space = false;
+        self.br_run = 0;
+        self.tokens = 0;
+        self.link_tokens = 0;
+        self.boiler_tokens = 0;
+        self.punct = 0;
+    }
+
+    fn text(&mut self, id: NodeId, t: &str) {
+        let m = measure(t);
+        if m.tokens > 0 || t.chars().any(|c| !c.is_whitespace()) {
+            self.br_run = 0;
+        }
+        self.tokens = self.tokens.saturating_add(m.tokens);
+        self.punct = self.punct.saturating_add(m.punct);
+        if self.a.in_link.get(id).copied().unwrap_or(false) {
+            self.link_tokens = self.link_tokens.saturating_add(m.tokens);
+        }
+        if self.a.boiler.get(id).copied().unwrap_or(false) {
+            self.boiler_tokens = self.boiler_tokens.saturating_add(m.tokens);
+        }
+        for c in t.chars() {
+            if c.is_whitespace() || c == '\u{200b}' {
+                self.pending_space = true;
+            } else {
+                if self.pending_space && !self.buf.is_empty() && !self.buf.ends_with('\n') {
+                    self.buf.push(' ');
+                }
+                self.pending_space = false;
+                self.buf.push(c);
+            }
+        }
+    }
+
+    fn br(&mut self) {
+        self.br_run = self.br_run.saturating_add(1);
+        if self.br_run >= 2 {
+            self.flush();
+        } else if !self.buf.is_empty() {
+            let trimmed = self.buf.trim_end().len();
+            self.buf.truncate(trimmed);
+            self.buf.push('\n');
+            self.pending_space = false;
+        }
+    }
+
+    fn opens_block(&self, id: NodeId) -> bool {
+        self.dom
+            .local_name(id)
+            .is_some_and(|n| kind(n) == TagKind::Block)
+    }
+
+    /// Enter a node; returns whether to descend into its children.
+    fn enter(&mut self, id: NodeId, visible: &dyn Fn(NodeId) -> bool) -> bool {
+        if !visible(id) {
+            return false;
+        }
+        let dom = self.dom;
+        match dom.get(id).map(|n| &n.data) {
+            Some(NodeData::Text(t)) => {
+                self.text(id, t);
+                false
+            }
+            Some(NodeData::Element { name, .. }) => match kind(&name.local) {
+                TagKind::Skip => false,
+                TagKind::Br => {
+                    self.br();
+                    false
+                }
+                TagKind::Block => {
+                    self.flush();
+                    self.owners.push(id);
+                    true
+                }
+                TagKind::Inline => true,
+            },
+            Some(NodeData::Document) => true,
+            _ => false,
+        }
+    }
+
+    fn exit(&mut self, id: NodeId, visible: &dyn Fn(NodeId) -> bool) {
+        if visible(id) && self.opens_block(id) {
+            self.flush();
+            self.owners.pop();
+        }
+    }
+}
+
+/// Segment the subtree of `root` into blocks, descending only into nodes
+/// for which `visible` holds.
+pub(crate) fn segment(
+    dom: &Dom,
+    a: &Analysis,
+    root: NodeId,
+    visible: &dyn Fn(NodeId) -> bool,
+) -> Vec<Block> {
+    let mut b = Builder {
+        dom,
+        a,
+        out: Vec::new(),
+        buf: String::new(),
+        pending_space: false,
+        br_run: 0,
+        tokens: 0,
+        link_tokens: 0,
+        boiler_tokens: 0,
+        punct: 0,
+        owners: Vec::new(),
+        root,
+    };
+    if dom.get(root).is_none() {
+        return b.out;
+    }
+    let mut cur = root;
+    'walk: loop {
+        if b.enter(cur, visible) {
+            let first = dom.get(cur).map_or(NONE, |n| n.first_child);
+            if first != NONE {
+                cur = first;
+                continue;
+            }
+        }
+        loop {
+            b.exit(cur, visible);
+            if cur == root {
+                break 'walk;
+            }
+            let node = match dom.get(cur) {
+                Some(n) => n,
+                None => break 'walk,
+            };
+            if node.next != NONE {
+                cur = node.next;
+                continue 'walk;
+            }
+            cur = node.parent;
+            if cur == NONE {
+                break 'walk;
+            }
+        }
+    }
+    b.flush();
+    b.out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::analyze;
+    use crate::dom::DOCUMENT;
+    use crate::parse::parse;
+
+    fn texts(html: &str) -> Vec<String> {
+        let dom = parse(html, 512);
+        let a = analyze(&dom);
+        let vis = |id: NodeId| !a.invisible.get(id).copied().unwrap_or(true);
+        segment(&dom, &a, DOCUMENT, &vis)
+            .into_iter()
+            .map(|b| b.text)
+            .collect()
+    }
+
+    #[test]
+    fn paragraphs_and_whitespace() {
+        assert_eq!(
+            texts("<p>  Hello \n  <b>big</b>   world </p><p>Second</p>"),
+            vec!["Hello big world", "Second"]
+        );
+    }
+
+    #[test]
+    fn br_splits() {
+        assert_eq!(
+            texts("<div>one<br>two<br><br>three<br> <br>four</div>"),
+            vec!["one\ntwo", "three", "four"]
+        );
+    }
+
+    #[test]
+    fn lists_tables_headings() {
+        let t = texts(
+            "<h2>Title</h2><ul><li>a one</li><li>b two</li></ul>\
+             <table><tr><td>c1</td><td>c2</td></tr></table>",
+        );
+        assert_eq!(t, vec!["Title", "a one", "b two", "c1", "c2"]);
+    }
+
+    #[test]
+    fn skips_invisible() {
+        assert_eq!(
+            texts("<p>shown<script>no()</script><span hidden>no</span></p><style>p{}</style>"),
+            vec!["shown"]
+        );
+    }
+
+    #[test]
+    fn link_density_is_measured() {
+        let dom = parse("<p>plain words <a href=/>linked words here</a></p>", 512);
+        let a = analyze(&dom);
+        let vis = |id: NodeId| !a.invisible.get(id).copied().unwrap_or(true);
+        let blocks = segment(&dom, &a, DOCUMENT, &vis);
+        assert_eq!(blocks.len(), 1);
+        assert!((blocks[0].link_density() - 0.6).abs() < 1e-6);
+    }
+}

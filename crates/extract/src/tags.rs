@@ -1,0 +1,184 @@
+//! Tag classification and cheap text measures.
+
+use html5ever::{local_name, LocalName};
+
+/// How an element takes part in text extraction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TagKind {
+    /// Never rendered as text (scripts, styles, head, embedded documents...).
+    Skip,
+    /// Starts and ends a paragraph.
+    Block,
+    /// Line break.
+    Br,
+    /// Flows inside the surrounding paragraph.
+    Inline,
+}
+
+/// Classify an element by local name.
+pub(crate) fn kind(name: &LocalName) -> TagKind {
+    match *name {
+        local_name!("script")
+        | local_name!("style")
+        | local_name!("noscript")
+        | local_name!("template")
+        | local_name!("svg")
+        | local_name!("math")
+        | local_name!("iframe")
+        | local_name!("head")
+        | local_name!("title")
+        | local_name!("object")
+        | local_name!("embed")
+        | local_name!("canvas")
+        | local_name!("video")
+        | local_name!("audio")
+        | local_name!("select")
+        | local_name!("option")
+        | local_name!("datalist")
+        | local_name!("textarea")
+        | local_name!("input")
+        | local_name!("button")
+        | local_name!("noembed")
+        | local_name!("noframes")
+        | local_name!("frameset")
+        | local_name!("map")
+        | local_name!("dialog") => TagKind::Skip,
+        local_name!("br") => TagKind::Br,
+        local_name!("p")
+        | local_name!("div")
+        | local_name!("h1")
+        | local_name!("h2")
+        | local_name!("h3")
+        | local_name!("h4")
+        | local_name!("h5")
+        | local_name!("h6")
+        | local_name!("li")
+        | local_name!("ul")
+        | local_name!("ol")
+        | local_name!("dl")
+        | local_name!("dt")
+        | local_name!("dd")
+        | local_name!("blockquote")
+        | local_name!("pre")
+        | local_name!("table")
+        | local_name!("tr")
+        | local_name!("td")
+        | local_name!("th")
+        | local_name!("thead")
+        | local_name!("tbody")
+        | local_name!("tfoot")
+        | local_name!("caption")
+        | local_name!("section")
+        | local_name!("article")
+        | local_name!("main")
+        | local_name!("aside")
+        | local_name!("nav")
+        | local_name!("header")
+        | local_name!("footer")
+        | local_name!("figure")
+        | local_name!("figcaption")
+        | local_name!("form")
+        | local_name!("fieldset")
+        | local_name!("legend")
+        | local_name!("address")
+        | local_name!("details")
+        | local_name!("summary")
+        | local_name!("hr")
+        | local_name!("center")
+        | local_name!("body")
+        | local_name!("html")
+        | local_name!("menu")
+        | local_name!("hgroup")
+        | local_name!("label") => TagKind::Block,
+        _ => TagKind::Inline,
+    }
+}
+
+/// Is this a heading element?
+pub(crate) fn is_heading(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("h1")
+            | local_name!("h2")
+            | local_name!("h3")
+            | local_name!("h4")
+            | local_name!("h5")
+            | local_name!("h6")
+    )
+}
+
+/// Is `c` a CJK ideograph or kana (each one counts as a token)?
+pub(crate) fn is_cjk(c: char) -> bool {
+    matches!(c, '\u{3400}'..='\u{9fff}' | '\u{f900}'..='\u{faff}' | '\u{3040}'..='\u{30ff}')
+}
+
+/// Counts of a piece of text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Measure {
+    /// Word tokens: runs of alphanumerics, each CJK character on its own.
+    pub(crate) tokens: u32,
+    /// Sentence punctuation marks (Latin and CJK).
+    pub(crate) punct: u32,
+}
+
+/// Measure `text`.
+pub(crate) fn measure(text: &str) -> Measure {
+    let mut m = Measure::default();
+    let mut in_word = false;
+    for c in text.chars() {
+        if c.is_ascii() {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                if !in_word {
+                    m.tokens = m.tokens.saturating_add(1);
+                    in_word = true;
+                }
+            } else {
+                in_word = false;
+                if matches!(c, '.' | ',' | ';' | ':' | '!' | '?') {
+                    m.punct = m.punct.saturating_add(1);
+                }
+            }
+        } else if is_cjk(c) {
+            m.tokens = m.tokens.saturating_add(1);
+            in_word = false;
+        } else if c.is_alphanumeric() {
+            if !in_word {
+                m.tokens = m.tokens.saturating_add(1);
+                in_word = true;
+            }
+        } else {
+            in_word = false;
+            if matches!(c, '。' | '，' | '；' | '：' | '！' | '？' | '、' | '．' | '…') {
+                m.punct = m.punct.saturating_add(1);
+            }
+        }
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds() {
+        assert_eq!(kind(&LocalName::from("p")), TagKind::Block);
+        assert_eq!(kind(&LocalName::from("span")), TagKind::Inline);
+        assert_eq!(kind(&LocalName::from("script")), TagKind::Skip);
+        assert_eq!(kind(&LocalName::from("br")), TagKind::Br);
+        assert!(is_heading(&LocalName::from("h3")));
+        assert!(!is_heading(&LocalName::from("p")));
+    }
+
+    #[test]
+    fn measures_latin_and_cjk() {
+        let m = measure("Hello, world. It's 2024!");
+        assert_eq!(m.tokens, 5);
+        assert_eq!(m.punct, 3);
+        let m = measure("中文测试，好。");
+        assert_eq!(m.tokens, 5);
+        assert_eq!(m.punct, 2);
+        assert_eq!(measure("").tokens, 0);
+        assert_eq!(measure("café naïve").tokens, 2);
+    }
+}
