@@ -1,0 +1,117 @@
+//! Reading whole files, transparently gunzipping them, within a size limit.
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+use flate2::read::MultiGzDecoder;
+
+use crate::error::DocErrorKind;
+
+/// The two bytes every gzip member starts with.
+pub(crate) const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// Reads a file, gunzipping it if it starts with the gzip magic, and fails
+/// with [`DocErrorKind::TooLarge`] past `limit` decompressed bytes.
+pub(crate) fn read_file(path: &Path, limit: u64) -> Result<Vec<u8>, DocErrorKind> {
+    let file = File::open(path).map_err(|e| DocErrorKind::Read(e.to_string()))?;
+    let mut reader = BufReader::new(file);
+    let mut head = [0u8; 2];
+    let n = read_full(&mut reader, &mut head).map_err(|e| DocErrorKind::Read(e.to_string()))?;
+    let prefix = &head[..n];
+    let chained = prefix.chain(reader);
+    if prefix == GZIP_MAGIC {
+        read_limited(MultiGzDecoder::new(chained), limit, true)
+    } else {
+        read_limited(chained, limit, false)
+    }
+}
+
+/// Reads everything from `r`, up to `limit` bytes.
+pub(crate) fn read_limited(r: impl Read, limit: u64, gz: bool) -> Result<Vec<u8>, DocErrorKind> {
+    let mut out = Vec::new();
+    let mut taken = r.take(limit.saturating_add(1));
+    match taken.read_to_end(&mut out) {
+        Ok(_) if out.len() as u64 > limit => Err(DocErrorKind::TooLarge {
+            size: out.len() as u64,
+            limit,
+        }),
+        Ok(_) => Ok(out),
+        Err(e) if gz => Err(DocErrorKind::Compression(format!(
+            "{e} (after {} decompressed bytes)",
+            out.len()
+        ))),
+        Err(e) => Err(DocErrorKind::Read(e.to_string())),
+    }
+}
+
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flate2::write::GzEncoder;
+    use std::io::Write;
+
+    fn gz(data: &[u8]) -> Vec<u8> {
+        let mut e = GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn tmp(name: &str, data: &[u8]) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("neardup-io-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join(name);
+        std::fs::write(&p, data).unwrap();
+        p
+    }
+
+    #[test]
+    fn plain_and_gzip() {
+        let p = tmp("a.html", b"<p>hi</p>");
+        assert_eq!(read_file(&p, 100).unwrap(), b"<p>hi</p>");
+        let p = tmp("a.html.gz", &gz(b"<p>hi</p>"));
+        assert_eq!(read_file(&p, 100).unwrap(), b"<p>hi</p>");
+    }
+
+    #[test]
+    fn truncated_gzip_is_a_compression_error() {
+        let data = gz(&b"<p>hello world</p>".repeat(1000));
+        let p = tmp("t.html.gz", &data[..data.len() / 2]);
+        assert!(matches!(
+            read_file(&p, 1 << 20),
+            Err(DocErrorKind::Compression(_))
+        ));
+    }
+
+    #[test]
+    fn limit_is_enforced() {
+        let p = tmp("big.html", &[b'a'; 1000]);
+        assert_eq!(
+            read_file(&p, 999),
+            Err(DocErrorKind::TooLarge {
+                size: 1000,
+                limit: 999
+            })
+        );
+        assert_eq!(read_file(&p, 1000).unwrap().len(), 1000);
+    }
+
+    #[test]
+    fn empty_and_one_byte_files() {
+        assert_eq!(read_file(&tmp("e.html", b""), 10).unwrap(), b"");
+        assert_eq!(read_file(&tmp("o.html", b"\x1f"), 10).unwrap(), b"\x1f");
+    }
+}

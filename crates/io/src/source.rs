@@ -1,0 +1,297 @@
+//! Inputs named on a command line: files and directories, walked in a stable
+//! order, each read as HTML, WARC or JSON Lines by its name.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use flate2::read::MultiGzDecoder;
+
+use crate::compressed::{read_file, GZIP_MAGIC};
+use crate::document::{Content, Item, RawDocument};
+use crate::error::{DocError, DocErrorKind, Error};
+use crate::jsonl::{JsonlFields, JsonlReader};
+use crate::warc::WarcReader;
+
+/// The default limit on one document's size: 64 MiB.
+pub const DEFAULT_MAX_DOCUMENT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// How a file is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SourceKind {
+    /// One HTML page (`.html`, `.htm`, `.xhtml`, optionally `.gz`).
+    Html,
+    /// A WARC file (`.warc`, `.warc.gz`).
+    Warc,
+    /// JSON Lines (`.jsonl`, `.ndjson`, optionally `.gz`).
+    Jsonl,
+    /// A file of another kind found in a directory: skipped and counted.
+    Other,
+}
+
+impl SourceKind {
+    /// The kind a file name implies; names with no known extension are
+    /// [`SourceKind::Other`].
+    pub fn from_name(name: &str) -> SourceKind {
+        let lower = name.to_ascii_lowercase();
+        let base = lower.strip_suffix(".gz").unwrap_or(&lower);
+        let ext = base.rsplit_once('.').map_or("", |(_, e)| e);
+        match ext {
+            "html" | "htm" | "xhtml" | "shtml" => SourceKind::Html,
+            "warc" => SourceKind::Warc,
+            "jsonl" | "ndjson" => SourceKind::Jsonl,
+            _ => SourceKind::Other,
+        }
+    }
+}
+
+/// One file to read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// Its path.
+    pub path: PathBuf,
+    /// How it is read.
+    pub kind: SourceKind,
+}
+
+/// Reads inputs: expands directories and turns files into [`Item`]s.
+///
+/// ```
+/// let dir = std::env::temp_dir().join(format!("neardup-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// std::fs::write(dir.join("a.html"), "<p>hello</p>").unwrap();
+/// let inputs = neardup_io::Inputs::new();
+/// let sources = inputs.sources(&[&dir]).unwrap();
+/// let items: Vec<_> = inputs.read(&sources[0]).collect();
+/// assert!(matches!(&items[0], neardup_io::Item::Document(d) if d.id.ends_with("a.html")));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    config: Config,
+}
+
+#[derive(Debug, Clone)]
+struct Config {
+    max_document_bytes: u64,
+    fields: JsonlFields,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
+            fields: JsonlFields::default(),
+        }
+    }
+}
+
+/// Configures [`Inputs`].
+#[derive(Debug, Clone, Default)]
+pub struct InputsBuilder {
+    config: Config,
+}
+
+impl InputsBuilder {
+    /// Documents (files, WARC records, JSONL lines) larger than this are
+    /// reported as too large and skipped. Default 64 MiB.
+    pub fn max_document_bytes(&mut self, n: u64) -> &mut InputsBuilder {
+        self.config.max_document_bytes = n;
+        self
+    }
+
+    /// The JSON Lines field names.
+    pub fn jsonl_fields(&mut self, fields: JsonlFields) -> &mut InputsBuilder {
+        self.config.fields = fields;
+        self
+    }
+
+    /// Builds the reader.
+    pub fn build(&self) -> Inputs {
+        Inputs {
+            config: self.config.clone(),
+        }
+    }
+}
+
+impl Inputs {
+    /// A reader with default limits.
+    pub fn new() -> Inputs {
+        Inputs::default()
+    }
+
+    /// A builder to set limits and field names.
+    pub fn builder() -> InputsBuilder {
+        InputsBuilder::default()
+    }
+
+    /// Expands `paths` into files: a file stands for itself (read as HTML
+    /// when its name says nothing else), a directory for every file below
+    /// it, in byte order of paths (hidden files and symbolic links to
+    /// directories are not followed). A path that cannot be read is an error.
+    pub fn sources<P: AsRef<Path>>(&self, paths: &[P]) -> Result<Vec<Source>, Error> {
+        let mut out = Vec::new();
+        for p in paths {
+            let p = p.as_ref();
+            let meta = std::fs::metadata(p).map_err(|e| Error::io(p, e))?;
+            if meta.is_dir() {
+                walk(p, &mut out)?;
+            } else {
+                let kind = match SourceKind::from_name(&p.to_string_lossy()) {
+                    SourceKind::Other => SourceKind::Html,
+                    k => k,
+                };
+                out.push(Source {
+                    path: p.to_path_buf(),
+                    kind,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// The items of one source, read lazily.
+    pub fn read(&self, source: &Source) -> Box<dyn Iterator<Item = Item> + Send> {
+        let name = source.path.display().to_string();
+        let limit = self.config.max_document_bytes;
+        match source.kind {
+            SourceKind::Html => Box::new(std::iter::once(match read_file(&source.path, limit) {
+                Ok(bytes) => Item::Document(RawDocument {
+                    id: name,
+                    url: None,
+                    content: Content::Html {
+                        bytes,
+                        content_type: None,
+                    },
+                }),
+                Err(kind) => Item::Error(DocError { id: name, kind }),
+            })),
+            SourceKind::Other => Box::new(std::iter::once(Item::Skipped {
+                id: name,
+                reason: "not an HTML, WARC or JSONL file".into(),
+            })),
+            SourceKind::Warc => match open_stream(&source.path) {
+                Ok(r) => Box::new(WarcReader::new(r, name, limit)),
+                Err(kind) => Box::new(std::iter::once(Item::Error(DocError { id: name, kind }))),
+            },
+            SourceKind::Jsonl => match open_stream(&source.path) {
+                Ok(r) => Box::new(JsonlReader::new(r, name, self.config.fields.clone(), limit)),
+                Err(kind) => Box::new(std::iter::once(Item::Error(DocError { id: name, kind }))),
+            },
+        }
+    }
+
+    /// Every item of every source, in order.
+    pub fn read_all<'a>(&'a self, sources: &'a [Source]) -> impl Iterator<Item = Item> + 'a {
+        sources.iter().flat_map(move |s| self.read(s))
+    }
+}
+
+/// Opens a file as a buffered stream, gunzipping it (all members) if needed.
+fn open_stream(path: &Path) -> Result<Box<dyn BufRead + Send>, DocErrorKind> {
+    let file = File::open(path).map_err(|e| DocErrorKind::Read(e.to_string()))?;
+    let mut reader = BufReader::with_capacity(256 * 1024, file);
+    let head = reader
+        .fill_buf()
+        .map_err(|e| DocErrorKind::Read(e.to_string()))?;
+    if head.starts_with(&GZIP_MAGIC) {
+        Ok(Box::new(BufReader::with_capacity(
+            256 * 1024,
+            MultiGzDecoder::new(reader),
+        )))
+    } else {
+        Ok(Box::new(reader))
+    }
+}
+
+fn walk(dir: &Path, out: &mut Vec<Source>) -> Result<(), Error> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| Error::io(dir, e))?
+        .collect::<Result<_, _>>()
+        .map_err(|e| Error::io(dir, e))?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        let ft = entry.file_type().map_err(|e| Error::io(&path, e))?;
+        if ft.is_dir() {
+            walk(&path, out)?;
+        } else if ft.is_file() || (ft.is_symlink() && path.is_file()) {
+            let kind = SourceKind::from_name(&name.to_string_lossy());
+            out.push(Source { path, kind });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_from_names() {
+        let cases = [
+            ("a.html", SourceKind::Html),
+            ("a.HTM.gz", SourceKind::Html),
+            ("crawl.warc.gz", SourceKind::Warc),
+            ("x.warc", SourceKind::Warc),
+            ("c.jsonl", SourceKind::Jsonl),
+            ("c.ndjson.gz", SourceKind::Jsonl),
+            ("readme.txt", SourceKind::Other),
+            ("noext", SourceKind::Other),
+            (".gz", SourceKind::Other),
+        ];
+        for (name, kind) in cases {
+            assert_eq!(SourceKind::from_name(name), kind, "{name}");
+        }
+    }
+
+    #[test]
+    fn walks_directories_in_stable_order() {
+        let dir = std::env::temp_dir().join(format!("neardup-walk-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        for f in ["b.html", "a.html", "sub/c.htm", "notes.txt", ".hidden.html"] {
+            std::fs::write(dir.join(f), "<p>x</p>").unwrap();
+        }
+        let inputs = Inputs::new();
+        let sources = inputs.sources(&[&dir]).unwrap();
+        let names: Vec<_> = sources
+            .iter()
+            .map(|s| {
+                s.path
+                    .strip_prefix(&dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        assert_eq!(names, ["a.html", "b.html", "notes.txt", "sub/c.htm"]);
+        let items: Vec<Item> = inputs.read_all(&sources).collect();
+        assert_eq!(
+            items
+                .iter()
+                .filter(|i| matches!(i, Item::Document(_)))
+                .count(),
+            3
+        );
+        assert_eq!(
+            items
+                .iter()
+                .filter(|i| matches!(i, Item::Skipped { .. }))
+                .count(),
+            1
+        );
+    }
+
+    #[test]
+    fn missing_path_is_an_error_naming_it() {
+        let err = Inputs::new()
+            .sources(&["/nonexistent/neardup/x.html"])
+            .unwrap_err();
+        assert!(err.to_string().contains("/nonexistent/neardup/x.html"));
+    }
+}
