@@ -2,12 +2,18 @@
 #![deny(missing_docs)]
 
 mod error;
+mod inverted;
+mod key_index;
 mod lsh;
 mod lsh_index;
 mod params;
+mod simhash_index;
 mod table;
 
 pub use error::{Error, ErrorKind, Result};
+pub use inverted::{InvertedIndex, SharedPair};
+pub use key_index::{KeyGroups, KeyIndex};
 pub use lsh::{band_key, LshTables, MinHashLsh, SignatureValue, BAND_SEED};
 pub use lsh_index::LshIndex;
 pub use params::{LshParams, MAX_PERM, SIMPSON_INTERVALS};
+pub use simhash_index::{Fingerprint, SimHashIndex, SimPair};
