@@ -1,6 +1,7 @@
 //! neardup-index (work in progress)
 #![deny(missing_docs)]
 
+mod cluster;
 mod error;
 mod inverted;
 mod key_index;
@@ -10,6 +11,7 @@ mod params;
 mod simhash_index;
 mod table;
 
+pub use cluster::{priority_order, Assignment, Clusterer, Clustering, Containment};
 pub use error::{Error, ErrorKind, Result};
 pub use inverted::{InvertedIndex, SharedPair};
 pub use key_index::{KeyGroups, KeyIndex};
