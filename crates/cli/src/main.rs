@@ -1,1 +1,38 @@
-fn main() {}
+//! The `neardup` command-line tool.
+
+mod commands;
+mod output;
+mod pipeline;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Near-duplicate web page detection.
+#[derive(Debug, Parser)]
+#[command(name = "neardup", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Extract the main text of web pages.
+    Extract(commands::extract::ExtractArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Extract(args) => commands::extract::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if output::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("neardup: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,1 +1,37 @@
-//! placeholder
+//! neardup: near-duplicate web page detection.
+//!
+//! This facade re-exports the stages of the pipeline, one crate each:
+//! [`io`] (files, WARC, JSON Lines, charsets), [`extract`] (main text
+//! extraction), [`text`] (normalization and features), [`sketch`]
+//! (fingerprints) and [`index`] (candidate search and clustering), and joins
+//! the first two in [`Page::from_raw`].
+//!
+//! ```
+//! use neardup::{extract::Extractor, io::{Content, RawDocument}, Page};
+//!
+//! let raw = RawDocument {
+//!     id: "a.html".into(),
+//!     url: None,
+//!     content: Content::Html {
+//!         bytes: b"<title>T</title><article><p>Some text of the article, long enough to be \
+//!                  the main content of this little page.</p></article>".to_vec(),
+//!         content_type: None,
+//!     },
+//! };
+//! let page = Page::from_raw(raw, &Extractor::new())?;
+//! assert!(page.text.starts_with("Some text"));
+//! assert_eq!(page.charset, Some("UTF-8"));
+//! # Ok::<(), neardup::extract::Error>(())
+//! ```
+
+#![deny(missing_docs)]
+
+mod page;
+
+pub use neardup_extract as extract;
+pub use neardup_index as index;
+pub use neardup_io as io;
+pub use neardup_sketch as sketch;
+pub use neardup_text as text;
+
+pub use page::Page;

@@ -1,0 +1,117 @@
+//! The shared driver of batch commands: a reader thread pulls items from the
+//! inputs in order and hands them over in chunks; each chunk is processed in
+//! parallel on a rayon pool and its results come back in input order, so
+//! output never depends on the thread count.
+
+use std::sync::mpsc::sync_channel;
+
+use anyhow::Result;
+use neardup::io::{Content, Inputs, Item, Source};
+use rayon::prelude::*;
+
+/// Items per chunk handed to the pool.
+const CHUNK_ITEMS: usize = 512;
+/// Bytes of content per chunk at most (a few large pages make a chunk).
+const CHUNK_BYTES: usize = 64 << 20;
+
+/// Builds the rayon pool for `--threads` (0: one per core).
+pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
+    Ok(rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("neardup-{i}"))
+        .build()?)
+}
+
+fn item_bytes(item: &Item) -> usize {
+    match item {
+        Item::Document(d) => match &d.content {
+            Content::Html { bytes, .. } => bytes.len(),
+            Content::Text(t) => t.len(),
+        },
+        _ => 0,
+    }
+}
+
+/// Maps every item of `sources` with `map` in parallel and feeds the results
+/// to `sink` in input order. Stops at the first error of `sink`.
+pub fn map_ordered<T, M, S>(
+    inputs: &Inputs,
+    sources: &[Source],
+    pool: &rayon::ThreadPool,
+    map: M,
+    mut sink: S,
+) -> Result<()>
+where
+    T: Send,
+    M: Fn(Item) -> T + Sync + Send,
+    S: FnMut(T) -> Result<()>,
+{
+    std::thread::scope(|scope| {
+        let (tx, rx) = sync_channel::<Vec<Item>>(2);
+        scope.spawn(move || {
+            let mut chunk = Vec::with_capacity(CHUNK_ITEMS);
+            let mut bytes = 0usize;
+            for item in inputs.read_all(sources) {
+                bytes += item_bytes(&item);
+                chunk.push(item);
+                if chunk.len() >= CHUNK_ITEMS || bytes >= CHUNK_BYTES {
+                    bytes = 0;
+                    let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_ITEMS));
+                    if tx.send(full).is_err() {
+                        return;
+                    }
+                }
+            }
+            if !chunk.is_empty() {
+                let _ = tx.send(chunk);
+            }
+        });
+        for chunk in rx {
+            let results: Vec<T> = pool.install(|| chunk.into_par_iter().map(&map).collect());
+            for r in results {
+                sink(r)?;
+            }
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn order_is_kept_whatever_the_thread_count() {
+        let dir = std::env::temp_dir().join(format!("neardup-pipe-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let lines: String = (0..2000)
+            .map(|i| format!("{{\"id\":\"d{i}\",\"text\":\"t{i}\"}}\n"))
+            .collect();
+        std::fs::write(dir.join("c.jsonl"), lines).unwrap();
+        let inputs = Inputs::new();
+        let sources = inputs.sources(&[dir.join("c.jsonl")]).unwrap();
+        let mut seen = Vec::new();
+        for threads in [1, 2, 4] {
+            let pool = thread_pool(threads).unwrap();
+            let mut ids = Vec::new();
+            map_ordered(
+                &inputs,
+                &sources,
+                &pool,
+                |item| match item {
+                    Item::Document(d) => d.id,
+                    _ => String::new(),
+                },
+                |id| {
+                    ids.push(id);
+                    Ok(())
+                },
+            )
+            .unwrap();
+            seen.push(ids);
+        }
+        assert_eq!(seen[0].len(), 2000);
+        assert_eq!(seen[0][1999], "d1999");
+        assert!(seen.iter().all(|s| *s == seen[0]));
+    }
+}

@@ -1,0 +1,95 @@
+//! A page after ingest and extraction: what every later stage works on.
+
+use neardup_extract::{Error, Extractor};
+use neardup_io::{Content, RawDocument};
+
+/// A document's main text, ready for fingerprinting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    /// The document's id.
+    pub id: String,
+    /// Its URL, when known.
+    pub url: Option<String>,
+    /// Its title (empty for plain-text input).
+    pub title: String,
+    /// Its main text: the paragraphs joined by newlines.
+    pub text: String,
+    /// Its paragraphs in reading order.
+    pub paragraphs: Vec<String>,
+    /// The charset its HTML was decoded from (`None` for plain text).
+    pub charset: Option<&'static str>,
+}
+
+impl Page {
+    /// Decodes and extracts an HTML document; plain text is taken as main
+    /// text, split into paragraphs at line breaks.
+    pub fn from_raw(raw: RawDocument, extractor: &Extractor) -> Result<Page, Error> {
+        let RawDocument { id, url, content } = raw;
+        match content {
+            Content::Html {
+                bytes,
+                content_type,
+            } => {
+                let decoded = neardup_io::decode_html(&bytes, content_type.as_deref());
+                drop(bytes);
+                let doc = extractor.extract(&decoded.text)?;
+                Ok(Page {
+                    id,
+                    url,
+                    title: doc.title,
+                    text: doc.text,
+                    paragraphs: doc.paragraphs,
+                    charset: Some(decoded.charset),
+                })
+            }
+            Content::Text(text) => Ok(Page::from_text(id, url, text)),
+        }
+    }
+
+    /// A page from plain text: paragraphs are its non-empty lines, trimmed.
+    pub fn from_text(id: String, url: Option<String>, text: String) -> Page {
+        let paragraphs: Vec<String> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect();
+        Page {
+            id,
+            url,
+            title: String::new(),
+            text: paragraphs.join("\n"),
+            paragraphs,
+            charset: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_input_is_split_into_lines() {
+        let p = Page::from_text("x".into(), None, "  one \n\n two\r\nthree".into());
+        assert_eq!(p.paragraphs, ["one", "two", "three"]);
+        assert_eq!(p.text, "one\ntwo\nthree");
+    }
+
+    #[test]
+    fn gbk_html_is_decoded_before_extraction() {
+        let body = "<meta charset=gbk><title>标题</title><body><article><p>这是一个用中文写的段落，内容足够长，可以作为正文。我们再多写一些文字，让它更像一篇文章。</p></article></body>";
+        let bytes = encoding_rs::GBK.encode(body).0.into_owned();
+        let raw = RawDocument {
+            id: "g".into(),
+            url: None,
+            content: Content::Html {
+                bytes,
+                content_type: None,
+            },
+        };
+        let page = Page::from_raw(raw, &Extractor::new()).unwrap();
+        assert_eq!(page.charset, Some("GBK"));
+        assert!(page.text.contains("中文写的段落"), "{page:?}");
+    }
+}
