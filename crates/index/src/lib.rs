@@ -3,6 +3,7 @@
 
 mod cluster;
 mod error;
+mod eval;
 mod inverted;
 mod key_index;
 mod lsh;
@@ -13,6 +14,7 @@ mod table;
 
 pub use cluster::{priority_order, Assignment, Clusterer, Clustering, Containment};
 pub use error::{Error, ErrorKind, Result};
+pub use eval::{Evaluator, KindRecall, PairScores, Role};
 pub use inverted::{InvertedIndex, SharedPair};
 pub use key_index::{KeyGroups, KeyIndex};
 pub use lsh::{band_key, LshTables, MinHashLsh, SignatureValue, BAND_SEED};
