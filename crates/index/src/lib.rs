@@ -10,6 +10,8 @@ mod lsh;
 mod lsh_index;
 mod params;
 mod simhash_index;
+mod spill;
+mod spill_lsh;
 mod table;
 
 pub use cluster::{priority_order, Assignment, Clusterer, Clustering, Containment};
@@ -21,3 +23,5 @@ pub use lsh::{band_key, LshTables, MinHashLsh, SignatureValue, BAND_SEED};
 pub use lsh_index::LshIndex;
 pub use params::{LshParams, MAX_PERM, SIMPSON_INTERVALS};
 pub use simhash_index::{Fingerprint, SimHashIndex, SimPair};
+pub use spill::{DirStorage, MemoryStorage, SpillStorage, RUN_VERSION};
+pub use spill_lsh::{SpillLsh, SpillStats};

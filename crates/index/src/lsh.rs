@@ -12,6 +12,7 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::lsh_index::LshIndex;
+use crate::spill_lsh::SpillLsh;
 use crate::params::LshParams;
 use crate::table::{check_doc_count, group_pairs};
 
@@ -105,6 +106,12 @@ impl MinHashLsh {
     /// An empty incremental index with this configuration.
     pub fn index(&self) -> LshIndex {
         LshIndex::with_config(self.cfg.params, self.cfg.max_bucket_len)
+    }
+
+    /// External-memory candidate generation with this configuration, for
+    /// band tables larger than RAM.
+    pub fn spill(&self) -> SpillLsh {
+        SpillLsh::with_config(self.cfg.params, self.cfg.max_bucket_len)
     }
 
     /// Builds the batch tables from all signatures; document `i` is

@@ -1,0 +1,414 @@
+//! Spill storage and the run file format for external sorting.
+//!
+//! A run is a sorted sequence of fixed-size records:
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 8 | magic `NDUPRUN\0` |
+//! | 4 | format version (little-endian `u32`, [`RUN_VERSION`]) |
+//! | 4 | record kind (`1` band entry, `2` pair) |
+//! | 8 | record count (`u64`) |
+//! | count × size | records, little-endian fields |
+//! | 8 | xxh3-64 of everything above |
+//! | 8 | magic `NDUPEND\0` |
+//!
+//! Readers check magic, version, kind, length and checksum; the checksum is
+//! known only once a run has been read to its end, so a consumer must drop
+//! what it produced when the merge returns an error. Runs live in a
+//! [`SpillStorage`]: a directory ([`DirStorage`]) or memory ([`MemoryStorage`]).
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// Version written in, and required of, every run header.
+pub const RUN_VERSION: u32 = 1;
+const MAGIC: &[u8; 8] = b"NDUPRUN\0";
+const END_MAGIC: &[u8; 8] = b"NDUPEND\0";
+
+/// Where runs are kept. Run ids are chosen by the caller and unique while
+/// the runs exist.
+pub trait SpillStorage {
+    /// Writer of a new run.
+    type Writer: Write;
+    /// Reader of a finished run.
+    type Reader: Read;
+    /// Starts run `run`.
+    fn create(&mut self, run: u32) -> io::Result<Self::Writer>;
+    /// Completes run `run` once everything was written.
+    fn finish(&mut self, run: u32, writer: Self::Writer) -> io::Result<()>;
+    /// Opens finished run `run` for reading.
+    fn open(&mut self, run: u32) -> io::Result<Self::Reader>;
+    /// Deletes run `run`.
+    fn remove(&mut self, run: u32) -> io::Result<()>;
+}
+
+/// Runs kept in memory (tests, small inputs).
+#[derive(Debug, Default, Clone)]
+pub struct MemoryStorage {
+    runs: HashMap<u32, Vec<u8>>,
+}
+
+impl MemoryStorage {
+    /// Empty storage.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of runs currently stored.
+    pub fn len(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// Whether no run is stored.
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+
+    /// The bytes of run `run`, for inspection (and fault injection in tests).
+    pub fn run_mut(&mut self, run: u32) -> Option<&mut Vec<u8>> {
+        self.runs.get_mut(&run)
+    }
+}
+
+impl SpillStorage for MemoryStorage {
+    type Writer = Vec<u8>;
+    type Reader = io::Cursor<Vec<u8>>;
+    fn create(&mut self, _run: u32) -> io::Result<Vec<u8>> {
+        Ok(Vec::new())
+    }
+    fn finish(&mut self, run: u32, writer: Vec<u8>) -> io::Result<()> {
+        self.runs.insert(run, writer);
+        Ok(())
+    }
+    fn open(&mut self, run: u32) -> io::Result<Self::Reader> {
+        match self.runs.get(&run) {
+            Some(b) => Ok(io::Cursor::new(b.clone())),
+            None => Err(io::Error::new(io::ErrorKind::NotFound, "no such run")),
+        }
+    }
+    fn remove(&mut self, run: u32) -> io::Result<()> {
+        self.runs.remove(&run);
+        Ok(())
+    }
+}
+
+/// Runs kept as files `PREFIX-RUN.run` in a caller-given directory. Files
+/// are created exclusively (an existing file is an error, never
+/// overwritten); those still present when the storage is dropped are
+/// deleted.
+#[derive(Debug)]
+pub struct DirStorage {
+    dir: PathBuf,
+    prefix: String,
+    live: Vec<u32>,
+}
+
+impl DirStorage {
+    /// Storage in `dir` (which must exist) with file prefix `neardup-spill`.
+    pub fn new(dir: impl AsRef<Path>) -> Self {
+        Self {
+            dir: dir.as_ref().to_path_buf(),
+            prefix: "neardup-spill".to_owned(),
+            live: Vec::new(),
+        }
+    }
+
+    /// Sets the file prefix, so that several users can share a directory.
+    pub fn set_prefix(&mut self, prefix: &str) -> &mut Self {
+        self.prefix = prefix.to_owned();
+        self
+    }
+
+    fn path(&self, run: u32) -> PathBuf {
+        self.dir.join(format!("{}-{run:08}.run", self.prefix))
+    }
+}
+
+impl SpillStorage for DirStorage {
+    type Writer = BufWriter<File>;
+    type Reader = BufReader<File>;
+    fn create(&mut self, run: u32) -> io::Result<Self::Writer> {
+        let f = OpenOptions::new().write(true).create_new(true).open(self.path(run))?;
+        self.live.push(run);
+        Ok(BufWriter::with_capacity(1 << 16, f))
+    }
+    fn finish(&mut self, _run: u32, mut writer: Self::Writer) -> io::Result<()> {
+        writer.flush()
+    }
+    fn open(&mut self, run: u32) -> io::Result<Self::Reader> {
+        Ok(BufReader::with_capacity(1 << 16, File::open(self.path(run))?))
+    }
+    fn remove(&mut self, run: u32) -> io::Result<()> {
+        self.live.retain(|&r| r != run);
+        std::fs::remove_file(self.path(run))
+    }
+}
+
+impl Drop for DirStorage {
+    fn drop(&mut self) {
+        for run in std::mem::take(&mut self.live) {
+            // Best effort: a file that cannot be removed is left behind.
+            let _ = std::fs::remove_file(self.path(run));
+        }
+    }
+}
+
+/// A fixed-size, totally ordered record.
+pub(crate) trait Record: Copy + Ord {
+    const SIZE: usize;
+    const KIND: u32;
+    fn encode(&self, out: &mut Vec<u8>);
+    fn decode(b: &[u8]) -> Self;
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    let mut a = [0u8; 4];
+    a.copy_from_slice(&b[at..at + 4]);
+    u32::from_le_bytes(a)
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(a)
+}
+
+/// `(band, key, doc)` of the LSH spill.
+impl Record for (u32, u64, u32) {
+    const SIZE: usize = 16;
+    const KIND: u32 = 1;
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.0.to_le_bytes());
+        out.extend_from_slice(&self.1.to_le_bytes());
+        out.extend_from_slice(&self.2.to_le_bytes());
+    }
+    fn decode(b: &[u8]) -> Self {
+        (u32_at(b, 0), u64_at(b, 4), u32_at(b, 12))
+    }
+}
+
+/// A candidate pair.
+impl Record for (u32, u32) {
+    const SIZE: usize = 8;
+    const KIND: u32 = 2;
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.0.to_le_bytes());
+        out.extend_from_slice(&self.1.to_le_bytes());
+    }
+    fn decode(b: &[u8]) -> Self {
+        (u32_at(b, 0), u32_at(b, 4))
+    }
+}
+
+/// Writes sorted `records` as run `run`.
+pub(crate) fn write_run<S: SpillStorage, R: Record>(storage: &mut S, run: u32, records: &[R]) -> Result<()> {
+    let mut w = storage.create(run)?;
+    let mut hash = Xxh3::new();
+    let mut buf = Vec::with_capacity(1 << 16);
+    buf.extend_from_slice(MAGIC);
+    buf.extend_from_slice(&RUN_VERSION.to_le_bytes());
+    buf.extend_from_slice(&R::KIND.to_le_bytes());
+    buf.extend_from_slice(&(records.len() as u64).to_le_bytes());
+    for r in records {
+        r.encode(&mut buf);
+        if buf.len() >= 1 << 16 {
+            hash.update(&buf);
+            w.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    hash.update(&buf);
+    buf.extend_from_slice(&hash.digest().to_le_bytes());
+    buf.extend_from_slice(END_MAGIC);
+    w.write_all(&buf)?;
+    storage.finish(run, w)?;
+    Ok(())
+}
+
+fn corrupt(what: &'static str) -> Error {
+    Error::new(ErrorKind::Corrupt(what))
+}
+
+/// Reads `buf.len()` bytes, mapping a short read to `Corrupt("truncated")`.
+fn read_exact(r: &mut impl Read, buf: &mut [u8]) -> Result<()> {
+    r.read_exact(buf).map_err(|e| match e.kind() {
+        io::ErrorKind::UnexpectedEof => corrupt("truncated"),
+        _ => Error::from(e),
+    })
+}
+
+/// Streaming reader of one run; validates the header on open and the
+/// checksum and footer after the last record.
+pub(crate) struct RunReader<Rd: Read, R: Record> {
+    inner: Rd,
+    left: u64,
+    hash: Xxh3,
+    rec: Vec<u8>,
+    _r: PhantomData<R>,
+}
+
+impl<Rd: Read, R: Record> RunReader<Rd, R> {
+    pub(crate) fn open(mut inner: Rd) -> Result<Self> {
+        let mut head = [0u8; 24];
+        read_exact(&mut inner, &mut head)?;
+        if &head[..8] != MAGIC {
+            return Err(corrupt("bad magic"));
+        }
+        if u32_at(&head, 8) != RUN_VERSION {
+            return Err(corrupt("unknown version"));
+        }
+        if u32_at(&head, 12) != R::KIND {
+            return Err(corrupt("unexpected record kind"));
+        }
+        let mut hash = Xxh3::new();
+        hash.update(&head);
+        Ok(Self {
+            inner,
+            left: u64_at(&head, 16),
+            hash,
+            rec: vec![0; R::SIZE],
+            _r: PhantomData,
+        })
+    }
+
+    /// The next record, `None` after the last one (footer verified).
+    pub(crate) fn next_record(&mut self) -> Result<Option<R>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        read_exact(&mut self.inner, &mut self.rec)?;
+        self.hash.update(&self.rec);
+        self.left -= 1;
+        let r = R::decode(&self.rec);
+        if self.left == 0 {
+            self.check_footer()?;
+        }
+        Ok(Some(r))
+    }
+
+    fn check_footer(&mut self) -> Result<()> {
+        let mut foot = [0u8; 16];
+        read_exact(&mut self.inner, &mut foot)?;
+        if u64_at(&foot, 0) != self.hash.digest() {
+            return Err(corrupt("checksum mismatch"));
+        }
+        if &foot[8..] != END_MAGIC {
+            return Err(corrupt("bad end magic"));
+        }
+        let mut extra = [0u8; 1];
+        if self.inner.read(&mut extra)? != 0 {
+            return Err(corrupt("trailing bytes"));
+        }
+        Ok(())
+    }
+
+    /// Opens a run and checks an empty one completely.
+    pub(crate) fn open_checked(inner: Rd) -> Result<Self> {
+        let mut r = Self::open(inner)?;
+        if r.left == 0 {
+            r.check_footer()?;
+        }
+        Ok(r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(bytes: Vec<u8>) -> Result<Vec<(u32, u32)>> {
+        let mut r = RunReader::<_, (u32, u32)>::open_checked(io::Cursor::new(bytes))?;
+        let mut out = Vec::new();
+        while let Some(x) = r.next_record()? {
+            out.push(x);
+        }
+        Ok(out)
+    }
+
+    fn stored(records: &[(u32, u32)]) -> Vec<u8> {
+        let mut m = MemoryStorage::new();
+        write_run(&mut m, 3, records).unwrap();
+        m.run_mut(3).unwrap().clone()
+    }
+
+    #[test]
+    fn roundtrip_and_layout() {
+        let recs = [(1, 2), (1, 5), (7, 9)];
+        let bytes = stored(&recs);
+        assert_eq!(bytes.len(), 24 + 3 * 8 + 16);
+        assert_eq!(&bytes[..8], MAGIC);
+        assert_eq!(read_all(bytes).unwrap(), recs);
+        assert!(read_all(stored(&[])).unwrap().is_empty());
+        let mut m = MemoryStorage::new();
+        write_run(&mut m, 0, &[(1u32, 0xDEAD_BEEF_u64, 4u32)]).unwrap();
+        let mut r = RunReader::<_, (u32, u64, u32)>::open_checked(m.open(0).unwrap()).unwrap();
+        assert_eq!(r.next_record().unwrap(), Some((1, 0xDEAD_BEEF, 4)));
+        assert_eq!(r.next_record().unwrap(), None);
+    }
+
+    fn corrupt_kind(bytes: Vec<u8>) -> &'static str {
+        match read_all(bytes).unwrap_err().kind() {
+            ErrorKind::Corrupt(w) => w,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn detects_damage() {
+        let good = stored(&[(1, 2), (3, 4)]);
+        let mut b = good.clone();
+        b[0] = b'X';
+        assert_eq!(corrupt_kind(b), "bad magic");
+        let mut b = good.clone();
+        b[8] = 9;
+        assert_eq!(corrupt_kind(b), "unknown version");
+        let mut b = good.clone();
+        b[12] = 1;
+        assert_eq!(corrupt_kind(b), "unexpected record kind");
+        let mut b = good.clone();
+        b[26] ^= 1;
+        assert_eq!(corrupt_kind(b), "checksum mismatch");
+        let mut b = good.clone();
+        b.truncate(b.len() - 3);
+        assert_eq!(corrupt_kind(b), "truncated");
+        let mut b = good.clone();
+        b.push(0);
+        assert_eq!(corrupt_kind(b), "trailing bytes");
+        let mut b = good.clone();
+        let n = b.len();
+        b[n - 1] = 1;
+        assert_eq!(corrupt_kind(b), "bad end magic");
+        assert_eq!(corrupt_kind(Vec::new()), "truncated");
+    }
+
+    #[test]
+    fn dir_storage_creates_exclusively_and_cleans_up() {
+        let dir = std::env::temp_dir().join(format!("neardup-index-spill-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        {
+            let mut s = DirStorage::new(&dir);
+            s.set_prefix("t");
+            write_run(&mut s, 1, &[(1u32, 2u32)]).unwrap();
+            assert!(write_run(&mut s, 1, &[(1u32, 2u32)]).is_err());
+            let bytes = {
+                let mut v = Vec::new();
+                s.open(1).unwrap().read_to_end(&mut v).unwrap();
+                v
+            };
+            assert_eq!(read_all(bytes).unwrap(), vec![(1, 2)]);
+            write_run(&mut s, 2, &[(3u32, 4u32)]).unwrap();
+            s.remove(2).unwrap();
+            assert!(s.open(2).is_err());
+        }
+        // Dropping the storage removed run 1.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        std::fs::remove_dir(&dir).unwrap();
+    }
+}

@@ -1,0 +1,311 @@
+//! MinHash LSH for band tables larger than RAM: external sort of
+//! `(band, key, doc)` entries into sorted runs, a k-way merge that walks the
+//! runs of equal `(band, key)` to produce candidate pairs, and a second
+//! external sort that deduplicates the pairs. Output equals
+//! [`LshTables::candidate_pairs`](crate::LshTables::candidate_pairs) for the
+//! same signatures and settings.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::lsh::{band_key, check_signatures, SignatureValue};
+use crate::params::LshParams;
+use crate::spill::{write_run, Record, RunReader, SpillStorage};
+use crate::table::{group_pairs, NONE};
+
+/// Figures of one spilled run of [`SpillLsh::candidate_pairs`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SpillStats {
+    /// Documents read.
+    pub docs: usize,
+    /// Runs of band entries written (0 when everything fit in memory).
+    pub entry_runs: usize,
+    /// Runs of pairs written.
+    pub pair_runs: usize,
+    /// Distinct candidate pairs emitted.
+    pub pairs: u64,
+}
+
+/// External-memory LSH candidate generation; made by
+/// [`MinHashLsh::spill`](crate::MinHashLsh::spill).
+#[derive(Debug, Clone)]
+pub struct SpillLsh {
+    params: LshParams,
+    max_bucket_len: Option<usize>,
+    run_records: usize,
+}
+
+impl SpillLsh {
+    pub(crate) fn with_config(params: LshParams, max_bucket_len: Option<usize>) -> Self {
+        Self {
+            params,
+            max_bucket_len,
+            run_records: 1 << 22,
+        }
+    }
+
+    /// Band entries (16 bytes each) held in memory before a run is written;
+    /// default 4 Mi (64 MiB). Pair runs hold twice as many 8-byte pairs.
+    /// Values below 1 act as 1.
+    pub fn set_run_records(&mut self, n: usize) -> &mut Self {
+        self.run_records = n.max(1);
+        self
+    }
+
+    /// Reads the signatures (document `i` is the `i`-th), spills through
+    /// `storage` as needed and calls `sink(i, j)` for every candidate pair,
+    /// `i < j`, once, in ascending order. Runs are removed when consumed. On
+    /// error, pairs already passed to `sink` must be discarded.
+    pub fn candidate_pairs<T, S, I, St, F>(&self, signatures: I, storage: &mut St, mut sink: F) -> Result<SpillStats>
+    where
+        T: SignatureValue,
+        S: AsRef<[T]>,
+        I: IntoIterator<Item = S>,
+        St: SpillStorage,
+        F: FnMut(u32, u32),
+    {
+        let p = self.params;
+        let mut ids = 0u32;
+        let mut stats = SpillStats::default();
+        let mut entries = Sorter::<(u32, u64, u32)>::new(self.run_records);
+        let mut scratch = Vec::new();
+        for (i, sig) in signatures.into_iter().enumerate() {
+            let id = u32::try_from(i)
+                .ok()
+                .filter(|&id| id != NONE)
+                .ok_or_else(|| Error::new(ErrorKind::TooManyDocuments))?;
+            let sig = sig.as_ref();
+            check_signatures(std::iter::once(sig.len()), p.num_perm())?;
+            for b in 0..p.bands() {
+                let key = band_key(&sig[b * p.rows()..(b + 1) * p.rows()], &mut scratch);
+                entries.push((b as u32, key, id), storage, &mut ids)?;
+            }
+            stats.docs += 1;
+        }
+        let mut stream = entries.into_sorted(storage, &mut ids)?;
+        stats.entry_runs = stream.runs.len();
+        let mut pairs = Sorter::<(u32, u32)>::new(self.run_records.saturating_mul(2));
+        let mut group: Vec<u32> = Vec::new();
+        let mut current = None;
+        let mut found = Vec::new();
+        loop {
+            let next = stream.next()?;
+            let head = next.map(|(b, k, _)| (b, k));
+            if head != current || next.is_none() {
+                found.clear();
+                group_pairs(&group, self.max_bucket_len, &mut found);
+                for &pr in &found {
+                    pairs.push(pr, storage, &mut ids)?;
+                }
+                group.clear();
+                current = head;
+            }
+            match next {
+                Some((_, _, d)) => group.push(d),
+                None => break,
+            }
+        }
+        for &run in &stream.runs {
+            storage.remove(run)?;
+        }
+        let mut out = pairs.into_sorted(storage, &mut ids)?;
+        stats.pair_runs = out.runs.len();
+        let mut last = None;
+        while let Some(pr) = out.next()? {
+            if last != Some(pr) {
+                sink(pr.0, pr.1);
+                stats.pairs += 1;
+                last = Some(pr);
+            }
+        }
+        for &run in &out.runs {
+            storage.remove(run)?;
+        }
+        Ok(stats)
+    }
+}
+
+/// Buffers records, writing sorted, deduplicated runs when full.
+struct Sorter<R> {
+    buf: Vec<R>,
+    cap: usize,
+    runs: Vec<u32>,
+}
+
+impl<R: Record> Sorter<R> {
+    fn new(cap: usize) -> Self {
+        Self {
+            buf: Vec::new(),
+            cap,
+            runs: Vec::new(),
+        }
+    }
+
+    fn push<S: SpillStorage>(&mut self, r: R, storage: &mut S, ids: &mut u32) -> Result<()> {
+        self.buf.push(r);
+        if self.buf.len() >= self.cap {
+            self.spill(storage, ids)?;
+        }
+        Ok(())
+    }
+
+    fn spill<S: SpillStorage>(&mut self, storage: &mut S, ids: &mut u32) -> Result<()> {
+        self.buf.sort_unstable();
+        self.buf.dedup();
+        let run = *ids;
+        *ids = ids
+            .checked_add(1)
+            .ok_or_else(|| Error::invalid("too many spill runs"))?;
+        write_run(storage, run, &self.buf)?;
+        self.runs.push(run);
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// All records in order: from memory when nothing was spilled, else by a
+    /// k-way merge of the runs (the rest of the buffer becomes a run too).
+    fn into_sorted<S: SpillStorage>(mut self, storage: &mut S, ids: &mut u32) -> Result<Sorted<S::Reader, R>> {
+        if self.runs.is_empty() {
+            self.buf.sort_unstable();
+            self.buf.dedup();
+            return Ok(Sorted {
+                mem: self.buf.into_iter(),
+                readers: Vec::new(),
+                heap: BinaryHeap::new(),
+                runs: Vec::new(),
+            });
+        }
+        if !self.buf.is_empty() {
+            self.spill(storage, ids)?;
+        }
+        let mut readers = Vec::with_capacity(self.runs.len());
+        let mut heap = BinaryHeap::with_capacity(self.runs.len());
+        for &run in &self.runs {
+            let mut r = RunReader::open_checked(storage.open(run)?)?;
+            if let Some(first) = r.next_record()? {
+                heap.push(Reverse((first, readers.len())));
+            }
+            readers.push(r);
+        }
+        Ok(Sorted {
+            mem: Vec::new().into_iter(),
+            readers,
+            heap,
+            runs: self.runs,
+        })
+    }
+}
+
+/// A sorted stream of records, from memory or merged from runs.
+struct Sorted<Rd: std::io::Read, R: Record> {
+    mem: std::vec::IntoIter<R>,
+    readers: Vec<RunReader<Rd, R>>,
+    heap: BinaryHeap<Reverse<(R, usize)>>,
+    runs: Vec<u32>,
+}
+
+impl<Rd: std::io::Read, R: Record> Sorted<Rd, R> {
+    fn next(&mut self) -> Result<Option<R>> {
+        if let Some(r) = self.mem.next() {
+            return Ok(Some(r));
+        }
+        let Some(Reverse((r, src))) = self.heap.pop() else {
+            return Ok(None);
+        };
+        if let Some(reader) = self.readers.get_mut(src) {
+            if let Some(n) = reader.next_record()? {
+                self.heap.push(Reverse((n, src)));
+            }
+        }
+        Ok(Some(r))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::spill::{DirStorage, MemoryStorage};
+    use crate::{LshParams, MinHashLsh};
+
+    fn signatures(n: usize) -> Vec<Vec<u32>> {
+        // Small value range so that many bands collide.
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        (0..n)
+            .map(|_| {
+                (0..8)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        (x % 3) as u32
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn lsh(cap: Option<usize>) -> MinHashLsh {
+        let mut l = MinHashLsh::new();
+        l.set_params(LshParams::new(4, 2).unwrap())
+            .set_max_bucket_len(cap);
+        l
+    }
+
+    #[test]
+    fn spilled_output_equals_in_memory_output() {
+        let sigs = signatures(300);
+        for cap in [None, Some(5)] {
+            let l = lsh(cap);
+            let want = l.build(&sigs).unwrap().candidate_pairs();
+            assert!(want.len() > 1000);
+            for run in [1, 7, 1000, 1 << 20] {
+                let mut store = MemoryStorage::new();
+                let mut got = Vec::new();
+                let mut s = l.spill();
+                s.set_run_records(run);
+                let stats = s
+                    .candidate_pairs(&sigs, &mut store, |a, b| got.push((a, b)))
+                    .unwrap();
+                assert_eq!(got, want, "cap {cap:?} run {run}");
+                assert_eq!(stats.pairs, want.len() as u64);
+                assert_eq!(stats.docs, 300);
+                assert!(store.is_empty());
+                if run == 7 {
+                    assert!(stats.entry_runs > 100 && stats.pair_runs > 1);
+                }
+                if run == 1 << 20 {
+                    assert_eq!((stats.entry_runs, stats.pair_runs), (0, 0));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn spills_to_a_directory() {
+        let sigs = signatures(100);
+        let l = lsh(None);
+        let want = l.build(&sigs).unwrap().candidate_pairs();
+        let dir = std::env::temp_dir().join(format!("neardup-index-lsh-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut store = DirStorage::new(&dir);
+        let mut got = Vec::new();
+        let mut s = l.spill();
+        s.set_run_records(50);
+        s.candidate_pairs(&sigs, &mut store, |a, b| got.push((a, b)))
+            .unwrap();
+        assert_eq!(got, want);
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        drop(store);
+        std::fs::remove_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn short_signature_is_an_error() {
+        let sigs = vec![vec![1u64; 8], vec![1u64; 3]];
+        let mut store = MemoryStorage::new();
+        assert!(lsh(None)
+            .spill()
+            .candidate_pairs(&sigs, &mut store, |_, _| {})
+            .is_err());
+    }
+}
