@@ -123,8 +123,12 @@ pub(crate) fn frame(tag: u8, body: &[u8]) -> Vec<u8> {
 /// Checks the frame and returns `(tag, body)`.
 pub(crate) fn unframe(bytes: &[u8]) -> Result<(u8, &[u8])> {
     if bytes.len() < 4 {
-        return Err(if MAGIC.starts_with(bytes) { ErrorKind::Truncated } else { ErrorKind::BadMagic }
-            .into());
+        return Err(if MAGIC.starts_with(bytes) {
+            ErrorKind::Truncated
+        } else {
+            ErrorKind::BadMagic
+        }
+        .into());
     }
     if bytes[..4] != MAGIC {
         return Err(ErrorKind::BadMagic.into());
@@ -138,7 +142,8 @@ pub(crate) fn unframe(bytes: &[u8]) -> Result<(u8, &[u8])> {
     let n = r.u32()? as usize;
     let body = r.take(n)?;
     let sum = r.u64()?;
-    r.finish().map_err(|_| Error::new(ErrorKind::Malformed("trailing bytes after checksum")))?;
+    r.finish()
+        .map_err(|_| Error::new(ErrorKind::Malformed("trailing bytes after checksum")))?;
     if xxh3_64(&bytes[..HEADER + n]) != sum {
         return Err(ErrorKind::ChecksumMismatch.into());
     }
@@ -163,14 +168,26 @@ mod tests {
         let f = frame(7, b"body");
         assert_eq!(unframe(&f).unwrap(), (7, &b"body"[..]));
         assert_eq!(unframe(b"ND").unwrap_err().kind(), &ErrorKind::Truncated);
-        assert_eq!(unframe(b"XXXXXXXXXXXXXXXXXXXX").unwrap_err().kind(), &ErrorKind::BadMagic);
+        assert_eq!(
+            unframe(b"XXXXXXXXXXXXXXXXXXXX").unwrap_err().kind(),
+            &ErrorKind::BadMagic
+        );
         let mut bad = f.clone();
         bad[11] ^= 1;
-        assert_eq!(unframe(&bad).unwrap_err().kind(), &ErrorKind::ChecksumMismatch);
+        assert_eq!(
+            unframe(&bad).unwrap_err().kind(),
+            &ErrorKind::ChecksumMismatch
+        );
         let mut v2 = f.clone();
         v2[4] = 2;
-        assert_eq!(unframe(&v2).unwrap_err().kind(), &ErrorKind::UnsupportedVersion(2));
-        assert_eq!(unframe(&f[..f.len() - 1]).unwrap_err().kind(), &ErrorKind::Truncated);
+        assert_eq!(
+            unframe(&v2).unwrap_err().kind(),
+            &ErrorKind::UnsupportedVersion(2)
+        );
+        assert_eq!(
+            unframe(&f[..f.len() - 1]).unwrap_err().kind(),
+            &ErrorKind::Truncated
+        );
         let mut long = f.clone();
         long.push(0);
         assert!(unframe(&long).is_err());

@@ -30,7 +30,10 @@ impl<'a> DocText<'a> {
 
     /// A document with text only.
     pub fn from_text(text: &'a str) -> Self {
-        DocText { text, paragraphs: &[] }
+        DocText {
+            text,
+            paragraphs: &[],
+        }
     }
 
     /// The text normalized with punctuation kept (see
@@ -51,7 +54,12 @@ impl<'a> DocText<'a> {
         if self.paragraphs.is_empty() {
             self.text.lines().enumerate().filter_map(norm).collect()
         } else {
-            self.paragraphs.iter().map(String::as_str).enumerate().filter_map(norm).collect()
+            self.paragraphs
+                .iter()
+                .map(String::as_str)
+                .enumerate()
+                .filter_map(norm)
+                .collect()
         }
     }
 }

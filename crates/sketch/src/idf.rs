@@ -51,7 +51,13 @@ impl IdfTable {
     pub fn builder_for(unit: ShingleUnit, k: usize) -> IdfTableBuilder {
         let k = k.max(1);
         IdfTableBuilder {
-            table: IdfTable { unit, k, docs: 0, df: HashMap::new(), fp: 0 },
+            table: IdfTable {
+                unit,
+                k,
+                docs: 0,
+                df: HashMap::new(),
+                fp: 0,
+            },
             shingler: Shingler::new(unit, k),
             scratch: Vec::new(),
         }
@@ -100,7 +106,9 @@ impl IdfTable {
     /// IDF of one (normalized) token, for tables over single tokens.
     pub fn idf_of_token(&self, token: &str) -> f64 {
         let mut s = Shingler::new(self.unit, self.k);
-        s.shingles(token).first().map_or(self.idf(0), |&h| self.idf(h))
+        s.shingles(token)
+            .first()
+            .map_or(self.idf(0), |&h| self.idf(h))
     }
 
     /// A content hash of the table (documents and frequencies), stored in
@@ -113,7 +121,10 @@ impl IdfTable {
     fn compute_fingerprint(&self) -> u64 {
         let mut entries: Vec<(u64, u32)> = self.df.iter().map(|(&f, &d)| (f, d)).collect();
         entries.sort_unstable();
-        let mut acc = crate::hash::mix64(self.docs, (self.k as u64) << 8 | crate::minhash::unit_tag(self.unit) as u64);
+        let mut acc = crate::hash::mix64(
+            self.docs,
+            (self.k as u64) << 8 | crate::minhash::unit_tag(self.unit) as u64,
+        );
         for (f, d) in entries {
             acc = crate::hash::mix64(acc ^ f, d as u64);
         }
@@ -155,7 +166,9 @@ mod tests {
     #[test]
     fn idf_values() {
         let mut b = IdfTable::builder();
-        b.add_normalized("a b").add_normalized("a c").add_normalized("a a");
+        b.add_normalized("a b")
+            .add_normalized("a c")
+            .add_normalized("a a");
         let t = b.build();
         assert_eq!(t.idf_of_token("a"), 0.0);
         assert!((t.idf_of_token("b") - 2f64.ln()).abs() < 1e-12);

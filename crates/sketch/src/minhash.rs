@@ -70,7 +70,12 @@ impl MinHashSig {
         if self.values.is_empty() {
             return Ok(1.0);
         }
-        let eq = self.values.iter().zip(&other.values).filter(|(a, b)| a == b).count();
+        let eq = self
+            .values
+            .iter()
+            .zip(&other.values)
+            .filter(|(a, b)| a == b)
+            .count();
         Ok(eq as f64 / self.values.len() as f64)
     }
 
@@ -99,7 +104,13 @@ impl MinHashSig {
         let seed = r.u64()?;
         let n = r.count(4)?;
         let values = (0..n).map(|_| r.u32()).collect::<Result<Vec<_>>>()?;
-        Ok(MinHashSig { scheme, unit, k, seed, values })
+        Ok(MinHashSig {
+            scheme,
+            unit,
+            k,
+            seed,
+            values,
+        })
     }
 }
 
@@ -226,10 +237,17 @@ mod tests {
     fn estimate_tracks_exact_jaccard() {
         let mut mh = MinHash::new();
         mh.num_perm(512);
-        let a: Vec<u64> = (0..1000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
-        let b: Vec<u64> = (500..1500u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+        let a: Vec<u64> = (0..1000u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        let b: Vec<u64> = (500..1500u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
         // Exact Jaccard = 500 / 1500.
-        let est = mh.signature_of_shingles(&a).jaccard(&mh.signature_of_shingles(&b)).unwrap();
+        let est = mh
+            .signature_of_shingles(&a)
+            .jaccard(&mh.signature_of_shingles(&b))
+            .unwrap();
         assert!((est - 1.0 / 3.0).abs() < 0.08, "{est}");
     }
 
@@ -239,6 +257,9 @@ mod tests {
         let mut other = MinHash::new();
         other.seed(9);
         let b = other.signature_of_normalized("a b c d e f");
-        assert_eq!(a.jaccard(&b).unwrap_err().kind(), &ErrorKind::ParameterMismatch);
+        assert_eq!(
+            a.jaccard(&b).unwrap_err().kind(),
+            &ErrorKind::ParameterMismatch
+        );
     }
 }

@@ -160,19 +160,33 @@ mod tests {
     fn densification_fills_every_bin() {
         let oph = OphMinHash::new();
         let sig = oph.signature_of_shingles(&[1, 2, 3]);
-        assert!(sig.values().iter().all(|&v| v != u32::MAX || sig.values().contains(&v)));
+        assert!(sig
+            .values()
+            .iter()
+            .all(|&v| v != u32::MAX || sig.values().contains(&v)));
         let distinct: std::collections::HashSet<u32> = sig.values().iter().copied().collect();
         assert!(distinct.len() <= 3);
-        assert!(oph.signature_of_shingles(&[]).values().iter().all(|&v| v == u32::MAX));
+        assert!(oph
+            .signature_of_shingles(&[])
+            .values()
+            .iter()
+            .all(|&v| v == u32::MAX));
     }
 
     #[test]
     fn estimate_tracks_exact_jaccard() {
         let mut oph = OphMinHash::new();
         oph.num_bins(512);
-        let a: Vec<u64> = (0..2000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
-        let b: Vec<u64> = (1000..3000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
-        let est = oph.signature_of_shingles(&a).jaccard(&oph.signature_of_shingles(&b)).unwrap();
+        let a: Vec<u64> = (0..2000u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        let b: Vec<u64> = (1000..3000u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        let est = oph
+            .signature_of_shingles(&a)
+            .jaccard(&oph.signature_of_shingles(&b))
+            .unwrap();
         assert!((est - 1.0 / 3.0).abs() < 0.08, "{est}");
     }
 }

@@ -72,7 +72,11 @@ impl SimHashSig {
         if bits != 64 && bits != 128 || (bits == 64 && hi != 0) {
             return Err(ErrorKind::Malformed("bad simhash width").into());
         }
-        Ok(SimHashSig { bits, params, value: lo | hi << 64 })
+        Ok(SimHashSig {
+            bits,
+            params,
+            value: lo | hi << 64,
+        })
     }
 }
 
@@ -108,7 +112,13 @@ impl SimHash {
     /// 64-bit SimHash over single tokens with TF weights, duplicate at
     /// Hamming distance <= 3.
     pub fn new() -> Self {
-        SimHash { bits: 64, k: 1, max_distance: 3, seed: Self::DEFAULT_SEED, idf: None }
+        SimHash {
+            bits: 64,
+            k: 1,
+            max_distance: 3,
+            seed: Self::DEFAULT_SEED,
+            idf: None,
+        }
     }
 
     /// Uses 128-bit fingerprints (`true`) or 64-bit ones (`false`). Also sets
@@ -162,10 +172,18 @@ impl SimHash {
         };
         let mut feats = Shingler::new(unit, k).shingles(text);
         let idf = self.idf.as_deref();
-        let value =
-            weighted_simhash(&mut feats, self.bits, self.seed, |f| idf.map_or(1.0, |t| t.idf(f)));
-        let params = mix64(self.seed ^ unit_k(unit, k), idf.map_or(0, IdfTable::fingerprint));
-        SimHashSig { bits: self.bits, params, value }
+        let value = weighted_simhash(&mut feats, self.bits, self.seed, |f| {
+            idf.map_or(1.0, |t| t.idf(f))
+        });
+        let params = mix64(
+            self.seed ^ unit_k(unit, k),
+            idf.map_or(0, IdfTable::fingerprint),
+        );
+        SimHashSig {
+            bits: self.bits,
+            params,
+            value,
+        }
     }
 }
 
@@ -220,7 +238,10 @@ mod tests {
     #[test]
     fn single_feature_is_its_hash() {
         let mut f = vec![42u64];
-        assert_eq!(weighted_simhash(&mut f, 64, 7, |_| 1.0), mix64(42, 7) as u128);
+        assert_eq!(
+            weighted_simhash(&mut f, 64, 7, |_| 1.0),
+            mix64(42, 7) as u128
+        );
         assert_eq!(weighted_simhash(&mut [], 64, 7, |_| 1.0), 0);
     }
 
@@ -232,7 +253,10 @@ mod tests {
         let b = sh.signature_of_normalized("alpha beta gamma");
         assert_eq!(b.bits(), 128);
         assert_eq!(a.value64(), b.value64());
-        assert_eq!(a.distance(&b).unwrap_err().kind(), &ErrorKind::ParameterMismatch);
+        assert_eq!(
+            a.distance(&b).unwrap_err().kind(),
+            &ErrorKind::ParameterMismatch
+        );
         assert_eq!(sh.get_max_distance(), 6);
     }
 }

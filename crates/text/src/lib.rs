@@ -35,7 +35,9 @@ mod sentence;
 mod shingle;
 mod tokens;
 
-pub use normalize::{normalize, normalize_into, normalize_paragraphs, NormalizeOptions, Punctuation};
+pub use normalize::{
+    normalize, normalize_into, normalize_paragraphs, NormalizeOptions, Punctuation,
+};
 pub use script::{is_cjk, is_invisible, is_punctuation, is_word_char};
 pub use sentence::{clauses, is_clause_break, is_sentence_end, sentence_len, sentences, Pieces};
 pub use shingle::{

@@ -45,17 +45,24 @@ pub struct NormalizeOptions {
 
 impl Default for NormalizeOptions {
     fn default() -> Self {
-        NormalizeOptions { punctuation: Punctuation::Keep, lowercase: true }
+        NormalizeOptions {
+            punctuation: Punctuation::Keep,
+            lowercase: true,
+        }
     }
 }
 
 impl NormalizeOptions {
     /// Options that keep punctuation and lowercase (the default).
-    pub const KEEP_PUNCTUATION: NormalizeOptions =
-        NormalizeOptions { punctuation: Punctuation::Keep, lowercase: true };
+    pub const KEEP_PUNCTUATION: NormalizeOptions = NormalizeOptions {
+        punctuation: Punctuation::Keep,
+        lowercase: true,
+    };
     /// Options that strip punctuation and lowercase.
-    pub const STRIP_PUNCTUATION: NormalizeOptions =
-        NormalizeOptions { punctuation: Punctuation::Strip, lowercase: true };
+    pub const STRIP_PUNCTUATION: NormalizeOptions = NormalizeOptions {
+        punctuation: Punctuation::Strip,
+        lowercase: true,
+    };
 }
 
 /// Normalizes `text` into a new string.
@@ -76,7 +83,12 @@ pub fn normalize(text: &str, options: NormalizeOptions) -> String {
 /// Normalizes `text`, appending the result to `out` (which is not cleared),
 /// so a caller can reuse one buffer across documents.
 pub fn normalize_into(text: &str, options: NormalizeOptions, out: &mut String) {
-    let mut sink = Sink { out, pending_space: false, start: 0, options };
+    let mut sink = Sink {
+        out,
+        pending_space: false,
+        start: 0,
+        options,
+    };
     sink.start = sink.out.len();
     if text.is_ascii() {
         for c in text.chars() {
@@ -155,7 +167,10 @@ mod tests {
     fn case_and_whitespace() {
         let o = NormalizeOptions::default();
         assert_eq!(normalize("\t Привет   МИР \r\n", o), "привет мир");
-        let keep_case = NormalizeOptions { lowercase: false, ..o };
+        let keep_case = NormalizeOptions {
+            lowercase: false,
+            ..o
+        };
         assert_eq!(normalize("A  B", keep_case), "A B");
         assert_eq!(normalize("", o), "");
         assert_eq!(normalize("   ", o), "");
@@ -164,7 +179,10 @@ mod tests {
     #[test]
     fn punctuation_modes() {
         let strip = NormalizeOptions::STRIP_PUNCTUATION;
-        assert_eq!(normalize("你好，世界！Hello—world...", strip), "你好 世界 hello world");
+        assert_eq!(
+            normalize("你好，世界！Hello—world...", strip),
+            "你好 世界 hello world"
+        );
         assert_eq!(normalize("a.b", strip), "a b");
         let keep = NormalizeOptions::default();
         assert_eq!(normalize("你好，世界！", keep), "你好,世界!");
@@ -181,8 +199,15 @@ mod tests {
 
     #[test]
     fn idempotent_on_samples() {
-        for o in [NormalizeOptions::default(), NormalizeOptions::STRIP_PUNCTUATION] {
-            for s in ["Ｈｅｌｌｏ,\u{3000}ＷＯＲＬＤ！", "中文 テキスト 한국어", "a  b\n\nc…"] {
+        for o in [
+            NormalizeOptions::default(),
+            NormalizeOptions::STRIP_PUNCTUATION,
+        ] {
+            for s in [
+                "Ｈｅｌｌｏ,\u{3000}ＷＯＲＬＤ！",
+                "中文 テキスト 한국어",
+                "a  b\n\nc…",
+            ] {
                 let once = normalize(s, o);
                 assert_eq!(normalize(&once, o), once);
             }

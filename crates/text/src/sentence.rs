@@ -50,7 +50,11 @@ pub fn is_clause_break(c: char) -> bool {
 /// assert_eq!(s, ["今天天气很好", "我们去公园吧", "Pi is 3.14", "Ok"]);
 /// ```
 pub fn sentences(text: &str) -> Pieces<'_> {
-    Pieces { text, pos: 0, clauses: false }
+    Pieces {
+        text,
+        pos: 0,
+        clauses: false,
+    }
 }
 
 /// Iterator over clauses: like [`sentences`] but also breaking at commas,
@@ -62,7 +66,11 @@ pub fn sentences(text: &str) -> Pieces<'_> {
 /// assert_eq!(s, ["首先", "该算法对网页进行去杂处理", "然后提取长句"]);
 /// ```
 pub fn clauses(text: &str) -> Pieces<'_> {
-    Pieces { text, pos: 0, clauses: true }
+    Pieces {
+        text,
+        pos: 0,
+        clauses: true,
+    }
 }
 
 /// Iterator returned by [`sentences`] and [`clauses`].
@@ -129,15 +137,24 @@ mod tests {
     fn all_terminators_split() {
         let text = "a。b！c？d；e!f?g.h;i…j\nk‼l";
         let got: Vec<&str> = sentences(text).collect();
-        assert_eq!(got, ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"]);
+        assert_eq!(
+            got,
+            ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"]
+        );
     }
 
     #[test]
     fn decimals_and_empty_pieces() {
-        assert_eq!(sentences("1.5 and 2.0...").collect::<Vec<_>>(), ["1.5 and 2.0"]);
+        assert_eq!(
+            sentences("1.5 and 2.0...").collect::<Vec<_>>(),
+            ["1.5 and 2.0"]
+        );
         assert_eq!(sentences("...!!!").count(), 0);
         assert_eq!(sentences("").count(), 0);
-        assert_eq!(clauses("1,000 apples, pears").collect::<Vec<_>>(), ["1,000 apples", "pears"]);
+        assert_eq!(
+            clauses("1,000 apples, pears").collect::<Vec<_>>(),
+            ["1,000 apples", "pears"]
+        );
     }
 
     #[test]

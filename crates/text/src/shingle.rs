@@ -76,7 +76,11 @@ pub struct Shingler {
 impl Shingler {
     /// A shingler for `k`-grams of `unit`. `k == 0` is treated as 1.
     pub fn new(unit: ShingleUnit, k: usize) -> Self {
-        Shingler { unit, k: k.max(1), buf: Vec::new() }
+        Shingler {
+            unit,
+            k: k.max(1),
+            buf: Vec::new(),
+        }
     }
 
     /// The unit of this shingler.
@@ -158,7 +162,10 @@ mod tests {
     fn token_shingles_match_manual_hashing() {
         let got = shingle_hashes("x y z", ShingleUnit::Token, 2);
         let (x, y, z) = (token_hash("x"), token_hash("y"), token_hash("z"));
-        assert_eq!(got, vec![hash_token_hashes(&[x, y]), hash_token_hashes(&[y, z])]);
+        assert_eq!(
+            got,
+            vec![hash_token_hashes(&[x, y]), hash_token_hashes(&[y, z])]
+        );
     }
 
     #[test]
@@ -188,9 +195,18 @@ mod tests {
     #[test]
     fn fixed_values_do_not_change() {
         // Golden values: changing them changes every signature.
-        assert_eq!(token_hash("neardup"), xxh3_64_with_seed(b"neardup", TOKEN_SEED));
+        assert_eq!(
+            token_hash("neardup"),
+            xxh3_64_with_seed(b"neardup", TOKEN_SEED)
+        );
         let v = shingle_hashes("a b", ShingleUnit::Token, 2);
-        assert_eq!(format!("{:016x}", v[0]), format!("{:016x}", hash_token_hashes(&[token_hash("a"), token_hash("b")])));
+        assert_eq!(
+            format!("{:016x}", v[0]),
+            format!(
+                "{:016x}",
+                hash_token_hashes(&[token_hash("a"), token_hash("b")])
+            )
+        );
         assert_eq!(format!("{:016x}", token_hash("a")), GOLDEN_A);
     }
 

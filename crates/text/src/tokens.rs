@@ -110,7 +110,12 @@ pub fn token_count(text: &str) -> usize {
 /// assert_eq!(char_ngrams("ab", 3).collect::<Vec<_>>(), ["ab"]);
 /// ```
 pub fn char_ngrams(text: &str, n: usize) -> CharNgrams<'_> {
-    CharNgrams { text, n, start: 0, done: n == 0 || text.is_empty() }
+    CharNgrams {
+        text,
+        n,
+        start: 0,
+        done: n == 0 || text.is_empty(),
+    }
 }
 
 /// Iterator returned by [`char_ngrams`].
