@@ -2,7 +2,7 @@
 //!
 //! Each paragraph of at least `min_chars = 20` characters (normalized,
 //! spaces excluded) gets a TF-weighted 64-bit SimHash over token 2-grams
-//! (words, or character bigrams for CJK). Paragraphs of two pages are
+//! (word pairs, or character bigrams for CJK). Paragraphs of two pages are
 //! aligned one-to-one, greedily in page order, pairing each paragraph of A
 //! with the closest unused paragraph of B within Hamming distance
 //! `max_distance = 3`. Similarity is the Dice share of matched paragraphs,

@@ -16,7 +16,7 @@ use crate::supershingle::SuperShingleSig;
 /// A signature of any method.
 ///
 /// ```
-/// use neardup_sketch::{DocText, Method, Signature};
+/// use neardup_sketch::{DocText, Method, Signature, Sketcher};
 /// let m: Method = "simhash".parse().unwrap();
 /// let sig = m.sketch(&DocText::from_text("some text to fingerprint"));
 /// let bytes = sig.to_bytes();
