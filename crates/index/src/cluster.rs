@@ -70,7 +70,10 @@ impl Clustering {
 
     /// Number of clusters (kept documents).
     pub fn num_clusters(&self) -> usize {
-        self.assignments.iter().filter(|a| a.duplicate_of.is_none()).count()
+        self.assignments
+            .iter()
+            .filter(|a| a.duplicate_of.is_none())
+            .count()
     }
 
     /// Containment side channel, sorted by `(contained, container)`.
@@ -250,7 +253,11 @@ impl Clusterer {
         let assignments = (0..n as u32)
             .map(|d| {
                 let root = find(&mut parent, d);
-                let strongest = adj.neighbours(d).iter().map(|e| e.1).fold(f64::NAN, f64::max);
+                let strongest = adj
+                    .neighbours(d)
+                    .iter()
+                    .map(|e| e.1)
+                    .fold(f64::NAN, f64::max);
                 if root == d {
                     Assignment {
                         representative: d,
@@ -452,7 +459,9 @@ mod tests {
         let order = priority_order(4, |i| Reverse(lens[i as usize])).unwrap();
         assert_eq!(order, vec![1, 3, 2, 0]);
         let pairs = [(0, 1, 0.9)];
-        let g = clusterer(0.7).cluster(4, Some(&order), &pairs, None).unwrap();
+        let g = clusterer(0.7)
+            .cluster(4, Some(&order), &pairs, None)
+            .unwrap();
         assert_eq!(g.assignments()[0].duplicate_of, Some(1));
     }
 
@@ -462,7 +471,9 @@ mod tests {
         // duplicate of 0 whose containment is also high (not reported).
         let pairs = [(0, 1, 0.35), (0, 2, 0.9)];
         let cont = [(1, 0, 0.97), (2, 0, 0.95), (3, 0, 0.5), (1, 0, 0.9)];
-        let g = clusterer(0.7).cluster(4, None, &pairs, Some(&cont)).unwrap();
+        let g = clusterer(0.7)
+            .cluster(4, None, &pairs, Some(&cont))
+            .unwrap();
         assert_eq!(g.labels(), vec![0, 1, 0, 3]);
         assert_eq!(
             g.contained(),

@@ -147,7 +147,11 @@ impl Evaluator {
         let p_sizes = counts(pred.iter());
         let cells = counts(truth.iter().zip(pred));
         let true_pairs = t_sizes.values().map(|&n| comb2(n)).sum();
-        let predicted_pairs = p_sizes.values().filter(|&&n| n < limit).map(|&n| comb2(n)).sum();
+        let predicted_pairs = p_sizes
+            .values()
+            .filter(|&&n| n < limit)
+            .map(|&n| comb2(n))
+            .sum();
         let uncounted_items = p_sizes.values().filter(|&&n| n >= limit).sum::<u64>() as usize;
         let correct_pairs = cells
             .iter()
@@ -269,7 +273,10 @@ mod tests {
     fn matches_the_benchmark_scorer() {
         let e = Evaluator::new();
         let s = e.pair_scores(&TRUTH, &PRED).unwrap();
-        assert_eq!((s.true_pairs, s.predicted_pairs, s.correct_pairs), (9, 9, 4));
+        assert_eq!(
+            (s.true_pairs, s.predicted_pairs, s.correct_pairs),
+            (9, 9, 4)
+        );
         assert!((s.precision - 4.0 / 9.0).abs() < 1e-12);
         assert!((s.recall - 4.0 / 9.0).abs() < 1e-12);
         assert!((s.f1 - 4.0 / 9.0).abs() < 1e-12);
@@ -278,7 +285,10 @@ mod tests {
         assert!((ari - 11.0 / 36.0).abs() < 1e-12);
         let k = e.recall_by_kind(&TRUTH, &PRED, &roles()).unwrap();
         let got: Vec<(&str, usize, usize)> = k.iter().map(|(k, v)| (*k, v.hits, v.total)).collect();
-        assert_eq!(got, vec![("edited", 1, 2), ("reflowed", 0, 1), ("template", 2, 2)]);
+        assert_eq!(
+            got,
+            vec![("edited", 1, 2), ("reflowed", 0, 1), ("template", 2, 2)]
+        );
         assert_eq!(k["edited"].recall(), 0.5);
     }
 
@@ -295,7 +305,10 @@ mod tests {
         // Clusters of 3+ items uncounted: only pair (0, 1) remains.
         e.set_big_cluster_limit(Some(3));
         let s = e.pair_scores(&t, &p).unwrap();
-        assert_eq!((s.predicted_pairs, s.correct_pairs, s.uncounted_items), (1, 1, 3));
+        assert_eq!(
+            (s.predicted_pairs, s.correct_pairs, s.uncounted_items),
+            (1, 1, 3)
+        );
         assert_eq!(s.precision, 1.0);
         assert!((s.f1 - 0.4).abs() < 1e-12);
     }

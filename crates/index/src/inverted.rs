@@ -94,7 +94,10 @@ impl InvertedIndex {
         self.ids.insert(id)?;
         let cap = self.max_posting_len.unwrap_or(usize::MAX);
         for f in distinct(features) {
-            let p = self.postings.entry(f).or_insert_with(|| Posting::Ids(Vec::new()));
+            let p = self
+                .postings
+                .entry(f)
+                .or_insert_with(|| Posting::Ids(Vec::new()));
             if let Posting::Ids(ids) = p {
                 if ids.len() >= cap {
                     *p = Posting::Common;
@@ -156,7 +159,10 @@ impl InvertedIndex {
                     let (s, e) = starts[p as usize];
                     hits.extend(ids[s..e].iter().copied().filter(|&j| j > i));
                 }
-                count_runs(hits, m).into_iter().map(|(j, c)| (i, j, c)).collect()
+                count_runs(hits, m)
+                    .into_iter()
+                    .map(|(j, c)| (i, j, c))
+                    .collect()
             })
             .collect();
         Ok(per_doc.into_iter().flatten().collect())
@@ -203,12 +209,7 @@ mod tests {
 
     #[test]
     fn batch_counts_shared_features() {
-        let sets: Vec<Vec<u64>> = vec![
-            vec![1, 2, 3, 3],
-            vec![2, 3, 4],
-            vec![9],
-            vec![1, 9, 3],
-        ];
+        let sets: Vec<Vec<u64>> = vec![vec![1, 2, 3, 3], vec![2, 3, 4], vec![9], vec![1, 9, 3]];
         let idx = InvertedIndex::new();
         assert_eq!(
             idx.pairs(&sets).unwrap(),

@@ -86,7 +86,11 @@ impl KeyGroups {
         K: Ord + Copy + Send + Sync,
     {
         check_doc_count(keys.len())?;
-        let mut entries: Vec<(K, u32)> = keys.iter().enumerate().map(|(i, &k)| (k, i as u32)).collect();
+        let mut entries: Vec<(K, u32)> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| (k, i as u32))
+            .collect();
         entries.par_sort_unstable();
         let ks: Vec<K> = entries.iter().map(|e| e.0).collect();
         let mut groups: Vec<&[(K, u32)]> = Vec::new();

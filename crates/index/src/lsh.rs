@@ -12,8 +12,8 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::lsh_index::LshIndex;
-use crate::spill_lsh::SpillLsh;
 use crate::params::LshParams;
+use crate::spill_lsh::SpillLsh;
 use crate::table::{check_doc_count, group_pairs};
 
 /// Seed of the band-key hash. Changing it changes every band key.

@@ -107,7 +107,11 @@ impl LshIndex {
 
     /// Approximate heap bytes held by the index.
     pub fn memory_bytes(&self) -> usize {
-        self.tables.iter().map(ChainTable::memory_bytes).sum::<usize>() + self.ids.memory_bytes()
+        self.tables
+            .iter()
+            .map(ChainTable::memory_bytes)
+            .sum::<usize>()
+            + self.ids.memory_bytes()
     }
 }
 

@@ -49,7 +49,12 @@ impl LshParams {
     ///
     /// `threshold` must lie in `[0, 1]`, `num_perm` in `1..=MAX_PERM`, the
     /// weights be finite, non-negative and not both zero.
-    pub fn optimal(threshold: f64, num_perm: usize, fp_weight: f64, fn_weight: f64) -> Result<Self> {
+    pub fn optimal(
+        threshold: f64,
+        num_perm: usize,
+        fp_weight: f64,
+        fn_weight: f64,
+    ) -> Result<Self> {
         if !(0.0..=1.0).contains(&threshold) {
             return Err(Error::invalid("threshold must lie in [0, 1]"));
         }

@@ -117,7 +117,9 @@ impl<F: Fingerprint> SimHashIndex<F> {
     /// `NotEmpty` once documents were inserted.
     pub fn set_max_distance(&mut self, k: u32) -> Result<&mut Self> {
         if k >= F::BITS {
-            return Err(Error::invalid("max distance must be below the fingerprint width"));
+            return Err(Error::invalid(
+                "max distance must be below the fingerprint width",
+            ));
         }
         if !self.is_empty() {
             return Err(Error::new(ErrorKind::NotEmpty));
@@ -223,7 +225,10 @@ impl<F: Fingerprint> SimHashIndex<F> {
 
     /// Approximate heap bytes held by the index.
     pub fn memory_bytes(&self) -> usize {
-        self.tables.iter().map(ChainTable::memory_bytes).sum::<usize>()
+        self.tables
+            .iter()
+            .map(ChainTable::memory_bytes)
+            .sum::<usize>()
             + self.fps.capacity() * std::mem::size_of::<F>()
             + self.ids.memory_bytes()
     }
@@ -267,7 +272,13 @@ mod tests {
     #[test]
     fn finds_pairs_within_k_once() {
         let base = 0x0123_4567_89AB_CDEFu64;
-        let fps = [base, base ^ 0b111, base ^ (1 << 63) ^ (1 << 20), !base, base];
+        let fps = [
+            base,
+            base ^ 0b111,
+            base ^ (1 << 63) ^ (1 << 20),
+            !base,
+            base,
+        ];
         let idx = SimHashIndex::<u64>::new();
         let pairs = idx.pairs(&fps).unwrap();
         assert_eq!(

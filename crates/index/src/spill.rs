@@ -135,7 +135,10 @@ impl SpillStorage for DirStorage {
     type Writer = BufWriter<File>;
     type Reader = BufReader<File>;
     fn create(&mut self, run: u32) -> io::Result<Self::Writer> {
-        let f = OpenOptions::new().write(true).create_new(true).open(self.path(run))?;
+        let f = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(self.path(run))?;
         self.live.push(run);
         Ok(BufWriter::with_capacity(1 << 16, f))
     }
@@ -143,7 +146,10 @@ impl SpillStorage for DirStorage {
         writer.flush()
     }
     fn open(&mut self, run: u32) -> io::Result<Self::Reader> {
-        Ok(BufReader::with_capacity(1 << 16, File::open(self.path(run))?))
+        Ok(BufReader::with_capacity(
+            1 << 16,
+            File::open(self.path(run))?,
+        ))
     }
     fn remove(&mut self, run: u32) -> io::Result<()> {
         self.live.retain(|&r| r != run);
@@ -208,7 +214,11 @@ impl Record for (u32, u32) {
 }
 
 /// Writes sorted `records` as run `run`.
-pub(crate) fn write_run<S: SpillStorage, R: Record>(storage: &mut S, run: u32, records: &[R]) -> Result<()> {
+pub(crate) fn write_run<S: SpillStorage, R: Record>(
+    storage: &mut S,
+    run: u32,
+    records: &[R],
+) -> Result<()> {
     let mut w = storage.create(run)?;
     let mut hash = Xxh3::new();
     let mut buf = Vec::with_capacity(1 << 16);

@@ -57,7 +57,12 @@ impl SpillLsh {
     /// `storage` as needed and calls `sink(i, j)` for every candidate pair,
     /// `i < j`, once, in ascending order. Runs are removed when consumed. On
     /// error, pairs already passed to `sink` must be discarded.
-    pub fn candidate_pairs<T, S, I, St, F>(&self, signatures: I, storage: &mut St, mut sink: F) -> Result<SpillStats>
+    pub fn candidate_pairs<T, S, I, St, F>(
+        &self,
+        signatures: I,
+        storage: &mut St,
+        mut sink: F,
+    ) -> Result<SpillStats>
     where
         T: SignatureValue,
         S: AsRef<[T]>,
@@ -165,7 +170,11 @@ impl<R: Record> Sorter<R> {
 
     /// All records in order: from memory when nothing was spilled, else by a
     /// k-way merge of the runs (the rest of the buffer becomes a run too).
-    fn into_sorted<S: SpillStorage>(mut self, storage: &mut S, ids: &mut u32) -> Result<Sorted<S::Reader, R>> {
+    fn into_sorted<S: SpillStorage>(
+        mut self,
+        storage: &mut S,
+        ids: &mut u32,
+    ) -> Result<Sorted<S::Reader, R>> {
         if self.runs.is_empty() {
             self.buf.sort_unstable();
             self.buf.dedup();

@@ -180,7 +180,10 @@ mod tests {
         let mut s = IdSet::default();
         s.insert(5).unwrap();
         s.insert(500).unwrap();
-        assert!(matches!(s.insert(5).unwrap_err().kind(), ErrorKind::DuplicateId(5)));
+        assert!(matches!(
+            s.insert(5).unwrap_err().kind(),
+            ErrorKind::DuplicateId(5)
+        ));
         assert!(matches!(
             s.insert(NONE).unwrap_err().kind(),
             ErrorKind::IdOutOfRange(_)

@@ -79,10 +79,16 @@ proptest! {
 
 /// Fingerprints clustered around a few centres, `flips` random bits away.
 fn fingerprints() -> impl Strategy<Value = Vec<u64>> {
-    (prop::collection::vec(any::<u64>(), 1..5), prop::collection::vec((0usize..5, prop::collection::vec(0u32..64, 0..6)), 0..60))
+    (
+        prop::collection::vec(any::<u64>(), 1..5),
+        prop::collection::vec((0usize..5, prop::collection::vec(0u32..64, 0..6)), 0..60),
+    )
         .prop_map(|(centres, docs)| {
             docs.into_iter()
-                .map(|(c, bits)| bits.into_iter().fold(centres[c % centres.len()], |f, b| f ^ (1u64 << b)))
+                .map(|(c, bits)| {
+                    bits.into_iter()
+                        .fold(centres[c % centres.len()], |f, b| f ^ (1u64 << b))
+                })
                 .collect()
         })
 }
@@ -132,8 +138,8 @@ proptest! {
         let mut brute = Vec::new();
         for i in 0..sets.len() {
             let a: BTreeSet<_> = sets[i].iter().collect();
-            for j in i + 1..sets.len() {
-                let b: BTreeSet<_> = sets[j].iter().collect();
+            for (j, other) in sets.iter().enumerate().skip(i + 1) {
+                let b: BTreeSet<_> = other.iter().collect();
                 let c = a.intersection(&b).count() as u32;
                 if c >= m {
                     brute.push((i as u32, j as u32, c));
@@ -152,7 +158,11 @@ proptest! {
 /// `n` documents and scored pairs among them (duplicates allowed).
 fn scored_pairs() -> impl Strategy<Value = (usize, Vec<(u32, u32, f64)>)> {
     (1usize..25).prop_flat_map(|n| {
-        let pair = (0..n as u32, 0..n as u32, (0u32..=20).prop_map(|x| f64::from(x) / 20.0));
+        let pair = (
+            0..n as u32,
+            0..n as u32,
+            (0u32..=20).prop_map(|x| f64::from(x) / 20.0),
+        );
         (Just(n), prop::collection::vec(pair, 0..80))
     })
 }
