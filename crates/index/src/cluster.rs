@@ -22,7 +22,8 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
+use crate::graph::{check_id, ranks, visit_order, Adjacency};
 use crate::table::check_doc_count;
 
 /// Where a document ended up.
@@ -53,8 +54,8 @@ pub struct Containment {
 /// Result of a clustering.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Clustering {
-    assignments: Vec<Assignment>,
-    contained: Vec<Containment>,
+    pub(crate) assignments: Vec<Assignment>,
+    pub(crate) contained: Vec<Containment>,
 }
 
 impl Clustering {
@@ -94,12 +95,12 @@ pub fn priority_order<K: Ord>(n: usize, key: impl Fn(u32) -> K) -> Result<Vec<u3
 /// Settings and entry points of the clustering.
 #[derive(Debug, Clone)]
 pub struct Clusterer {
-    cfg: Config,
+    pub(crate) cfg: Config,
 }
 
 #[derive(Debug, Clone)]
-struct Config {
-    threshold: f64,
+pub(crate) struct Config {
+    pub(crate) threshold: f64,
     containment_threshold: f64,
 }
 
@@ -217,68 +218,6 @@ impl Clusterer {
         })
     }
 
-    /// Union-find clustering (connected components of the pairs at or above
-    /// the threshold), for comparison: the representative is the component's
-    /// earliest document in `order`. Chains through bridging documents.
-    pub fn connected_components(
-        &self,
-        n: usize,
-        order: Option<&[u32]>,
-        pairs: &[(u32, u32, f64)],
-    ) -> Result<Clustering> {
-        let rank = ranks(n, order)?;
-        let adj = Adjacency::new(n, pairs, self.cfg.threshold)?;
-        let mut parent: Vec<u32> = (0..n as u32).collect();
-        fn find(p: &mut [u32], mut x: u32) -> u32 {
-            while p[x as usize] != x {
-                let gp = p[p[x as usize] as usize];
-                p[x as usize] = gp;
-                x = gp;
-            }
-            x
-        }
-        for d in 0..n as u32 {
-            for &(e, _) in adj.neighbours(d) {
-                let (a, b) = (find(&mut parent, d), find(&mut parent, e));
-                if a != b {
-                    // The root is always the member of lowest rank.
-                    if rank[a as usize] < rank[b as usize] {
-                        parent[b as usize] = a;
-                    } else {
-                        parent[a as usize] = b;
-                    }
-                }
-            }
-        }
-        let assignments = (0..n as u32)
-            .map(|d| {
-                let root = find(&mut parent, d);
-                let strongest = adj
-                    .neighbours(d)
-                    .iter()
-                    .map(|e| e.1)
-                    .fold(f64::NAN, f64::max);
-                if root == d {
-                    Assignment {
-                        representative: d,
-                        duplicate_of: None,
-                        similarity: 1.0,
-                    }
-                } else {
-                    Assignment {
-                        representative: root,
-                        duplicate_of: Some(root),
-                        similarity: strongest,
-                    }
-                }
-            })
-            .collect();
-        Ok(Clustering {
-            assignments,
-            contained: Vec::new(),
-        })
-    }
-
     fn side_channel(
         &self,
         n: usize,
@@ -326,87 +265,10 @@ impl Clusterer {
     }
 }
 
-fn check_id(id: u32, n: usize) -> Result<()> {
-    if (id as usize) < n {
-        Ok(())
-    } else {
-        Err(Error::new(ErrorKind::IdOutOfRange(id)))
-    }
-}
-
-/// `rank[doc]` = position of `doc` in the priority order.
-fn ranks(n: usize, order: Option<&[u32]>) -> Result<Vec<u32>> {
-    check_doc_count(n)?;
-    let Some(order) = order else {
-        return Ok((0..n as u32).collect());
-    };
-    if order.len() != n {
-        return Err(Error::new(ErrorKind::LengthMismatch {
-            expected: n,
-            got: order.len(),
-        }));
-    }
-    let mut rank = vec![u32::MAX; n];
-    for (pos, &d) in order.iter().enumerate() {
-        match rank.get_mut(d as usize) {
-            Some(r) if *r == u32::MAX => *r = pos as u32,
-            _ => return Err(Error::new(ErrorKind::NotAPermutation)),
-        }
-    }
-    Ok(rank)
-}
-
-fn visit_order(rank: &[u32]) -> Vec<u32> {
-    let mut order = vec![0u32; rank.len()];
-    for (d, &r) in rank.iter().enumerate() {
-        order[r as usize] = d as u32;
-    }
-    order
-}
-
-/// Symmetric adjacency (CSR) of the pairs at or above a threshold.
-struct Adjacency {
-    offsets: Vec<usize>,
-    edges: Vec<(u32, f64)>,
-}
-
-impl Adjacency {
-    fn new(n: usize, pairs: &[(u32, u32, f64)], threshold: f64) -> Result<Self> {
-        let mut degree = vec![0usize; n + 1];
-        for &(a, b, _) in pairs {
-            check_id(a, n)?;
-            check_id(b, n)?;
-        }
-        let keep = |&&(a, b, s): &&(u32, u32, f64)| a != b && s.is_finite() && s >= threshold;
-        for &(a, b, _) in pairs.iter().filter(keep) {
-            degree[a as usize + 1] += 1;
-            degree[b as usize + 1] += 1;
-        }
-        for i in 0..n {
-            degree[i + 1] += degree[i];
-        }
-        let mut fill = degree.clone();
-        let mut edges = vec![(0u32, 0.0f64); degree[n]];
-        for &(a, b, s) in pairs.iter().filter(keep) {
-            edges[fill[a as usize]] = (b, s);
-            fill[a as usize] += 1;
-            edges[fill[b as usize]] = (a, s);
-            fill[b as usize] += 1;
-        }
-        Ok(Self {
-            offsets: degree,
-            edges,
-        })
-    }
-
-    fn neighbours(&self, d: u32) -> &[(u32, f64)] {
-        &self.edges[self.offsets[d as usize]..self.offsets[d as usize + 1]]
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ErrorKind;
     use std::cmp::Reverse;
 
     fn clusterer(t: f64) -> Clusterer {

@@ -46,8 +46,10 @@
 #![deny(missing_docs)]
 
 mod cluster;
+mod components;
 mod error;
 mod eval;
+mod graph;
 mod inverted;
 mod key_index;
 mod lsh;
@@ -56,6 +58,7 @@ mod params;
 mod simhash_index;
 mod spill;
 mod spill_lsh;
+mod storage;
 mod table;
 
 pub use cluster::{priority_order, Assignment, Clusterer, Clustering, Containment};
@@ -67,5 +70,6 @@ pub use lsh::{band_key, LshTables, MinHashLsh, SignatureValue, BAND_SEED};
 pub use lsh_index::LshIndex;
 pub use params::{LshParams, MAX_PERM, SIMPSON_INTERVALS};
 pub use simhash_index::{Fingerprint, SimHashIndex, SimPair};
-pub use spill::{DirStorage, MemoryStorage, SpillStorage, RUN_VERSION};
+pub use spill::RUN_VERSION;
 pub use spill_lsh::{SpillLsh, SpillStats};
+pub use storage::{DirStorage, MemoryStorage, SpillStorage};

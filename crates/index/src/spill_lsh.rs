@@ -11,7 +11,8 @@ use std::collections::BinaryHeap;
 use crate::error::{Error, ErrorKind, Result};
 use crate::lsh::{band_key, check_signatures, SignatureValue};
 use crate::params::LshParams;
-use crate::spill::{write_run, Record, RunReader, SpillStorage};
+use crate::spill::{write_run, Record, RunReader};
+use crate::storage::SpillStorage;
 use crate::table::{group_pairs, NONE};
 
 /// Figures of one spilled run of [`SpillLsh::candidate_pairs`].
@@ -233,7 +234,7 @@ impl<Rd: std::io::Read, R: Record> Sorted<Rd, R> {
 
 #[cfg(test)]
 mod tests {
-    use crate::spill::{DirStorage, MemoryStorage};
+    use crate::storage::{DirStorage, MemoryStorage};
     use crate::{LshParams, MinHashLsh};
 
     fn signatures(n: usize) -> Vec<Vec<u32>> {
