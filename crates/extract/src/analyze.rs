@@ -1,6 +1,8 @@
 //! Per-node facts computed in a few linear passes over the arena:
 //! visibility, link ancestry, subtree text measures and boilerplate flags.
 
+use std::collections::HashMap;
+
 use html5ever::local_name;
 
 use crate::dom::{Dom, NodeData, NodeId, DOCUMENT, NONE};
@@ -36,6 +38,28 @@ pub(crate) struct Analysis {
 }
 
 impl Analysis {
+    /// Boilerplate flags relative to the subtree of `root`: an element inside
+    /// it is boilerplate when it or an ancestor below `root` has negative
+    /// evidence, unless that element holds most of `root`'s text.
+    pub(crate) fn boiler_within(&self, dom: &Dom, root: NodeId) -> Vec<bool> {
+        let mut flags = vec![false; self.invisible.len()];
+        let (Some(&start), Some(&end)) = (self.pos.get(root), self.end.get(root)) else {
+            return flags;
+        };
+        let total = self.tokens.get(root).copied().unwrap_or(0) as f32;
+        let range = self.order.get(start as usize + 1..end as usize).unwrap_or(&[]);
+        for &id in range {
+            let parent = dom.get(id).map_or(NONE, |x| x.parent);
+            let inherited = flags.get(parent).copied().unwrap_or(false);
+            let neg = self.evidence.get(id).is_some_and(|e| e.negative)
+                && self.tokens.get(id).copied().unwrap_or(0) as f32 <= MAX_BOILER_SHARE * total;
+            if let Some(f) = flags.get_mut(id) {
+                *f = inherited || neg;
+            }
+        }
+        flags
+    }
+
     /// Is `inner` inside the subtree of `outer` (or equal to it)?
     pub(crate) fn contains(&self, outer: NodeId, inner: NodeId) -> bool {
         match (
@@ -50,16 +74,16 @@ impl Analysis {
 }
 
 fn hidden(dom: &Dom, id: NodeId) -> bool {
-    if dom.attr(id, "hidden").is_some() {
+    if dom.attr(id, &local_name!("hidden")).is_some() {
         return true;
     }
     if dom
-        .attr(id, "aria-hidden")
+        .attr(id, &local_name!("aria-hidden"))
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
     {
         return true;
     }
-    if let Some(style) = dom.attr(id, "style") {
+    if let Some(style) = dom.attr(id, &local_name!("style")) {
         if style.len() < 2048 {
             let compact: String = style
                 .chars()
@@ -74,7 +98,10 @@ fn hidden(dom: &Dom, id: NodeId) -> bool {
     false
 }
 
-fn own_evidence(dom: &Dom, id: NodeId, buf: &mut String) -> Evidence {
+/// Memo of class/id verdicts: pages repeat the same values many times.
+type Memo<'d> = HashMap<&'d str, Evidence>;
+
+fn own_evidence<'d>(dom: &'d Dom, id: NodeId, buf: &mut String, memo: &mut Memo<'d>) -> Evidence {
     let Some(name) = dom.local_name(id) else {
         return Evidence::default();
     };
@@ -97,15 +124,22 @@ fn own_evidence(dom: &Dom, id: NodeId, buf: &mut String) -> Evidence {
         },
         _ => Evidence::default(),
     };
-    for attr in ["class", "id"] {
-        if let Some(v) = dom.attr(id, attr) {
-            let e = judge(v, buf);
+    for attr in [local_name!("class"), local_name!("id")] {
+        if let Some(v) = dom.attr(id, &attr) {
+            let e = match memo.get(v) {
+                Some(e) => *e,
+                None => {
+                    let e = judge(v, buf);
+                    memo.insert(v, e);
+                    e
+                }
+            };
             ev.negative |= e.negative && !e.positive;
             ev.positive |= e.positive && !e.negative;
         }
     }
-    for attr in ["role", "itemprop"] {
-        if let Some(v) = dom.attr(id, attr) {
+    for attr in [local_name!("role"), local_name!("itemprop")] {
+        if let Some(v) = dom.attr(id, &attr) {
             let e = judge_role(v);
             ev.negative |= e.negative;
             ev.positive |= e.positive;
@@ -140,6 +174,7 @@ pub(crate) fn analyze(dom: &Dom) -> Analysis {
         order,
     };
     let mut buf = String::new();
+    let mut memo = Memo::new();
     // Pass A, top-down: visibility and link ancestry.
     for &id in &a.order {
         let parent = dom.get(id).map_or(NONE, |x| x.parent);
@@ -151,8 +186,8 @@ pub(crate) fn analyze(dom: &Dom) -> Analysis {
         let mut link = p_link;
         if let Some(name) = dom.local_name(id) {
             inv |= kind(name) == TagKind::Skip || hidden(dom, id);
-            link |= *name == local_name!("a") && dom.attr(id, "href").is_some();
-            a.evidence[id] = own_evidence(dom, id, &mut buf);
+            link |= *name == local_name!("a") && dom.attr(id, &local_name!("href")).is_some();
+            a.evidence[id] = own_evidence(dom, id, &mut buf, &mut memo);
         }
         a.invisible[id] = inv;
         a.in_link[id] = link;

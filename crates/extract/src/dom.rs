@@ -95,11 +95,11 @@ impl Dom {
     }
 
     /// Value of attribute `attr` on element `id`.
-    pub(crate) fn attr(&self, id: NodeId, attr: &str) -> Option<&str> {
+    pub(crate) fn attr(&self, id: NodeId, attr: &LocalName) -> Option<&str> {
         match self.get(id).map(|n| &n.data) {
             Some(NodeData::Element { attrs, .. }) => attrs
                 .iter()
-                .find(|a| &*a.name.local == attr)
+                .find(|a| a.name.local == *attr)
                 .map(|a| &*a.value),
             _ => None,
         }

@@ -6,13 +6,16 @@ use crate::analyze::{analyze, Analysis};
 use crate::dom::{Dom, NodeId, DOCUMENT};
 use crate::jsonld::{article_body, Reference};
 use crate::parse::parse;
-use crate::score::{classify, select_container, Class};
+use crate::prefilter::prefilter;
+use crate::score::{classify, mostly_boiler, select_container, Class};
 use crate::segment::{segment, Block};
 use crate::title::title;
 use crate::{Document, Mode};
 
 /// Coverage above which a block counts as confirmed by JSON-LD.
 const JSONLD_MATCH: f32 = 0.5;
+/// Scoring weight of good-looking text inside boilerplate-flagged elements.
+const BOILER_WEIGHT: f32 = 0.25;
 
 fn body_of(dom: &Dom, a: &Analysis) -> NodeId {
     a.order
@@ -24,17 +27,17 @@ fn body_of(dom: &Dom, a: &Analysis) -> NodeId {
 
 /// Extract a document from already size-checked HTML.
 pub(crate) fn run(html: &str, mode: Mode, max_depth: usize) -> Document {
-    let dom = parse(html, max_depth);
+    let dom = parse(&prefilter(html), max_depth);
     let a = analyze(&dom);
     let title = title(&dom, &a);
     let body = body_of(&dom, &a);
     let visible = |id: NodeId| !a.invisible.get(id).copied().unwrap_or(true);
     let blocks = segment(&dom, &a, body, &visible);
-    let kept: Vec<&Block> = match mode {
-        Mode::AllText => blocks.iter().collect(),
+    let kept = match mode {
+        Mode::AllText => blocks,
         Mode::Main => main_blocks(&dom, &a, &blocks),
     };
-    let paragraphs: Vec<String> = kept.into_iter().map(|b| b.text.clone()).collect();
+    let paragraphs: Vec<String> = kept.into_iter().map(|b| b.text).collect();
     let text = paragraphs.join("\n");
     Document {
         title,
@@ -43,9 +46,17 @@ pub(crate) fn run(html: &str, mode: Mode, max_depth: usize) -> Document {
     }
 }
 
-fn main_blocks<'b>(dom: &Dom, a: &Analysis, blocks: &'b [Block]) -> Vec<&'b Block> {
+fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
     let mut classes: Vec<Class> = blocks.iter().map(classify).collect();
     let mut boosts = vec![1.0f32; blocks.len()];
+    for ((b, c), w) in blocks.iter().zip(classes.iter_mut()).zip(boosts.iter_mut()) {
+        if mostly_boiler(b) {
+            *w = BOILER_WEIGHT;
+            if *c == Class::Neutral {
+                *c = Class::Bad;
+            }
+        }
+    }
     if let Some(body) = article_body(dom, a) {
         let reference = Reference::new(&body);
         for ((b, c), w) in blocks.iter().zip(classes.iter_mut()).zip(boosts.iter_mut()) {
@@ -56,10 +67,19 @@ fn main_blocks<'b>(dom: &Dom, a: &Analysis, blocks: &'b [Block]) -> Vec<&'b Bloc
         }
     }
     let container = select_container(dom, a, blocks, &classes, &boosts);
-    blocks
-        .iter()
-        .zip(&classes)
-        .filter(|(b, c)| a.contains(container, b.owner) && **c != Class::Bad)
-        .map(|(b, _)| b)
+    if std::env::var_os("DEBUG_EXTRACT").is_some() { // DEBUG
+        let desc = |id: NodeId| format!("{}.{}#{}", dom.local_name(id).map(|n| n.to_string()).unwrap_or_default(), dom.attr(id, &local_name!("class")).unwrap_or(""), dom.attr(id, &local_name!("id")).unwrap_or("")); // DEBUG
+        eprintln!("CONTAINER {}", desc(container)); // DEBUG
+        for (b, c) in blocks.iter().zip(&classes) { // DEBUG
+            eprintln!("{} {:?} t{} ld{:.2} bo{} {} | {}", if a.contains(container, b.owner) {"IN "} else {"out"}, c, b.tokens, b.link_density(), b.boiler_tokens, desc(b.owner), b.text.chars().take(80).collect::<String>()); // DEBUG
+        } // DEBUG
+    } // DEBUG
+    let local = a.boiler_within(dom, container);
+    let visible = |id: NodeId| {
+        !a.invisible.get(id).copied().unwrap_or(true) && !local.get(id).copied().unwrap_or(true)
+    };
+    segment(dom, a, container, &visible)
+        .into_iter()
+        .filter(|b| classify(b) != Class::Bad)
         .collect()
 }

@@ -47,7 +47,7 @@ pub(crate) fn article_body(dom: &Dom, a: &Analysis) -> Option<String> {
             continue;
         }
         let is_ld = dom
-            .attr(id, "type")
+            .attr(id, &local_name!("type"))
             .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/ld+json"));
         if !is_ld {
             continue;

@@ -40,6 +40,7 @@ mod evidence;
 mod extract;
 mod jsonld;
 mod parse;
+mod prefilter;
 mod score;
 mod segment;
 mod sink;

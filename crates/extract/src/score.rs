@@ -21,10 +21,15 @@ pub(crate) enum Class {
     Bad,
 }
 
+/// Is most of the block inside boilerplate-flagged elements?
+pub(crate) fn mostly_boiler(b: &Block) -> bool {
+    b.boiler_tokens.saturating_mul(2) > b.tokens
+}
+
 /// Judge a block by itself.
 pub(crate) fn classify(b: &Block) -> Class {
     let ld = b.link_density();
-    if b.boiler_tokens.saturating_mul(2) > b.tokens || ld > 0.5 {
+    if ld > 0.5 {
         return Class::Bad;
     }
     if ld < 0.35 && (b.tokens >= 25 || (b.tokens >= 10 && b.punct >= 1)) {

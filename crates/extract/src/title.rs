@@ -32,11 +32,11 @@ fn meta_content(dom: &Dom, a: &Analysis, key: &str) -> Option<String> {
         if dom.local_name(id)? != &local_name!("meta") {
             return None;
         }
-        let prop = dom.attr(id, "property").or_else(|| dom.attr(id, "name"))?;
+        let prop = dom.attr(id, &local_name!("property")).or_else(|| dom.attr(id, &local_name!("name")))?;
         if !prop.trim().eq_ignore_ascii_case(key) {
             return None;
         }
-        let c = collapse(dom.attr(id, "content")?);
+        let c = collapse(dom.attr(id, &local_name!("content"))?);
         (!c.is_empty()).then_some(c)
     })
 }
