@@ -1,0 +1,76 @@
+//! `neardup-bench`: tools to measure neardup at scale.
+
+mod rng;
+mod synth;
+
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+
+/// Benchmark tools for neardup.
+#[derive(Debug, Parser)]
+#[command(name = "neardup-bench", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Write a synthetic JSONL corpus with known near-duplicates.
+    Synth {
+        /// Number of documents.
+        #[arg(long, default_value_t = 100_000)]
+        docs: u64,
+        /// Share of near-duplicates of an earlier document.
+        #[arg(long, default_value_t = 0.2)]
+        dup_rate: f64,
+        /// Share of words replaced in a near-duplicate.
+        #[arg(long, default_value_t = 0.03)]
+        edit_rate: f64,
+        /// Vocabulary size.
+        #[arg(long, default_value_t = 50_000)]
+        vocabulary: usize,
+        /// Seed.
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Output file (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+fn main() -> Result<()> {
+    match Cli::parse().command {
+        Command::Synth {
+            docs,
+            dup_rate,
+            edit_rate,
+            vocabulary,
+            seed,
+            output,
+        } => {
+            let cfg = synth::SynthConfig {
+                docs,
+                dup_rate,
+                edit_rate,
+                min_bytes: 1000,
+                max_bytes: 2000,
+                vocabulary,
+                seed,
+            };
+            let mut out: Box<dyn Write> = match &output {
+                Some(p) => Box::new(BufWriter::new(
+                    std::fs::File::create(p)
+                        .with_context(|| format!("cannot create {}", p.display()))?,
+                )),
+                None => Box::new(BufWriter::new(std::io::stdout().lock())),
+            };
+            synth::write_corpus(&cfg, &mut out)?;
+            out.flush()?;
+        }
+    }
+    Ok(())
+}
