@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Batch near-duplicate detection, side by side: neardup, rensa, datasketch.
+
+  bench/.venv/bin/python bench/dedup_compare.py CORPUS.jsonl [--tools neardup,rensa,...]
+      [--threshold 0.8] [--threads N]
+
+CORPUS.jsonl has {"id", "text", "cluster"} per line (`neardup-bench synth`
+writes one). Each tool runs in its own process, end to end: read the JSONL,
+tokenize, compute 128-permutation MinHash signatures, index them with LSH,
+and assign every document to the first earlier document it is a
+near-duplicate of (verified Jaccard >= threshold). Reported: wall time,
+documents/s, peak resident memory of the process doing the work, and pairwise
+precision/recall/F1 against the corpus's `cluster` labels.
+
+Tools:
+  neardup           `neardup dedup` (the release binary), all cores
+  neardup-1t        the same with --threads 1
+  rensa             rensa RMinHash + RMinHashLSH, word tokens (text.split())
+  rensa-shingles    the same with word 5-gram shingles, as neardup uses
+  datasketch        datasketch MinHash + MinHashLSH, word tokens (slow: use small corpora)
+"""
+import argparse, json, os, resource, subprocess, sys, tempfile, time
+from collections import Counter
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NEARDUP = os.environ.get('NEARDUP', os.path.join(ROOT, 'target', 'release', 'neardup'))
+
+
+def read_corpus(path):
+    ids, texts = [], []
+    with open(path) as f:
+        for line in f:
+            o = json.loads(line)
+            ids.append(o['id'])
+            texts.append(o['text'])
+    return ids, texts
+
+
+def shingles(text, k=5):
+    w = text.lower().split()
+    return [' '.join(w[i:i + k]) for i in range(max(1, len(w) - k + 1))]
+
+
+def run_rensa(corpus, threshold, tokens):
+    import rensa
+    ids, texts = read_corpus(corpus)
+    sets = [t.lower().split() if tokens == 'words' else shingles(t) for t in texts]
+    mhs = rensa.RMinHash.from_token_sets(sets, 128, 42)
+    lsh = rensa.RMinHashLSH(threshold, 128, 16)
+    lsh.insert_many(mhs)
+    out = []
+    for i, m in enumerate(mhs):
+        dup = None
+        for c in sorted(lsh.query(m)):
+            if c < i and mhs[c].jaccard(m) >= threshold:
+                dup = c
+                break
+        out.append(dup)
+    return ids, out
+
+
+def run_datasketch(corpus, threshold):
+    from datasketch import MinHash, MinHashLSH
+    ids, texts = read_corpus(corpus)
+    lsh = MinHashLSH(threshold=threshold, num_perm=128)
+    mhs, out = [], []
+    for i, t in enumerate(texts):
+        m = MinHash(num_perm=128, seed=42)
+        m.update_batch([w.encode() for w in t.lower().split()])
+        dup = None
+        for c in sorted(lsh.query(m)):
+            if mhs[c].jaccard(m) >= threshold:
+                dup = c
+                break
+        lsh.insert(i, m)
+        mhs.append(m)
+        out.append(dup)
+    return ids, out
+
+
+def clusters_from_dups(ids, dups):
+    root = list(range(len(ids)))
+    for i, d in enumerate(dups):
+        if d is not None:
+            root[i] = root[d]
+    return {ids[i]: ids[root[i]] for i in range(len(ids))}
+
+
+def pairwise(truth, pred):
+    def pairs(c):
+        return sum(n * (n - 1) // 2 for n in Counter(c.values()).values())
+    both = Counter((truth[i], pred[i]) for i in truth)
+    tp = sum(n * (n - 1) // 2 for n in both.values())
+    tp_fp, tp_fn = pairs(pred), pairs(truth)
+    p = tp / tp_fp if tp_fp else 1.0
+    r = tp / tp_fn if tp_fn else 1.0
+    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
+def child(tool, corpus, threshold, threads, result_file):
+    if tool.startswith('neardup'):
+        out = os.path.join(os.path.dirname(result_file), 'neardup.jsonl')
+        t = '1' if tool == 'neardup-1t' else str(threads)
+        subprocess.run([NEARDUP, 'dedup', '--quiet', '--threads', t, '--threshold', str(threshold),
+                        corpus, '-o', out], check=True)
+        pred = {}
+        with open(out) as f:
+            for line in f:
+                o = json.loads(line)
+                pred[o['id']] = o['cluster']
+    elif tool == 'rensa':
+        pred = clusters_from_dups(*run_rensa(corpus, threshold, 'words'))
+    elif tool == 'rensa-shingles':
+        pred = clusters_from_dups(*run_rensa(corpus, threshold, 'shingles'))
+    elif tool == 'datasketch':
+        pred = clusters_from_dups(*run_datasketch(corpus, threshold))
+    else:
+        sys.exit(f'unknown tool {tool}')
+    rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+              resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+    json.dump({'rss_kb': rss, 'pred': pred}, open(result_file, 'w'))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('corpus')
+    ap.add_argument('--tools', default='neardup,neardup-1t,rensa,rensa-shingles')
+    ap.add_argument('--threshold', type=float, default=0.8)
+    ap.add_argument('--threads', type=int, default=os.cpu_count() or 1)
+    ap.add_argument('--child', help=argparse.SUPPRESS)
+    ap.add_argument('--result', help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.child:
+        child(a.child, a.corpus, a.threshold, a.threads, a.result)
+        return
+    truth = {}
+    with open(a.corpus) as f:
+        for line in f:
+            o = json.loads(line)
+            truth[o['id']] = o.get('cluster', o['id'])
+    size = os.path.getsize(a.corpus) / 1e6
+    print(f'corpus: {a.corpus}, {len(truth)} documents, {size:.0f} MB; threshold {a.threshold}')
+    print('| tool | wall s | docs/s | peak RSS MB | precision | recall | F1 |')
+    print('|---|---|---|---|---|---|---|')
+    for tool in a.tools.split(','):
+        with tempfile.TemporaryDirectory() as tmp:
+            res = os.path.join(tmp, 'pred.json')
+            t = time.perf_counter()
+            subprocess.run([sys.executable, __file__, a.corpus, '--child', tool, '--result', res,
+                            '--threshold', str(a.threshold), '--threads', str(a.threads)], check=True)
+            dt = time.perf_counter() - t
+            result = json.load(open(res))
+            pred, rss = result['pred'], result['rss_kb']
+            p, r, f1 = pairwise(truth, pred)
+            print(f'| {tool} | {dt:.1f} | {len(truth) / dt:,.0f} | {rss / 1024:.0f} | {p:.3f} | {r:.3f} | {f1:.3f} |', flush=True)
+
+
+if __name__ == '__main__':
+    main()
