@@ -52,6 +52,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("incremental insert", |b| {
         b.iter(|| {
             let mut idx = lsh.index();
+            idx.reserve(sigs.len());
             for (i, s) in sigs.iter().enumerate() {
                 idx.insert(i as u32, s).unwrap();
             }

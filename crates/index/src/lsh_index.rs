@@ -44,6 +44,14 @@ impl LshIndex {
         self.ids.len() == 0
     }
 
+    /// Makes room for `additional` more documents, avoiding rehashing
+    /// while they are inserted.
+    pub fn reserve(&mut self, additional: usize) {
+        for t in &mut self.tables {
+            t.reserve(additional);
+        }
+    }
+
     /// Adds document `id`. Fails, leaving the index unchanged, on a signature
     /// shorter than `bands * rows`, on an id inserted before, or on
     /// `u32::MAX`.
@@ -126,6 +134,7 @@ mod tests {
         l.set_params(LshParams::new(2, 2).unwrap());
         let mut idx = l.index();
         assert!(idx.is_empty());
+        idx.reserve(3);
         idx.insert(0, &[1u64, 2, 3, 4]).unwrap();
         idx.insert(1, &[1u64, 2, 9, 9]).unwrap();
         idx.insert(7, &[7u64, 7, 9, 9]).unwrap();

@@ -54,6 +54,12 @@ impl ChainTable {
         *head = id;
     }
 
+    /// Makes room for `additional` more ids (and as many new keys).
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.heads.reserve(additional);
+        self.next.reserve(additional);
+    }
+
     /// The ids stored under `key`, most recently inserted first.
     pub(crate) fn bucket(&self, key: u64) -> Chain<'_> {
         Chain {
