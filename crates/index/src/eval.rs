@@ -8,6 +8,8 @@
 //!   is predicted, recall 1 when no pair is true, F1 0 when both are 0;
 //! * the adjusted Rand index over all items (1 when the expected index equals
 //!   its maximum);
+//! * false pairs by kind, through a caller-given classifier (the only metric
+//!   that enumerates pairs, within counted predicted clusters);
 //! * recall per kind of reprint: for every item of a variant kind whose truth
 //!   cluster has an original, whether it is predicted together with that
 //!   original (with several originals in a cluster, the last one counts).
@@ -205,6 +207,44 @@ impl Evaluator {
         })
     }
 
+    /// Where false pairs come from: every predicted pair `(i, j)`, `i < j`,
+    /// of a counted predicted cluster (below the big-cluster limit) whose
+    /// items differ in truth is passed to `classify`, and the results are
+    /// counted. Enumerates those pairs, like the scorer does.
+    pub fn false_pairs_by_kind<T, P, K, F>(
+        &self,
+        truth: &[T],
+        pred: &[P],
+        mut classify: F,
+    ) -> Result<BTreeMap<K, u64>>
+    where
+        T: Eq,
+        P: Hash + Eq,
+        K: Ord,
+        F: FnMut(usize, usize) -> K,
+    {
+        same_len(truth.len(), pred.len())?;
+        let limit = self.cfg.big_cluster_limit.unwrap_or(usize::MAX);
+        let mut members: HashMap<&P, Vec<usize>> = HashMap::new();
+        for (i, p) in pred.iter().enumerate() {
+            members.entry(p).or_default().push(i);
+        }
+        let mut groups: Vec<Vec<usize>> =
+            members.into_values().filter(|g| g.len() < limit).collect();
+        groups.sort_unstable();
+        let mut out = BTreeMap::new();
+        for g in &groups {
+            for (x, &i) in g.iter().enumerate() {
+                for &j in &g[x + 1..] {
+                    if truth[i] != truth[j] {
+                        *out.entry(classify(i, j)).or_insert(0) += 1;
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// Recall per reprint kind: a variant is a hit when predicted with the
     /// original of its truth cluster. Variants of clusters without an
     /// original are not counted.
@@ -290,6 +330,14 @@ mod tests {
             vec![("edited", 1, 2), ("reflowed", 0, 1), ("template", 2, 2)]
         );
         assert_eq!(k["edited"].recall(), 0.5);
+        // False pairs: cluster 1 holds c0 x3 + the merged page (3 pairs);
+        // cluster 3 holds the truncated page + c1 x2 (2 pairs).
+        let kind = |i: usize, j: usize| match (roles()[i].clone(), roles()[j].clone()) {
+            (Role::Excluded, _) | (_, Role::Excluded) => "relation",
+            _ => "other",
+        };
+        let f = e.false_pairs_by_kind(&TRUTH, &PRED, kind).unwrap();
+        assert_eq!(f.into_iter().collect::<Vec<_>>(), vec![("relation", 5)]);
     }
 
     #[test]
