@@ -78,8 +78,24 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
     let visible = |id: NodeId| {
         !a.invisible.get(id).copied().unwrap_or(true) && !local.get(id).copied().unwrap_or(true)
     };
-    segment(dom, a, container, &visible)
+    let inner = segment(dom, a, container, &visible);
+    let classes: Vec<Class> = inner.iter().map(classify).collect();
+    let total: u32 = inner.iter().map(|b| b.tokens).sum();
+    let good: u32 = inner
+        .iter()
+        .zip(&classes)
+        .filter(|(_, c)| **c == Class::Good)
+        .map(|(b, _)| b.tokens)
+        .sum();
+    // In a list-like container (little running text), links are the content.
+    let listing = (good as f32) < listing_share() * total as f32;
+    inner
         .into_iter()
-        .filter(|b| classify(b) != Class::Bad)
+        .zip(classes)
+        .filter(|(b, c)| *c != Class::Bad || (listing && b.tokens >= ld_min()))
+        .map(|(b, _)| b)
         .collect()
 }
+
+fn ld_min() -> u32 { std::env::var("LDMIN").ok().and_then(|v| v.parse().ok()).unwrap_or(4) } // DEBUG
+fn listing_share() -> f32 { std::env::var("LSHARE").ok().and_then(|v| v.parse().ok()).unwrap_or(0.6) } // DEBUG

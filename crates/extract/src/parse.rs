@@ -123,7 +123,7 @@ impl TokenSink for DepthFilter {
 pub(crate) fn parse(html: &str, max_depth: usize) -> Dom {
     let max_depth = u32::try_from(max_depth).unwrap_or(u32::MAX).max(4);
     let tb_opts = TreeBuilderOpts {
-        scripting_enabled: true,
+        scripting_enabled: false,
         drop_doctype: true,
         ..TreeBuilderOpts::default()
     };

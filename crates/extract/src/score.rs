@@ -90,5 +90,19 @@ pub(crate) fn select_container(
             best = id;
         }
     }
+    // Pages without one dominant block of text (listings, product grids):
+    // widen the container until it holds most of the page's good text.
+    let total = good.get(DOCUMENT).copied().unwrap_or(0.0);
+    let min_share = min_share();
+    while good.get(best).copied().unwrap_or(0.0) < min_share * total {
+        match dom.get(best).map(|n| n.parent) {
+            Some(p) if p != NONE && p != DOCUMENT => best = p,
+            _ => break,
+        }
+    }
     best
+}
+
+fn min_share() -> f32 {
+    0.5
 }

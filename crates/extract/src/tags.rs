@@ -20,7 +20,6 @@ pub(crate) fn kind(name: &LocalName) -> TagKind {
     match *name {
         local_name!("script")
         | local_name!("style")
-        | local_name!("noscript")
         | local_name!("template")
         | local_name!("svg")
         | local_name!("math")
