@@ -55,6 +55,7 @@ mod key_index;
 mod lsh;
 mod lsh_index;
 mod params;
+mod radix;
 mod simhash_index;
 mod spill;
 mod spill_lsh;

@@ -13,8 +13,12 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 use crate::error::{Error, ErrorKind, Result};
 use crate::lsh_index::LshIndex;
 use crate::params::LshParams;
+use crate::radix::sort_entries;
 use crate::spill_lsh::SpillLsh;
 use crate::table::{check_doc_count, group_pairs};
+
+/// Documents whose band keys are computed together in [`MinHashLsh::build`].
+const KEY_CHUNK: usize = 2048;
 
 /// Seed of the band-key hash. Changing it changes every band key.
 pub const BAND_SEED: u64 = 0x6e65_6172_6475_7031;
@@ -124,18 +128,33 @@ impl MinHashLsh {
         check_doc_count(signatures.len())?;
         let p = self.cfg.params;
         check_signatures(signatures.iter().map(|s| s.as_ref().len()), p.num_perm())?;
+        // Keys are computed document by document (each signature is read
+        // once, while hot in cache) in chunks, stored band-major per chunk,
+        // then each band gathers its keys and sorts them.
+        let rows = p.rows();
+        let chunks: Vec<(usize, Vec<u64>)> = signatures
+            .par_chunks(KEY_CHUNK)
+            .map_init(Vec::new, |scratch, chunk| {
+                let mut keys = vec![0u64; chunk.len() * p.bands()];
+                for (j, s) in chunk.iter().enumerate() {
+                    let s = s.as_ref();
+                    for b in 0..p.bands() {
+                        keys[b * chunk.len() + j] = band_key(&s[b * rows..(b + 1) * rows], scratch);
+                    }
+                }
+                (chunk.len(), keys)
+            })
+            .collect();
         let bands = (0..p.bands())
             .into_par_iter()
-            .map_init(Vec::new, |scratch, b| {
-                let mut entries: Vec<(u64, u32)> = signatures
-                    .iter()
-                    .enumerate()
-                    .map(|(i, s)| {
-                        let band = &s.as_ref()[b * p.rows()..(b + 1) * p.rows()];
-                        (band_key(band, scratch), i as u32)
-                    })
-                    .collect();
-                entries.sort_unstable();
+            .map(|b| {
+                let mut entries: Vec<(u64, u32)> = Vec::with_capacity(signatures.len());
+                for (len, keys) in &chunks {
+                    let base = entries.len() as u32;
+                    let mine = &keys[b * len..(b + 1) * len];
+                    entries.extend(mine.iter().enumerate().map(|(j, &k)| (k, base + j as u32)));
+                }
+                sort_entries(&mut entries);
                 let (keys, ids) = entries.into_iter().unzip();
                 Band { keys, ids }
             })
