@@ -21,7 +21,7 @@ pub(crate) fn sort_entries(v: &mut Vec<(u64, u32)>) {
             count[digit(e.0, shift)] += 1;
         }
         // A digit shared by every entry leaves the order unchanged.
-        if count.iter().any(|&c| c == v.len()) {
+        if count.contains(&v.len()) {
             shift += BITS;
             continue;
         }
