@@ -18,16 +18,21 @@ pub(crate) fn mix64(x: u64, seed: u64) -> u64 {
     splitmix64(&mut s)
 }
 
-/// The MinHash permutation family: `h_i(x) = ((a_i * x32 + b_i) mod 2^64) >> 32`
-/// where `x32` is the high half of the 64-bit shingle hash and `a_i`, `b_i`
-/// are 64-bit values drawn from splitmix64 seeded with the method seed. This
-/// is Dietzfelbinger's multiply-add-shift scheme, 2-independent from 32-bit
-/// keys to 32-bit values, and compiles to a vectorizable loop of
-/// 32x32→64-bit multiplies.
+/// The MinHash permutation family: `h_i(x) = (a_i · x32 + b_i) mod 2^32`
+/// where `x32` is the high half of the 64-bit shingle hash and `a_i` (odd),
+/// `b_i` come from splitmix64 seeded with the method seed.
+///
+/// Each `h_i` is a bijection of `u32`. Shingle hashes are already uniform
+/// (xxh3), so the minimum of any fixed bijection over a set falls on a
+/// uniformly random member and every slot estimates Jaccard without bias;
+/// the random odd multipliers decorrelate the slots (multiplication by a
+/// large odd number mod 2^32 scrambles the order of small values). In
+/// exchange, the inner loop is one 32-bit multiply-add and a min per slot,
+/// which vectorizes to 4 (SSE2) to 16 (AVX-512) slots per instruction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Family {
-    a: Vec<u64>,
-    b: Vec<u64>,
+    a: Vec<u32>,
+    b: Vec<u32>,
 }
 
 impl Family {
@@ -36,8 +41,9 @@ impl Family {
         let mut a = Vec::with_capacity(n);
         let mut b = Vec::with_capacity(n);
         for _ in 0..n {
-            a.push(splitmix64(&mut state) | 1);
-            b.push(splitmix64(&mut state));
+            let r = splitmix64(&mut state);
+            a.push((r as u32) | 1);
+            b.push((r >> 32) as u32);
         }
         Family { a, b }
     }
@@ -49,10 +55,12 @@ impl Family {
     /// Folds one shingle hash into `sig` (`sig.len() == self.len()`).
     #[inline]
     pub(crate) fn update(&self, x: u64, sig: &mut [u32]) {
-        let x = x >> 32;
-        for ((s, &a), &b) in sig.iter_mut().zip(&self.a).zip(&self.b) {
-            let h = (a.wrapping_mul(x).wrapping_add(b) >> 32) as u32;
-            *s = (*s).min(h);
+        let x = (x >> 32) as u32;
+        let n = sig.len().min(self.a.len()).min(self.b.len());
+        let (sig, a, b) = (&mut sig[..n], &self.a[..n], &self.b[..n]);
+        for i in 0..n {
+            let h = a[i].wrapping_mul(x).wrapping_add(b[i]);
+            sig[i] = sig[i].min(h);
         }
     }
 

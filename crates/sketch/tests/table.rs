@@ -22,7 +22,11 @@ struct Case {
 }
 
 const fn case(name: &'static str, survives_edit: Option<f64>, survives_reorder: bool) -> Case {
-    Case { name, survives_edit, survives_reorder }
+    Case {
+        name,
+        survives_edit,
+        survives_reorder,
+    }
 }
 
 const CASES: &[Case] = &[
@@ -41,8 +45,16 @@ const CASES: &[Case] = &[
 fn corpora() -> Vec<(&'static str, Vec<String>, Vec<String>)> {
     let mut out = Vec::new();
     for seed in 0..6u64 {
-        out.push(("english", common::english(seed, 5), common::english(1000 + seed, 5)));
-        out.push(("chinese", common::chinese(seed, 5), common::chinese(1000 + seed, 5)));
+        out.push((
+            "english",
+            common::english(seed, 5),
+            common::english(1000 + seed, 5),
+        ));
+        out.push((
+            "chinese",
+            common::chinese(seed, 5),
+            common::chinese(1000 + seed, 5),
+        ));
     }
     out
 }
@@ -53,13 +65,20 @@ fn check(case: &Case) {
     for (i, (script, base, other)) in corpora().into_iter().enumerate() {
         let rate = case.survives_edit.unwrap_or(0.03);
         let edited = common::edit(&base, rate, 77 + i as u64);
-        let (tb, te, to) = (common::join(&base), common::join(&edited), common::join(&other));
+        let (tb, te, to) = (
+            common::join(&base),
+            common::join(&edited),
+            common::join(&other),
+        );
         let sb = m.sketch(&DocText::new(&tb, &base));
         let sb2 = m.sketch(&DocText::new(&tb, &base));
         let se = m.sketch(&DocText::new(&te, &edited));
         let so = m.sketch(&DocText::new(&to, &other));
         assert_eq!(sb, sb2, "{name}/{script}: sketching is deterministic");
-        assert!(m.is_duplicate(&sb, &sb2).unwrap(), "{name}/{script}: identical");
+        assert!(
+            m.is_duplicate(&sb, &sb2).unwrap(),
+            "{name}/{script}: identical"
+        );
         assert_eq!(m.similarity(&sb, &sb2).unwrap(), 1.0, "{name}/{script}");
         if case.survives_edit.is_some() {
             assert!(
@@ -86,7 +105,10 @@ fn check(case: &Case) {
         }
         let s_edit = m.similarity(&sb, &se).unwrap();
         let s_other = m.similarity(&sb, &so).unwrap();
-        assert!(s_edit >= s_other, "{name}/{script} #{i}: edit {s_edit} < unrelated {s_other}");
+        assert!(
+            s_edit >= s_other,
+            "{name}/{script} #{i}: edit {s_edit} < unrelated {s_other}"
+        );
     }
 }
 
@@ -101,7 +123,10 @@ fn every_method_behaves() {
 fn table_covers_every_method() {
     use neardup_sketch::MethodKind;
     for k in MethodKind::ALL {
-        assert!(CASES.iter().any(|c| c.name == k.name()), "{k} missing from the table");
+        assert!(
+            CASES.iter().any(|c| c.name == k.name()),
+            "{k} missing from the table"
+        );
     }
 }
 

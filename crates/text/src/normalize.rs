@@ -114,6 +114,29 @@ pub fn normalize_paragraphs(paragraphs: &[String], options: NormalizeOptions) ->
     paragraphs.iter().map(|p| normalize(p, options)).collect()
 }
 
+/// Byte-level fast path for ASCII input (already NFKC, no invisible
+/// characters); same rules as [`Sink::push`].
+fn normalize_ascii(bytes: &[u8], options: NormalizeOptions, out: &mut String) {
+    let strip = options.punctuation == Punctuation::Strip;
+    let mut buf = Vec::with_capacity(bytes.len());
+    let mut pending = false;
+    for &b in bytes {
+        if b <= b' ' || b == 0x7F || (strip && b.is_ascii_punctuation() && b != b'_') {
+            pending = true;
+            continue;
+        }
+        if pending {
+            if !buf.is_empty() {
+                buf.push(b' ');
+            }
+            pending = false;
+        }
+        buf.push(if options.lowercase { b.to_ascii_lowercase() } else { b });
+    }
+    // Only ASCII bytes were pushed, so this cannot fail.
+    out.push_str(std::str::from_utf8(&buf).unwrap_or_default());
+}
+
 struct Sink<'a> {
     out: &'a mut String,
     pending_space: bool,
@@ -195,6 +218,18 @@ mod tests {
         let mut buf = String::from("x|");
         normalize_into("  A  B ", o, &mut buf);
         assert_eq!(buf, "x|a b");
+    }
+
+    #[test]
+    fn ascii_fast_path_matches_general_path() {
+        // The general path is taken when any non-ASCII character is present;
+        // compare by appending a removed invisible character.
+        for o in [NormalizeOptions::default(), NormalizeOptions::STRIP_PUNCTUATION] {
+            for s in ["  Hello,\tWORLD!\x01 a_b  ", "x.y;z\x7f", "", "   ", "A-B'C"] {
+                let slow = normalize(&format!("{s}\u{200B}"), o);
+                assert_eq!(normalize(s, o), slow, "{s:?}");
+            }
+        }
     }
 
     #[test]

@@ -38,7 +38,9 @@ pub fn word(r: usize) -> String {
 
 /// A Zipf-like rank among `v` words.
 pub fn zipf(rng: &mut Rng, v: usize) -> usize {
-    ((v as f64).powf(rng.unit()) as usize).saturating_sub(1).min(v - 1)
+    ((v as f64).powf(rng.unit()) as usize)
+        .saturating_sub(1)
+        .min(v - 1)
 }
 
 /// An English-like document: paragraphs of sentences of words.
@@ -55,7 +57,11 @@ pub fn english(seed: u64, paragraphs: usize) -> Vec<String> {
                     first.make_ascii_uppercase();
                 }
                 p.push_str(&s);
-                p.push_str(if rng.below(8) == 0 { ", indeed. " } else { ". " });
+                p.push_str(if rng.below(8) == 0 {
+                    ", indeed. "
+                } else {
+                    ". "
+                });
             }
             p.trim_end().to_string()
         })
