@@ -1,6 +1,7 @@
 //! The `neardup` command-line tool.
 
 mod commands;
+mod method_args;
 mod output;
 mod pipeline;
 
@@ -20,12 +21,15 @@ struct Cli {
 enum Command {
     /// Extract the main text of web pages.
     Extract(commands::extract::ExtractArgs),
+    /// Find groups of near-duplicate documents and the copy to keep.
+    Dedup(commands::dedup::DedupArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Extract(args) => commands::extract::run(args),
+        Command::Dedup(args) => commands::dedup::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

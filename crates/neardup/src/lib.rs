@@ -26,6 +26,10 @@
 
 #![deny(missing_docs)]
 
+mod candidates;
+mod dedup;
+mod error;
+mod keep;
 mod page;
 
 pub use neardup_extract as extract;
@@ -34,4 +38,7 @@ pub use neardup_io as io;
 pub use neardup_sketch as sketch;
 pub use neardup_text as text;
 
+pub use dedup::{default_method, Dedup, DedupBuilder, DocFingerprint, Groups};
+pub use error::{Error, ErrorKind};
+pub use keep::{glob_match, KeepKey, KeepPolicy};
 pub use page::Page;

@@ -1,0 +1,261 @@
+//! `neardup dedup`: group near-duplicate documents and say which to keep.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{bail, Result};
+use clap::Args;
+use neardup::extract::{Extractor, Mode};
+use neardup::io::{Inputs, Item, JsonlFields};
+use neardup::sketch::Signature;
+use neardup::{Dedup, DocFingerprint, KeepPolicy, Page};
+use serde::Serialize;
+
+use crate::method_args::MethodArgs;
+use crate::{output, pipeline};
+
+/// Finds groups of near-duplicate documents.
+#[derive(Debug, Args)]
+pub struct DedupArgs {
+    /// HTML files, directories, WARC files, JSONL files.
+    #[arg(required = true, value_name = "INPUT")]
+    inputs: Vec<PathBuf>,
+    /// Write the result here instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    method: MethodArgs,
+    /// Which copy of a group is kept: `first` (input order), `longest`
+    /// (longest main text), or `url:PATTERN` (URLs matching the glob first).
+    #[arg(long, default_value = "first", value_name = "POLICY")]
+    keep: String,
+    /// Fingerprint all visible text instead of the extracted main text.
+    #[arg(long)]
+    all_text: bool,
+    /// JSONL field holding the document id.
+    #[arg(long, default_value = "id", value_name = "NAME")]
+    id_field: String,
+    /// JSONL field holding plain text.
+    #[arg(long, default_value = "text", value_name = "NAME")]
+    text_field: String,
+    /// JSONL field holding HTML.
+    #[arg(long, default_value = "html", value_name = "NAME")]
+    html_field: String,
+    /// Write a JSON summary (counts, group sizes, time per stage) here.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+    /// Worker threads (0: one per core).
+    #[arg(long, short = 'j', default_value_t = 0)]
+    threads: usize,
+    /// Do not print the summary on standard error.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// One input document after fingerprinting.
+struct Entry {
+    id: String,
+    url: Option<String>,
+    text_len: usize,
+    signature: Option<Signature>,
+    error: Option<String>,
+}
+
+#[derive(Serialize)]
+struct OutLine<'a> {
+    id: &'a str,
+    cluster: &'a str,
+    duplicate_of: Option<&'a str>,
+    similarity: Option<f64>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    empty: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+}
+
+fn keep_policy(s: &str) -> Result<KeepPolicy> {
+    Ok(match s {
+        "first" => KeepPolicy::First,
+        "longest" => KeepPolicy::Longest,
+        _ => match s.strip_prefix("url:") {
+            Some(p) if !p.is_empty() => KeepPolicy::PreferUrl(p.to_string()),
+            _ => bail!("--keep takes first, longest or url:PATTERN, not {s:?}"),
+        },
+    })
+}
+
+/// Runs the command.
+pub fn run(args: DedupArgs) -> Result<()> {
+    let start = Instant::now();
+    let method = args.method.method()?;
+    let dedup = Dedup::builder()
+        .method(method)
+        .keep(keep_policy(&args.keep)?)
+        .build();
+    let fields = JsonlFields {
+        id: args.id_field.clone(),
+        text: args.text_field.clone(),
+        html: args.html_field.clone(),
+        ..JsonlFields::default()
+    };
+    let inputs = Inputs::builder().jsonl_fields(fields).build();
+    let sources = inputs.sources(&args.inputs)?;
+    let mode = if args.all_text {
+        Mode::AllText
+    } else {
+        Mode::Main
+    };
+    let extractor = Extractor::builder().mode(mode).build();
+    let pool = pipeline::thread_pool(args.threads)?;
+
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut skipped = 0u64;
+    let fingerprint = |item: Item| -> Option<Entry> {
+        match item {
+            Item::Document(raw) => {
+                let id = raw.id.clone();
+                let url = raw.url.clone();
+                Some(match Page::from_raw(raw, &extractor) {
+                    Ok(page) => Entry {
+                        signature: dedup.fingerprint(&page.text, &page.paragraphs),
+                        text_len: page.text.len(),
+                        id,
+                        url,
+                        error: None,
+                    },
+                    Err(e) => Entry {
+                        id,
+                        url,
+                        text_len: 0,
+                        signature: None,
+                        error: Some(e.to_string()),
+                    },
+                })
+            }
+            Item::Error(e) => Some(Entry {
+                error: Some(e.kind.to_string()),
+                id: e.id,
+                url: None,
+                text_len: 0,
+                signature: None,
+            }),
+            Item::Skipped { .. } => None,
+        }
+    };
+    pipeline::map_ordered(&inputs, &sources, &pool, fingerprint, |e| {
+        match e {
+            Some(e) => {
+                if let Some(msg) = &e.error {
+                    eprintln!("neardup: {}: {msg}", e.id);
+                }
+                entries.push(e);
+            }
+            None => skipped += 1,
+        }
+        Ok(())
+    })?;
+    let read_secs = start.elapsed().as_secs_f64();
+
+    check_unique_ids(&entries)?;
+    let cluster_start = Instant::now();
+    let docs: Vec<DocFingerprint<'_>> = entries
+        .iter()
+        .map(|e| DocFingerprint {
+            signature: e.signature.as_ref(),
+            url: e.url.as_deref().unwrap_or(&e.id),
+            text_len: e.text_len,
+        })
+        .collect();
+    let groups = pool.install(|| dedup.cluster(&docs))?;
+    let cluster_secs = cluster_start.elapsed().as_secs_f64();
+
+    let mut out = output::open(args.output.as_deref())?;
+    let mut sizes: HashMap<u32, u64> = HashMap::new();
+    for (e, a) in entries.iter().zip(&groups.assignments) {
+        *sizes.entry(a.representative).or_default() += 1;
+        let line = OutLine {
+            id: &e.id,
+            cluster: &entries[a.representative as usize].id,
+            duplicate_of: a.duplicate_of.map(|d| entries[d as usize].id.as_str()),
+            similarity: a.duplicate_of.map(|_| (a.similarity * 1e4).round() / 1e4),
+            empty: e.error.is_none() && e.signature.is_none(),
+            error: e.error.as_deref(),
+        };
+        serde_json::to_writer(&mut out, &line)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+
+    let failed = entries.iter().filter(|e| e.error.is_some()).count();
+    let empty = entries
+        .iter()
+        .filter(|e| e.error.is_none() && e.signature.is_none())
+        .count();
+    let duplicates = groups
+        .assignments
+        .iter()
+        .filter(|a| a.duplicate_of.is_some())
+        .count();
+    let mut histogram: std::collections::BTreeMap<u64, u64> = Default::default();
+    for &n in sizes.values() {
+        *histogram.entry(n).or_default() += 1;
+    }
+    let total_secs = start.elapsed().as_secs_f64();
+    if !args.quiet {
+        eprintln!(
+            "neardup dedup: {} documents, {} groups, {} duplicates, {} empty, {} errors, {} records skipped; {:.2}s ({:.0} docs/s)",
+            entries.len(),
+            sizes.len(),
+            duplicates,
+            empty,
+            failed,
+            skipped,
+            total_secs,
+            entries.len() as f64 / total_secs.max(1e-9)
+        );
+    }
+    if let Some(path) = &args.report {
+        let report = serde_json::json!({
+            "documents": entries.len(),
+            "groups": sizes.len(),
+            "duplicates": duplicates,
+            "empty": empty,
+            "errors": failed,
+            "records_skipped": skipped,
+            "method": args.method.method,
+            "distinct_signatures": groups.distinct,
+            "candidate_pairs": groups.candidates,
+            "verified_pairs": groups.verified,
+            "group_size_histogram": histogram.iter().map(|(k, v)| (k.to_string(), serde_json::Value::from(*v))).collect::<serde_json::Map<_, _>>(),
+            "seconds": {"read_extract_fingerprint": read_secs, "cluster": cluster_secs, "total": total_secs},
+        });
+        std::fs::write(path, serde_json::to_vec_pretty(&report)?)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Ids must be unique: the output names documents by id.
+fn check_unique_ids(entries: &[Entry]) -> Result<()> {
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(entries.len());
+    let mut dups: Vec<&str> = Vec::new();
+    for e in entries {
+        let n = seen.entry(&e.id).or_default();
+        *n += 1;
+        if *n == 2 {
+            dups.push(&e.id);
+        }
+    }
+    if dups.is_empty() {
+        return Ok(());
+    }
+    let shown: Vec<String> = dups.iter().take(10).map(|d| format!("{d:?}")).collect();
+    bail!(
+        "document ids must be unique; {} ids occur more than once: {}{}",
+        dups.len(),
+        shown.join(", "),
+        if dups.len() > 10 { ", ..." } else { "" }
+    )
+}

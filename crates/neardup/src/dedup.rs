@@ -1,0 +1,240 @@
+//! The batch deduplication engine: fingerprints in, groups out.
+//!
+//! Documents with byte-identical signatures are collapsed first (a crawl is
+//! full of exact copies, and they would make LSH buckets quadratic); the
+//! distinct signatures go through the method's candidate search; every
+//! candidate pair is verified with the method's own rule; and groups are
+//! formed without chaining: visiting documents in the keep policy's order,
+//! a document joins the group of the most similar document kept so far, or
+//! is kept itself. "Half of A + all of B" therefore cannot pull A's and B's
+//! groups together.
+
+use std::collections::HashMap;
+
+use neardup_index::{Assignment, Clusterer};
+use neardup_sketch::{DocText, Method, Signature, Sketcher};
+
+use crate::candidates::candidate_pairs;
+use crate::error::Error;
+use crate::keep::{KeepKey, KeepPolicy};
+
+/// One document as the engine sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct DocFingerprint<'a> {
+    /// Its signature; `None` for a document with no text (or that failed):
+    /// such a document is a group of its own.
+    pub signature: Option<&'a Signature>,
+    /// Its URL or id, for [`KeepPolicy::PreferUrl`].
+    pub url: &'a str,
+    /// Its main text length in bytes, for [`KeepPolicy::Longest`].
+    pub text_len: usize,
+}
+
+/// The result of [`Dedup::cluster`].
+#[derive(Debug, Clone)]
+pub struct Groups {
+    /// Per document, in input order: its group's kept document, the kept
+    /// document it duplicates, and the similarity to it.
+    pub assignments: Vec<Assignment>,
+    /// Documents with a signature.
+    pub with_text: usize,
+    /// Distinct signatures among them.
+    pub distinct: usize,
+    /// Candidate pairs among distinct signatures.
+    pub candidates: usize,
+    /// Candidate pairs the method confirmed.
+    pub verified: usize,
+}
+
+/// The deduplication engine: a method and a keep policy.
+///
+/// ```
+/// use neardup::{Dedup, DocFingerprint};
+///
+/// let dedup = Dedup::new();
+/// let texts = [
+///     "The council approved the new cycle lanes on the high street after a long debate on Monday evening.",
+///     "The council approved the new cycle lanes on the high street after a long debate on Monday night.",
+///     "A completely different story about the harbour festival and its fireworks, which drew large crowds.",
+/// ];
+/// let sigs: Vec<_> = texts.iter().map(|t| dedup.fingerprint(t, &[])).collect();
+/// let docs: Vec<_> = sigs
+///     .iter()
+///     .zip(texts)
+///     .map(|(s, t)| DocFingerprint { signature: s.as_ref(), url: "", text_len: t.len() })
+///     .collect();
+/// let groups = dedup.cluster(&docs)?;
+/// assert_eq!(groups.assignments[1].duplicate_of, Some(0));
+/// assert_eq!(groups.assignments[2].duplicate_of, None);
+/// # Ok::<(), neardup::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Dedup {
+    config: Config,
+}
+
+#[derive(Debug, Clone)]
+struct Config {
+    method: Method,
+    keep: KeepPolicy,
+}
+
+/// Configures a [`Dedup`].
+#[derive(Debug, Clone)]
+pub struct DedupBuilder {
+    config: Config,
+}
+
+impl Default for Dedup {
+    fn default() -> Dedup {
+        Dedup::new()
+    }
+}
+
+/// The default method: MinHash over shingles of the main text.
+pub fn default_method() -> Method {
+    Method::MinHash(neardup_sketch::MinHash::new())
+}
+
+impl Dedup {
+    /// The engine with the default method and keep policy.
+    pub fn new() -> Dedup {
+        Dedup::builder().build()
+    }
+
+    /// A builder.
+    pub fn builder() -> DedupBuilder {
+        DedupBuilder {
+            config: Config {
+                method: default_method(),
+                keep: KeepPolicy::First,
+            },
+        }
+    }
+
+    /// The method.
+    pub fn method(&self) -> &Method {
+        &self.config.method
+    }
+
+    /// The signature of a document's main text, `None` when it has no
+    /// letters or digits at all (an empty document is a group of its own).
+    pub fn fingerprint(&self, text: &str, paragraphs: &[String]) -> Option<Signature> {
+        if !text.chars().any(char::is_alphanumeric) {
+            return None;
+        }
+        Some(self.config.method.sketch(&DocText::new(text, paragraphs)))
+    }
+
+    /// Groups documents. Deterministic: the same input gives the same groups
+    /// whatever the number of threads.
+    pub fn cluster(&self, docs: &[DocFingerprint<'_>]) -> Result<Groups, Error> {
+        let keys: Vec<KeepKey<'_>> = docs
+            .iter()
+            .map(|d| KeepKey {
+                url: d.url,
+                text_len: d.text_len,
+            })
+            .collect();
+        let order = self.config.keep.order(&keys);
+        // Collapse identical signatures onto their first document in order.
+        let mut first_of: HashMap<u128, u32> = HashMap::new();
+        let mut copy_of: Vec<Option<u32>> = vec![None; docs.len()];
+        let mut with_text = 0;
+        for &d in &order {
+            if let Some(sig) = docs[d as usize].signature {
+                with_text += 1;
+                let key = xxhash_rust::xxh3::xxh3_128(&sig.to_bytes());
+                copy_of[d as usize] = Some(*first_of.entry(key).or_insert(d));
+            }
+        }
+        // Distinct signatures, by document index; their visiting order.
+        let distinct: Vec<u32> = (0..docs.len() as u32)
+            .filter(|&d| copy_of[d as usize] == Some(d))
+            .collect();
+        let mut slot = vec![u32::MAX; docs.len()];
+        for (k, &d) in distinct.iter().enumerate() {
+            slot[d as usize] = k as u32;
+        }
+        let sigs: Vec<&Signature> = distinct
+            .iter()
+            .filter_map(|&d| docs[d as usize].signature)
+            .collect();
+        let distinct_order: Vec<u32> = order
+            .iter()
+            .filter(|&&d| copy_of[d as usize] == Some(d))
+            .map(|&d| slot[d as usize])
+            .collect();
+        let method = &self.config.method;
+        let candidates = candidate_pairs(method, &sigs)?;
+        let mut clusterer = Clusterer::new();
+        clusterer.set_threshold(0.0)?;
+        let verified = clusterer.verify(&candidates, |a, b| {
+            let (x, y) = (sigs[a as usize], sigs[b as usize]);
+            match method.is_duplicate(x, y) {
+                Ok(true) => method.similarity(x, y).ok(),
+                _ => None,
+            }
+        });
+        let clustering = clusterer.cluster(sigs.len(), Some(&distinct_order), &verified, None)?;
+        let inner = clustering.assignments();
+        let assignments = (0..docs.len())
+            .map(|d| match copy_of[d] {
+                None => kept(d as u32),
+                Some(r) => {
+                    let a = inner[slot[r as usize] as usize];
+                    let map = |k: u32| distinct[k as usize];
+                    match a.duplicate_of {
+                        None if r as usize == d => kept(r),
+                        None => Assignment {
+                            representative: r,
+                            duplicate_of: Some(r),
+                            similarity: 1.0,
+                        },
+                        Some(o) => Assignment {
+                            representative: map(a.representative),
+                            duplicate_of: Some(map(o)),
+                            similarity: a.similarity,
+                        },
+                    }
+                }
+            })
+            .collect();
+        Ok(Groups {
+            assignments,
+            with_text,
+            distinct: distinct.len(),
+            candidates: candidates.len(),
+            verified: verified.len(),
+        })
+    }
+}
+
+fn kept(d: u32) -> Assignment {
+    Assignment {
+        representative: d,
+        duplicate_of: None,
+        similarity: 1.0,
+    }
+}
+
+impl DedupBuilder {
+    /// The fingerprinting method (default: [`default_method`]).
+    pub fn method(&mut self, method: Method) -> &mut DedupBuilder {
+        self.config.method = method;
+        self
+    }
+
+    /// The keep policy (default: [`KeepPolicy::First`]).
+    pub fn keep(&mut self, keep: KeepPolicy) -> &mut DedupBuilder {
+        self.config.keep = keep;
+        self
+    }
+
+    /// Builds the engine.
+    pub fn build(&self) -> Dedup {
+        Dedup {
+            config: self.config.clone(),
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! Typed errors of the facade's deduplication engine.
+
+use std::fmt;
+
+/// An error of the deduplication engine.
+#[derive(Debug)]
+pub struct Error {
+    kind: ErrorKind,
+}
+
+/// What went wrong.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The index refused the input (too many documents, bad parameters).
+    Index(neardup_index::Error),
+    /// A signature is unusable (wrong method, no values).
+    Signature(String),
+}
+
+impl Error {
+    pub(crate) fn signature(msg: impl Into<String>) -> Error {
+        Error {
+            kind: ErrorKind::Signature(msg.into()),
+        }
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+}
+
+impl From<neardup_index::Error> for Error {
+    fn from(e: neardup_index::Error) -> Error {
+        Error {
+            kind: ErrorKind::Index(e),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ErrorKind::Index(e) => write!(f, "index: {e}"),
+            ErrorKind::Signature(m) => write!(f, "signature: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            ErrorKind::Index(e) => Some(e),
+            ErrorKind::Signature(_) => None,
+        }
+    }
+}
