@@ -46,6 +46,12 @@ fn corpus(n: usize) -> Vec<String> {
         .collect()
 }
 
+fn each<T>(docs: &[String], f: impl Fn(&str) -> T) {
+    for d in docs {
+        black_box(f(d));
+    }
+}
+
 fn bench(c: &mut Criterion) {
     let docs = corpus(200);
     let normalized: Vec<String> = docs
@@ -56,7 +62,7 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Elements(docs.len() as u64));
 
     g.bench_function("normalize", |b| {
-        b.iter(|| docs.iter().for_each(|d| drop(black_box(normalize(d, NormalizeOptions::default())))))
+        b.iter(|| each(&docs, |d| normalize(d, NormalizeOptions::default())))
     });
     let mut sh = Shingler::new(ShingleUnit::Token, 5);
     let mut out = Vec::new();
@@ -72,50 +78,27 @@ fn bench(c: &mut Criterion) {
 
     let mh = MinHash::new();
     g.bench_function("minhash_classic_128", |b| {
-        b.iter(|| {
-            normalized
-                .iter()
-                .for_each(|d| drop(black_box(mh.signature_of_normalized(d))))
-        })
+        b.iter(|| each(&normalized, |d| mh.signature_of_normalized(d)))
     });
     g.bench_function("minhash_classic_128_with_normalize", |b| {
-        b.iter(|| {
-            docs.iter()
-                .for_each(|d| drop(black_box(mh.signature(&DocText::from_text(d)))))
-        })
+        b.iter(|| each(&docs, |d| mh.signature(&DocText::from_text(d))))
     });
     let oph = OphMinHash::new();
     g.bench_function("minhash_oph_128", |b| {
-        b.iter(|| {
-            normalized
-                .iter()
-                .for_each(|d| drop(black_box(oph.signature_of_normalized(d))))
-        })
+        b.iter(|| each(&normalized, |d| oph.signature_of_normalized(d)))
     });
     let sim = SimHash::new();
     g.bench_function("simhash_64", |b| {
-        b.iter(|| {
-            normalized
-                .iter()
-                .for_each(|d| drop(black_box(sim.signature_of_normalized(d))))
-        })
+        b.iter(|| each(&normalized, |d| sim.signature_of_normalized(d)))
     });
     let mut sim128 = SimHash::new();
     sim128.wide(true);
     g.bench_function("simhash_128", |b| {
-        b.iter(|| {
-            normalized
-                .iter()
-                .for_each(|d| drop(black_box(sim128.signature_of_normalized(d))))
-        })
+        b.iter(|| each(&normalized, |d| sim128.signature_of_normalized(d)))
     });
     let ss = SuperShingle::new();
     g.bench_function("supershingle_84", |b| {
-        b.iter(|| {
-            normalized
-                .iter()
-                .for_each(|d| drop(black_box(ss.signature_of_normalized(d))))
-        })
+        b.iter(|| each(&normalized, |d| ss.signature_of_normalized(d)))
     });
     g.finish();
 }

@@ -6,8 +6,8 @@
 //! aligned one-to-one, greedily in page order, pairing each paragraph of A
 //! with the closest unused paragraph of B within Hamming distance
 //! `max_distance = 3`. Similarity is the Dice share of matched paragraphs,
-//! `2 · matched / (paragraphs_a + paragraphs_b)`; pages are duplicates at
-//! >= 0.8. (The paper requires every paragraph to match, i.e. 1.0.)
+//! `2 · matched / (paragraphs_a + paragraphs_b)`; pages are duplicates when
+//! it is at least 0.8. (The paper requires every paragraph to match, i.e. 1.0.)
 //! Without paragraphs, the text's lines are used.
 
 use neardup_text::{ShingleUnit, Shingler};

@@ -10,7 +10,8 @@ use std::fmt::Write as _;
 
 use neardup_sketch::{DocText, Method, MethodKind, Signature, Sketcher};
 
-const ENGLISH: &str = "Near-duplicate detection finds web pages whose main text is almost the same. \
+const ENGLISH: &str =
+    "Near-duplicate detection finds web pages whose main text is almost the same. \
 Search engines drop such copies before indexing, which saves storage and keeps results diverse. \
 A page may be copied with a new header, a changed date, or a few edited words; the methods here \
 are meant to notice that the bulk of the text is shared.";
@@ -23,7 +24,10 @@ fn inputs() -> Vec<(&'static str, &'static str, Vec<String>)> {
     let split = |t: &str, sep: &str| -> Vec<String> {
         t.split_inclusive(sep).map(str::to_string).collect()
     };
-    vec![("english", ENGLISH, split(ENGLISH, ". ")), ("chinese", CHINESE, split(CHINESE, "。"))]
+    vec![
+        ("english", ENGLISH, split(ENGLISH, ". ")),
+        ("chinese", CHINESE, split(CHINESE, "。")),
+    ]
 }
 
 fn names() -> Vec<&'static str> {
@@ -72,7 +76,11 @@ fn golden_bytes_decode_to_the_same_signature() {
         let sig = Signature::from_bytes(&bytes).unwrap();
         assert_eq!(sig.to_bytes(), bytes, "{line}");
         let name = line.split(' ').next().unwrap();
-        let kind = if name == "simhash128" { MethodKind::SimHash } else { name.parse::<Method>().unwrap().kind() };
+        let kind = if name == "simhash128" {
+            MethodKind::SimHash
+        } else {
+            name.parse::<Method>().unwrap().kind()
+        };
         assert_eq!(sig.kind(), kind);
     }
 }
@@ -83,7 +91,12 @@ fn raw_values_are_stable() {
     let doc = DocText::from_text(ENGLISH);
     let mh = neardup_sketch::MinHash::new().signature(&doc);
     let sh = neardup_sketch::SimHash::new().signature(&doc);
-    let got = format!("{:08x} {:08x} {:016x}", mh.values()[0], mh.values()[127], sh.value64());
+    let got = format!(
+        "{:08x} {:08x} {:016x}",
+        mh.values()[0],
+        mh.values()[127],
+        sh.value64()
+    );
     assert_eq!(got, GOLDEN_RAW);
 }
 

@@ -10,7 +10,10 @@ use neardup_text::{normalize, NormalizeOptions, ShingleUnit, Shingler};
 use proptest::prelude::*;
 
 fn methods() -> Vec<Method> {
-    let mut v: Vec<Method> = MethodKind::ALL.iter().map(|&k| Method::with_defaults(k)).collect();
+    let mut v: Vec<Method> = MethodKind::ALL
+        .iter()
+        .map(|&k| Method::with_defaults(k))
+        .collect();
     v.push("simhash128".parse().unwrap());
     v
 }
@@ -143,8 +146,14 @@ fn minhash_accuracy_classic_vs_oph() {
         let (shared, only) = (50 + (t * 37) % 300, 20 + (t * 53) % 200);
         let (a, b) = sets(t as u64, shared, only);
         let exact = shared as f64 / (shared + 2 * only) as f64;
-        let c = mh.signature_of_shingles(&a).jaccard(&mh.signature_of_shingles(&b)).unwrap();
-        let o = oph.signature_of_shingles(&a).jaccard(&oph.signature_of_shingles(&b)).unwrap();
+        let c = mh
+            .signature_of_shingles(&a)
+            .jaccard(&mh.signature_of_shingles(&b))
+            .unwrap();
+        let o = oph
+            .signature_of_shingles(&a)
+            .jaccard(&oph.signature_of_shingles(&b))
+            .unwrap();
         err_c += (c - exact).abs();
         err_o += (o - exact).abs();
         bias_c += c - exact;
@@ -167,9 +176,15 @@ fn minhash_tracks_exact_document_jaccard() {
         let base = common::english(seed, 4);
         let edited = common::edit(&base, 0.02 * (seed % 5) as f64, seed);
         let (ta, tb) = (common::join(&base), common::join(&edited));
-        let (na, nb) = (normalize(&ta, NormalizeOptions::default()), normalize(&tb, NormalizeOptions::default()));
+        let (na, nb) = (
+            normalize(&ta, NormalizeOptions::default()),
+            normalize(&tb, NormalizeOptions::default()),
+        );
         let exact = jaccard(&sh.shingle_set(&na), &sh.shingle_set(&nb));
-        let est = mh.signature_of_normalized(&na).jaccard(&mh.signature_of_normalized(&nb)).unwrap();
+        let est = mh
+            .signature_of_normalized(&na)
+            .jaccard(&mh.signature_of_normalized(&nb))
+            .unwrap();
         assert!((est - exact).abs() < 0.2, "seed {seed}: {est} vs {exact}");
     }
 }

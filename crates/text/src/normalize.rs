@@ -83,21 +83,19 @@ pub fn normalize(text: &str, options: NormalizeOptions) -> String {
 /// Normalizes `text`, appending the result to `out` (which is not cleared),
 /// so a caller can reuse one buffer across documents.
 pub fn normalize_into(text: &str, options: NormalizeOptions, out: &mut String) {
+    if text.is_ascii() {
+        normalize_ascii(text.as_bytes(), options, out);
+        return;
+    }
+    let start = out.len();
     let mut sink = Sink {
         out,
         pending_space: false,
-        start: 0,
+        start,
         options,
     };
-    sink.start = sink.out.len();
-    if text.is_ascii() {
-        for c in text.chars() {
-            sink.push(c);
-        }
-    } else {
-        for c in text.nfkc() {
-            sink.push(c);
-        }
+    for c in text.nfkc() {
+        sink.push(c);
     }
 }
 
@@ -131,7 +129,11 @@ fn normalize_ascii(bytes: &[u8], options: NormalizeOptions, out: &mut String) {
             }
             pending = false;
         }
-        buf.push(if options.lowercase { b.to_ascii_lowercase() } else { b });
+        buf.push(if options.lowercase {
+            b.to_ascii_lowercase()
+        } else {
+            b
+        });
     }
     // Only ASCII bytes were pushed, so this cannot fail.
     out.push_str(std::str::from_utf8(&buf).unwrap_or_default());
@@ -224,8 +226,17 @@ mod tests {
     fn ascii_fast_path_matches_general_path() {
         // The general path is taken when any non-ASCII character is present;
         // compare by appending a removed invisible character.
-        for o in [NormalizeOptions::default(), NormalizeOptions::STRIP_PUNCTUATION] {
-            for s in ["  Hello,\tWORLD!\x01 a_b  ", "x.y;z\x7f", "", "   ", "A-B'C"] {
+        for o in [
+            NormalizeOptions::default(),
+            NormalizeOptions::STRIP_PUNCTUATION,
+        ] {
+            for s in [
+                "  Hello,\tWORLD!\x01 a_b  ",
+                "x.y;z\x7f",
+                "",
+                "   ",
+                "A-B'C",
+            ] {
                 let slow = normalize(&format!("{s}\u{200B}"), o);
                 assert_eq!(normalize(s, o), slow, "{s:?}");
             }
