@@ -156,8 +156,10 @@ impl InvertedIndex {
                 let i = doc_posts[lo].0;
                 hits.clear();
                 for &(_, p) in &doc_posts[lo..hi] {
+                    // Posting ids ascend: take those after `i`.
                     let (s, e) = starts[p as usize];
-                    hits.extend(ids[s..e].iter().copied().filter(|&j| j > i));
+                    let post = &ids[s..e];
+                    hits.extend_from_slice(&post[post.partition_point(|&j| j <= i)..]);
                 }
                 count_runs(hits, m)
                     .into_iter()
