@@ -55,6 +55,8 @@ impl LshIndex {
     /// Adds document `id`. Fails, leaving the index unchanged, on a signature
     /// shorter than `bands * rows`, on an id inserted before, or on
     /// `u32::MAX`.
+    ///
+    /// Ids are dense indices: per-id arrays grow to the largest id inserted.
     pub fn insert<T: SignatureValue>(&mut self, id: u32, signature: &[T]) -> Result<()> {
         let p = self.params;
         check_signatures(std::iter::once(signature.len()), p.num_perm())?;

@@ -146,6 +146,8 @@ impl<F: Fingerprint> SimHashIndex<F> {
     }
 
     /// Adds document `id`; fails on an id inserted before or `u32::MAX`.
+    ///
+    /// Ids are dense indices: per-id arrays grow to the largest id inserted.
     pub fn insert(&mut self, id: u32, fp: F) -> Result<()> {
         self.ids.insert(id)?;
         let slot = id as usize;
