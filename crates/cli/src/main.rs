@@ -1,9 +1,11 @@
 //! The `neardup` command-line tool.
 
 mod commands;
+mod corpus;
 mod method_args;
 mod output;
 mod pipeline;
+mod plot;
 
 use std::process::ExitCode;
 
@@ -23,6 +25,8 @@ enum Command {
     Extract(commands::extract::ExtractArgs),
     /// Find groups of near-duplicate documents and the copy to keep.
     Dedup(commands::dedup::DedupArgs),
+    /// Score groups against labels, or sweep a threshold into a curve.
+    Eval(commands::eval::EvalArgs),
 }
 
 fn main() -> ExitCode {
@@ -30,6 +34,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Extract(args) => commands::extract::run(args),
         Command::Dedup(args) => commands::dedup::run(args),
+        Command::Eval(args) => commands::eval::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

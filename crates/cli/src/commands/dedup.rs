@@ -8,11 +8,11 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 use clap::Args;
 use neardup::extract::{Extractor, Mode};
-use neardup::io::{Inputs, Item, JsonlFields};
-use neardup::sketch::Signature;
-use neardup::{Dedup, DocFingerprint, KeepPolicy, Page};
+use neardup::io::{Inputs, JsonlFields};
+use neardup::{Dedup, DocFingerprint, KeepPolicy};
 use serde::Serialize;
 
+use crate::corpus::{self, Entry};
 use crate::method_args::MethodArgs;
 use crate::{output, pipeline};
 
@@ -52,15 +52,6 @@ pub struct DedupArgs {
     /// Do not print the summary on standard error.
     #[arg(long, short)]
     quiet: bool,
-}
-
-/// One input document after fingerprinting.
-struct Entry {
-    id: String,
-    url: Option<String>,
-    text_len: usize,
-    signature: Option<Signature>,
-    error: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -110,64 +101,12 @@ pub fn run(args: DedupArgs) -> Result<()> {
     let extractor = Extractor::builder().mode(mode).build();
     let pool = pipeline::thread_pool(args.threads)?;
 
-    let mut entries: Vec<Entry> = Vec::new();
-    let mut skipped = 0u64;
-    let fingerprint = |item: Item| -> Option<Entry> {
-        match item {
-            Item::Document(raw) => {
-                let id = raw.id.clone();
-                let url = raw.url.clone();
-                Some(match Page::from_raw(raw, &extractor) {
-                    Ok(page) => Entry {
-                        signature: dedup.fingerprint(&page.text, &page.paragraphs),
-                        text_len: page.text.len(),
-                        id,
-                        url,
-                        error: None,
-                    },
-                    Err(e) => Entry {
-                        id,
-                        url,
-                        text_len: 0,
-                        signature: None,
-                        error: Some(e.to_string()),
-                    },
-                })
-            }
-            Item::Error(e) => Some(Entry {
-                error: Some(e.kind.to_string()),
-                id: e.id,
-                url: None,
-                text_len: 0,
-                signature: None,
-            }),
-            Item::Skipped { .. } => None,
-        }
-    };
-    pipeline::map_ordered(&inputs, &sources, &pool, fingerprint, |e| {
-        match e {
-            Some(e) => {
-                if let Some(msg) = &e.error {
-                    eprintln!("neardup: {}: {msg}", e.id);
-                }
-                entries.push(e);
-            }
-            None => skipped += 1,
-        }
-        Ok(())
-    })?;
+    let corpus = corpus::fingerprint_corpus(&inputs, &sources, &extractor, &dedup, &pool)?;
+    let (entries, skipped) = (corpus.entries, corpus.skipped);
     let read_secs = start.elapsed().as_secs_f64();
 
-    check_unique_ids(&entries)?;
     let cluster_start = Instant::now();
-    let docs: Vec<DocFingerprint<'_>> = entries
-        .iter()
-        .map(|e| DocFingerprint {
-            signature: e.signature.as_ref(),
-            url: e.url.as_deref().unwrap_or(&e.id),
-            text_len: e.text_len,
-        })
-        .collect();
+    let docs: Vec<DocFingerprint<'_>> = entries.iter().map(Entry::as_doc).collect();
     let groups = pool.install(|| dedup.cluster(&docs))?;
     let cluster_secs = cluster_start.elapsed().as_secs_f64();
 
@@ -235,27 +174,4 @@ pub fn run(args: DedupArgs) -> Result<()> {
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
     }
     Ok(())
-}
-
-/// Ids must be unique: the output names documents by id.
-fn check_unique_ids(entries: &[Entry]) -> Result<()> {
-    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(entries.len());
-    let mut dups: Vec<&str> = Vec::new();
-    for e in entries {
-        let n = seen.entry(&e.id).or_default();
-        *n += 1;
-        if *n == 2 {
-            dups.push(&e.id);
-        }
-    }
-    if dups.is_empty() {
-        return Ok(());
-    }
-    let shown: Vec<String> = dups.iter().take(10).map(|d| format!("{d:?}")).collect();
-    bail!(
-        "document ids must be unique; {} ids occur more than once: {}{}",
-        dups.len(),
-        shown.join(", "),
-        if dups.len() > 10 { ", ..." } else { "" }
-    )
 }

@@ -1,4 +1,5 @@
 //! One module per subcommand.
 
 pub mod dedup;
+pub mod eval;
 pub mod extract;
