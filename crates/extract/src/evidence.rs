@@ -21,7 +21,6 @@ const NEGATIVE_SUBSTR: &[&str] = &[
     "promo",
     "subscribe",
     "signup",
-    "widget",
     "masthead",
     "pagination",
     "pager",

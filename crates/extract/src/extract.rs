@@ -16,6 +16,8 @@ use crate::{Document, Mode};
 const JSONLD_MATCH: f32 = 0.5;
 /// Scoring weight of good-looking text inside boilerplate-flagged elements.
 const BOILER_WEIGHT: f32 = 0.25;
+/// Share of the container's good text that boilerplate removal must keep.
+const KEEP_GOOD_SHARE: f32 = 0.4;
 
 fn body_of(dom: &Dom, a: &Analysis) -> NodeId {
     a.order
@@ -78,7 +80,24 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
     let visible = |id: NodeId| {
         !a.invisible.get(id).copied().unwrap_or(true) && !local.get(id).copied().unwrap_or(true)
     };
-    let inner = segment(dom, a, container, &visible);
+    let mut inner = segment(dom, a, container, &visible);
+    // Class names are only hints: when they would remove most of the
+    // container's running text, they are wrong about this page.
+    let good_before: u32 = blocks
+        .iter()
+        .zip(&classes)
+        .filter(|(b, c)| **c == Class::Good && a.contains(container, b.owner))
+        .map(|(b, _)| b.tokens)
+        .sum();
+    let good_after: u32 = inner
+        .iter()
+        .filter(|b| classify(b) == Class::Good)
+        .map(|b| b.tokens)
+        .sum();
+    if (good_after as f32) < KEEP_GOOD_SHARE * good_before as f32 && good_after < keep_good_min() {
+        let visible = |id: NodeId| !a.invisible.get(id).copied().unwrap_or(true);
+        inner = segment(dom, a, container, &visible);
+    }
     let classes: Vec<Class> = inner.iter().map(classify).collect();
     let total: u32 = inner.iter().map(|b| b.tokens).sum();
     let good: u32 = inner
@@ -99,3 +118,4 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
 
 fn ld_min() -> u32 { std::env::var("LDMIN").ok().and_then(|v| v.parse().ok()).unwrap_or(4) } // DEBUG
 fn listing_share() -> f32 { std::env::var("LSHARE").ok().and_then(|v| v.parse().ok()).unwrap_or(0.6) } // DEBUG
+fn keep_good_min() -> u32 { std::env::var("KGM").ok().and_then(|v| v.parse().ok()).unwrap_or(100) } // DEBUG
