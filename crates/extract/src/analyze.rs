@@ -29,6 +29,8 @@ pub(crate) struct Analysis {
     pub(crate) tokens: Vec<u32>,
     /// Visible text tokens inside links in the subtree.
     pub(crate) link_tokens: Vec<u32>,
+    /// Sentence punctuation of each visible text node (0 for elements).
+    pub(crate) punct: Vec<u32>,
     /// Own class/id/role/tag evidence.
     pub(crate) evidence: Vec<Evidence>,
     /// Inside (or being) a boilerplate element.
@@ -168,6 +170,7 @@ pub(crate) fn analyze(dom: &Dom) -> Analysis {
         in_link: vec![false; n],
         tokens: vec![0; n],
         link_tokens: vec![0; n],
+        punct: vec![0; n],
         evidence: vec![Evidence::default(); n],
         boiler: vec![false; n],
         in_positive: vec![false; n],
@@ -198,6 +201,7 @@ pub(crate) fn analyze(dom: &Dom) -> Analysis {
             if let Some(NodeData::Text(t)) = dom.get(id).map(|x| &x.data) {
                 let m = measure(t);
                 a.tokens[id] = m.tokens;
+                a.punct[id] = m.punct;
                 if a.in_link[id] {
                     a.link_tokens[id] = m.tokens;
                 }

@@ -7,7 +7,7 @@
 
 use crate::analyze::Analysis;
 use crate::dom::{Dom, NodeData, NodeId, NONE};
-use crate::tags::{is_heading, kind, measure, TagKind};
+use crate::tags::{is_heading, kind, TagKind};
 
 /// One paragraph of text.
 #[derive(Clone, Debug)]
@@ -83,18 +83,17 @@ impl Builder<'_> {
     }
 
     fn text(&mut self, id: NodeId, t: &str) {
-        let m = measure(t);
-        if m.tokens > 0 || t.chars().any(|c| !c.is_whitespace()) {
-            self.br_run = 0;
-        }
-        self.tokens = self.tokens.saturating_add(m.tokens);
-        self.punct = self.punct.saturating_add(m.punct);
+        let tokens = self.a.tokens.get(id).copied().unwrap_or(0);
+        let punct = self.a.punct.get(id).copied().unwrap_or(0);
+        self.tokens = self.tokens.saturating_add(tokens);
+        self.punct = self.punct.saturating_add(punct);
         if self.a.in_link.get(id).copied().unwrap_or(false) {
-            self.link_tokens = self.link_tokens.saturating_add(m.tokens);
+            self.link_tokens = self.link_tokens.saturating_add(tokens);
         }
         if self.a.boiler.get(id).copied().unwrap_or(false) {
-            self.boiler_tokens = self.boiler_tokens.saturating_add(m.tokens);
+            self.boiler_tokens = self.boiler_tokens.saturating_add(tokens);
         }
+        let before = self.buf.len();
         for c in t.chars() {
             if c.is_whitespace() || c == '\u{200b}' {
                 self.pending_space = true;
@@ -105,6 +104,9 @@ impl Builder<'_> {
                 self.pending_space = false;
                 self.buf.push(c);
             }
+        }
+        if self.buf.len() > before {
+            self.br_run = 0;
         }
     }
 
