@@ -25,6 +25,8 @@ enum Command {
     Extract(commands::extract::ExtractArgs),
     /// Find groups of near-duplicate documents and the copy to keep.
     Dedup(commands::dedup::DedupArgs),
+    /// Explain why two pages are, or are not, near-duplicates.
+    Compare(commands::compare::CompareArgs),
     /// Score groups against labels, or sweep a threshold into a curve.
     Eval(commands::eval::EvalArgs),
 }
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Extract(args) => commands::extract::run(args),
         Command::Dedup(args) => commands::dedup::run(args),
+        Command::Compare(args) => commands::compare::run(args),
         Command::Eval(args) => commands::eval::run(args),
     };
     match result {

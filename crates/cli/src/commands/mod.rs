@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod compare;
 pub mod dedup;
 pub mod eval;
 pub mod extract;

@@ -1,0 +1,215 @@
+//! Integration tests of `neardup dedup`, `neardup compare` and `neardup eval`.
+
+mod common;
+
+use common::*;
+
+fn by_id(lines: &[serde_json::Value], suffix: &str) -> serde_json::Value {
+    lines
+        .iter()
+        .find(|l| l["id"].as_str().unwrap().ends_with(suffix))
+        .unwrap_or_else(|| panic!("{suffix}"))
+        .clone()
+}
+
+#[test]
+fn dedup_groups_the_bundled_reprints() {
+    let out = neardup(&["dedup", "-q", example_pages().to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out.stdout);
+    assert_eq!(lines.len(), 7);
+    let original = by_id(&lines, "digest-library-reopens.html");
+    assert!(original["duplicate_of"].is_null());
+    let gazette = by_id(&lines, "gazette-library-reopens.html");
+    assert_eq!(gazette["duplicate_of"], original["id"], "{gazette}");
+    assert_eq!(gazette["cluster"], original["id"]);
+    let edited = by_id(&lines, "portal-library-edited.html");
+    assert_eq!(edited["cluster"], original["id"], "{edited}");
+    assert!(edited["similarity"].as_f64().unwrap() > 0.5);
+    // The excerpt (a partial reprint) and the other article stand alone.
+    assert!(by_id(&lines, "digest-library-excerpt.html")["duplicate_of"].is_null());
+    assert!(by_id(&lines, "gazette-bridge-delayed.html")["duplicate_of"].is_null());
+    // The Chinese article in two charsets.
+    let gbk = by_id(&lines, "zh-kitchen-gbk.html");
+    assert_eq!(
+        by_id(&lines, "zh-kitchen-reprint.html")["duplicate_of"],
+        gbk["id"]
+    );
+}
+
+#[test]
+fn dedup_is_deterministic_across_thread_counts_and_keep_policies_work() {
+    let dir = example_pages();
+    let one = neardup(&["dedup", "-q", "-j", "1", dir.to_str().unwrap()]);
+    let three = neardup(&["dedup", "-q", "-j", "3", dir.to_str().unwrap()]);
+    assert_eq!(one.stdout, three.stdout);
+    let pref = neardup(&[
+        "dedup",
+        "-q",
+        "--keep",
+        "url:*gazette-library*",
+        dir.to_str().unwrap(),
+    ]);
+    let lines = json_lines(&pref.stdout);
+    let gazette = by_id(&lines, "gazette-library-reopens.html");
+    assert!(gazette["duplicate_of"].is_null());
+    assert_eq!(
+        by_id(&lines, "digest-library-reopens.html")["duplicate_of"],
+        gazette["id"]
+    );
+    let bad = neardup(&["dedup", "--keep", "sometimes", dir.to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn every_method_runs_end_to_end() {
+    let dir = example_pages();
+    for method in [
+        "exact",
+        "simhash",
+        "simhash128",
+        "minhash",
+        "minhash-oph",
+        "supershingle",
+        "imatch",
+        "long-sentence",
+        "feature-code",
+        "paragraph",
+    ] {
+        let out = neardup(&["dedup", "-q", "--method", method, dir.to_str().unwrap()]);
+        assert!(
+            out.status.success(),
+            "{method}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lines = json_lines(&out.stdout);
+        assert_eq!(lines.len(), 7, "{method}");
+        // No method calls the other article a copy of the library story.
+        let bridge = by_id(&lines, "gazette-bridge-delayed.html");
+        assert!(bridge["duplicate_of"].is_null(), "{method}: {bridge}");
+    }
+}
+
+#[test]
+fn empty_documents_are_groups_of_their_own_and_errors_get_lines() {
+    let dir = temp_dir("dedup-bad");
+    let body = [
+        serde_json::json!({"id": "e1", "text": ""}),
+        serde_json::json!({"id": "e2", "text": "   "}),
+        serde_json::json!({"id": "one", "text": "x"}),
+        serde_json::json!({"id": "a", "text": "the same words in the same order make the same document here"}),
+        serde_json::json!({"id": "b", "text": "the same words in the same order make the same document here"}),
+    ]
+    .iter()
+    .map(|v| v.to_string())
+    .collect::<Vec<_>>()
+    .join("\n");
+    std::fs::write(dir.join("c.jsonl"), format!("{body}\n{{broken\n")).unwrap();
+    let report = dir.join("report.json");
+    let out = neardup(&[
+        "dedup",
+        dir.join("c.jsonl").to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let lines = json_lines(&out.stdout);
+    assert_eq!(lines.len(), 6, "one line per input document");
+    assert_eq!(lines[0]["cluster"], "e1");
+    assert_eq!(lines[1]["cluster"], "e2");
+    assert_eq!(lines[0]["empty"], true);
+    assert_eq!(lines[4]["duplicate_of"], "a");
+    assert_eq!(lines[4]["similarity"], 1.0);
+    assert!(lines[5]["error"].as_str().unwrap().contains("line 6"));
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(report).unwrap()).unwrap();
+    assert_eq!(report["documents"], 6);
+    assert_eq!(report["empty"], 2);
+    assert_eq!(report["errors"], 1);
+    assert_eq!(report["duplicates"], 1);
+}
+
+#[test]
+fn duplicate_ids_are_an_error_naming_them() {
+    let dir = temp_dir("dedup-ids");
+    std::fs::write(
+        dir.join("c.jsonl"),
+        "{\"id\":\"x\",\"text\":\"a b c\"}\n{\"id\":\"x\",\"text\":\"d e f\"}\n",
+    )
+    .unwrap();
+    let out = neardup(&["dedup", dir.join("c.jsonl").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("\"x\""));
+}
+
+#[test]
+fn compare_explains_a_pair() {
+    let pages = example_pages();
+    let a = pages.join("gazette-library-reopens.html");
+    let b = pages.join("portal-library-edited.html");
+    let out = neardup(&[
+        "compare",
+        "--json",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let methods = v["methods"].as_array().unwrap();
+    assert_eq!(methods.len(), 9);
+    let minhash = methods.iter().find(|m| m["method"] == "minhash").unwrap();
+    assert_eq!(minhash["duplicate"], true);
+    let exact = methods.iter().find(|m| m["method"] == "exact").unwrap();
+    assert_eq!(exact["duplicate"], false);
+    let j = v["shingles"]["jaccard"].as_f64().unwrap();
+    let est = v["shingles"]["jaccard_estimated"].as_f64().unwrap();
+    assert!(j > 0.8 && (j - est).abs() < 0.1, "{j} {est}");
+    assert!(!v["paragraphs"]["matched"].as_array().unwrap().is_empty());
+    let text = neardup(&[
+        "compare",
+        a.to_str().unwrap(),
+        pages.join("gazette-bridge-delayed.html").to_str().unwrap(),
+    ]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains("minhash") && text.contains("different"),
+        "{text}"
+    );
+}
+
+#[test]
+fn eval_scores_predictions_against_labels() {
+    let dir = temp_dir("eval");
+    let labels = "{\"url\":\"a\",\"cluster\":\"1\",\"role\":\"original\"}\n{\"url\":\"b\",\"cluster\":\"1\",\"role\":\"template\"}\n{\"url\":\"c\",\"cluster\":\"2\",\"role\":\"original\"}\n{\"url\":\"d\",\"cluster\":\"2\",\"role\":\"edited\"}\n";
+    std::fs::write(dir.join("labels.jsonl"), labels).unwrap();
+    // a,b right; c,d split; e (unknown) ignored.
+    let pred = "{\"id\":\"a\",\"cluster\":\"a\"}\n{\"id\":\"b\",\"cluster\":\"a\"}\n{\"id\":\"c\",\"cluster\":\"c\"}\n{\"id\":\"d\",\"cluster\":\"d\"}\n";
+    std::fs::write(dir.join("pred.jsonl"), pred).unwrap();
+    let out = neardup(&[
+        "eval",
+        "--labels",
+        dir.join("labels.jsonl").to_str().unwrap(),
+        dir.join("pred.jsonl").to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["precision"], 1.0);
+    assert_eq!(last["recall"], 0.5);
+    assert!(
+        text.contains("edited 0/1") && text.contains("template 1/1"),
+        "{text}"
+    );
+}
