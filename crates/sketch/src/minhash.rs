@@ -203,7 +203,10 @@ impl MinHash {
 
     /// Signature of a document (normalizes its text first).
     pub fn signature(&self, doc: &DocText<'_>) -> MinHashSig {
-        self.signature_of_normalized(&doc.normalized())
+        let mut values = vec![u32::MAX; self.family.len()];
+        Shingler::new(self.unit, self.k)
+            .for_each_normalizing(doc.text, |x| self.family.update(x, &mut values));
+        self.wrap(values)
     }
 
     /// Signature of an already normalized text.

@@ -91,7 +91,11 @@ impl OphMinHash {
 
     /// Signature of a document (normalizes its text first).
     pub fn signature(&self, doc: &DocText<'_>) -> MinHashSig {
-        self.signature_of_normalized(&doc.normalized())
+        let mut values = vec![u32::MAX; self.bins];
+        let mut filled = vec![false; self.bins];
+        Shingler::new(self.unit, self.k)
+            .for_each_normalizing(doc.text, |x| self.put(x, &mut values, &mut filled));
+        self.finish(values, &filled)
     }
 
     /// Signature of an already normalized text.

@@ -161,16 +161,27 @@ impl SimHash {
 
     /// Fingerprint of a document (normalizes its text first).
     pub fn signature(&self, doc: &DocText<'_>) -> SimHashSig {
-        self.signature_of_normalized(&doc.normalized())
+        let (unit, k) = self.features();
+        let mut feats = Vec::with_capacity(doc.text.len() / 5);
+        Shingler::new(unit, k).for_each_normalizing(doc.text, |h| feats.push(h));
+        self.finish(feats)
     }
 
     /// Fingerprint of an already normalized text.
     pub fn signature_of_normalized(&self, text: &str) -> SimHashSig {
-        let (unit, k) = match &self.idf {
+        let (unit, k) = self.features();
+        self.finish(Shingler::new(unit, k).shingles(text))
+    }
+
+    fn features(&self) -> (ShingleUnit, usize) {
+        match &self.idf {
             Some(t) => t.features(),
             None => (ShingleUnit::Token, self.k),
-        };
-        let mut feats = Shingler::new(unit, k).shingles(text);
+        }
+    }
+
+    fn finish(&self, mut feats: Vec<u64>) -> SimHashSig {
+        let (unit, k) = self.features();
         let idf = self.idf.as_deref();
         let value = weighted_simhash(&mut feats, self.bits, self.seed, |f| {
             idf.map_or(1.0, |t| t.idf(f))

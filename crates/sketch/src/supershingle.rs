@@ -139,13 +139,20 @@ impl SuperShingle {
 
     /// Keys of a document (normalizes its text first).
     pub fn signature(&self, doc: &DocText<'_>) -> SuperShingleSig {
-        self.signature_of_normalized(&doc.normalized())
+        let mut values = vec![u32::MAX; self.family.len()];
+        Shingler::new(self.unit, self.k)
+            .for_each_normalizing(doc.text, |x| self.family.update(x, &mut values));
+        self.keys(values)
     }
 
     /// Keys of an already normalized text.
     pub fn signature_of_normalized(&self, text: &str) -> SuperShingleSig {
         let mut values = vec![u32::MAX; self.family.len()];
         Shingler::new(self.unit, self.k).for_each(text, |x| self.family.update(x, &mut values));
+        self.keys(values)
+    }
+
+    fn keys(&self, values: Vec<u32>) -> SuperShingleSig {
         let mut buf = Vec::with_capacity(self.group_size * 4);
         let keys = values
             .chunks(self.group_size)

@@ -113,30 +113,62 @@ pub fn normalize_paragraphs(paragraphs: &[String], options: NormalizeOptions) ->
 }
 
 /// Byte-level fast path for ASCII input (already NFKC, no invisible
-/// characters); same rules as [`Sink::push`].
+/// characters); same rules as [`Sink::push`], without a data-dependent
+/// branch per byte: each byte is written unconditionally and the write index
+/// advances only when the byte (or a pending separator space) is kept.
 fn normalize_ascii(bytes: &[u8], options: NormalizeOptions, out: &mut String) {
-    let strip = options.punctuation == Punctuation::Strip;
-    let mut buf = Vec::with_capacity(bytes.len());
+    let sep = if options.punctuation == Punctuation::Strip {
+        &SEP_STRIP
+    } else {
+        &SEP_KEEP
+    };
+    let map = if options.lowercase { &LOWER } else { &IDENTITY };
+    let mut buf = vec![0u8; bytes.len() + 1];
+    let mut n = 0usize;
     let mut pending = false;
     for &b in bytes {
-        if b <= b' ' || b == 0x7F || (strip && b.is_ascii_punctuation() && b != b'_') {
-            pending = true;
-            continue;
-        }
-        if pending {
-            if !buf.is_empty() {
-                buf.push(b' ');
-            }
-            pending = false;
-        }
-        buf.push(if options.lowercase {
-            b.to_ascii_lowercase()
-        } else {
-            b
-        });
+        let is_sep = sep[b as usize];
+        buf[n] = b' ';
+        n += (pending & !is_sep & (n > 0)) as usize;
+        buf[n] = map[b as usize];
+        n += (!is_sep) as usize;
+        pending = is_sep;
     }
-    // Only ASCII bytes were pushed, so this cannot fail.
+    buf.truncate(n);
+    // Only ASCII bytes were written, so this cannot fail.
     out.push_str(std::str::from_utf8(&buf).unwrap_or_default());
+}
+
+/// ASCII separators: whitespace and control characters.
+const SEP_KEEP: [bool; 256] = ascii_table(false);
+/// ASCII separators when stripping punctuation (`_` is a word character).
+const SEP_STRIP: [bool; 256] = ascii_table(true);
+const LOWER: [u8; 256] = byte_map(true);
+const IDENTITY: [u8; 256] = byte_map(false);
+
+const fn ascii_table(strip: bool) -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        t[b] = c <= b' ' || c == 0x7F || (strip && c.is_ascii_punctuation() && c != b'_');
+        b += 1;
+    }
+    t
+}
+
+const fn byte_map(lower: bool) -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = if lower {
+            (b as u8).to_ascii_lowercase()
+        } else {
+            b as u8
+        };
+        b += 1;
+    }
+    t
 }
 
 struct Sink<'a> {

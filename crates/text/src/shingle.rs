@@ -16,6 +16,7 @@
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
+use crate::normalize::{normalize_into, NormalizeOptions};
 use crate::tokens::{char_ngrams, tokens};
 
 /// Seed of [`token_hash`].
@@ -71,6 +72,8 @@ pub struct Shingler {
     unit: ShingleUnit,
     k: usize,
     buf: Vec<u8>,
+    bounds: Vec<u32>,
+    norm: String,
 }
 
 impl Shingler {
@@ -80,6 +83,8 @@ impl Shingler {
             unit,
             k: k.max(1),
             buf: Vec::new(),
+            bounds: Vec::new(),
+            norm: String::new(),
         }
     }
 
@@ -96,28 +101,66 @@ impl Shingler {
     /// Calls `f` with every shingle hash of `text`, in text order
     /// (duplicates included).
     #[inline]
-    pub fn for_each(&mut self, text: &str, mut f: impl FnMut(u64)) {
+    pub fn for_each(&mut self, text: &str, f: impl FnMut(u64)) {
         match self.unit {
             ShingleUnit::Char => {
+                let mut f = f;
                 for g in char_ngrams(text, self.k) {
                     f(xxh3_64_with_seed(g.as_bytes(), SHINGLE_SEED));
                 }
             }
             ShingleUnit::Token => {
-                let buf = &mut self.buf;
-                buf.clear();
-                for t in tokens(text) {
-                    buf.extend_from_slice(&token_hash(t).to_le_bytes());
+                self.buf.clear();
+                if text.is_ascii() {
+                    ascii_token_hashes(text, false, &mut self.bounds, &mut self.buf);
+                } else {
+                    for t in tokens(text) {
+                        self.buf.extend_from_slice(&token_hash(t).to_le_bytes());
+                    }
                 }
-                let n = buf.len() / 8;
-                if n == 0 {
-                    return;
-                }
-                let w = self.k.min(n) * 8;
-                for start in (0..=buf.len() - w).step_by(8) {
-                    f(xxh3_64_with_seed(&buf[start..start + w], SHINGLE_SEED));
-                }
+                self.windows(f);
             }
+        }
+    }
+
+    /// Same hashes as [`Shingler::for_each`] on
+    /// `normalize(text, NormalizeOptions::default())`, but an ASCII `text`
+    /// is tokenized in place (each token lowercased on the fly) instead of
+    /// building the normalized string first.
+    ///
+    /// ```
+    /// use neardup_text::{normalize, NormalizeOptions, ShingleUnit, Shingler};
+    /// let text = "The QUICK brown\tfox, jumps!";
+    /// let mut s = Shingler::new(ShingleUnit::Token, 2);
+    /// let mut a = Vec::new();
+    /// s.for_each_normalizing(text, |h| a.push(h));
+    /// assert_eq!(a, s.shingles(&normalize(text, NormalizeOptions::default())));
+    /// ```
+    pub fn for_each_normalizing(&mut self, text: &str, f: impl FnMut(u64)) {
+        if self.unit == ShingleUnit::Token && text.is_ascii() {
+            self.buf.clear();
+            ascii_token_hashes(text, true, &mut self.bounds, &mut self.buf);
+            self.windows(f);
+        } else {
+            let mut norm = std::mem::take(&mut self.norm);
+            norm.clear();
+            normalize_into(text, NormalizeOptions::default(), &mut norm);
+            self.for_each(&norm, f);
+            self.norm = norm;
+        }
+    }
+
+    /// Hashes every window of `k` token hashes held in `self.buf`.
+    #[inline]
+    fn windows(&self, mut f: impl FnMut(u64)) {
+        let buf = &self.buf;
+        let n = buf.len() / 8;
+        if n == 0 {
+            return;
+        }
+        let w = self.k.min(n) * 8;
+        for start in (0..=buf.len() - w).step_by(8) {
+            f(xxh3_64_with_seed(&buf[start..start + w], SHINGLE_SEED));
         }
     }
 
@@ -139,6 +182,58 @@ impl Shingler {
         v.sort_unstable();
         v.dedup();
         v
+    }
+}
+
+/// Whether an ASCII byte belongs to a word (the ASCII part of
+/// [`crate::is_word_char`]).
+const ASCII_WORD: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 128 {
+        t[b] = (b as u8).is_ascii_alphanumeric() || b == b'_' as usize;
+        b += 1;
+    }
+    t
+};
+
+/// Token hashes of an ASCII text, as little-endian bytes appended to `out`.
+///
+/// Same tokens as [`tokens`], found without a data-dependent branch per
+/// byte: every word/non-word transition position is written to `bounds`
+/// and the write index advances only on a transition. Word lengths vary,
+/// so the branchy scan mispredicts about twice per token; this one does
+/// not.
+fn ascii_token_hashes(text: &str, lowercase: bool, bounds: &mut Vec<u32>, out: &mut Vec<u8>) {
+    let bytes = text.as_bytes();
+    bounds.clear();
+    bounds.resize(bytes.len() + 2, 0);
+    let mut n = 0usize;
+    let mut prev = false;
+    for (i, &b) in bytes.iter().enumerate() {
+        let w = ASCII_WORD[b as usize];
+        bounds[n] = i as u32;
+        n += (w != prev) as usize;
+        prev = w;
+    }
+    if prev {
+        bounds[n] = bytes.len() as u32;
+        n += 1;
+    }
+    let mut lower = [0u8; 32];
+    for pair in bounds[..n].chunks_exact(2) {
+        let tok = &bytes[pair[0] as usize..pair[1] as usize];
+        let h = if !lowercase || !tok.iter().any(u8::is_ascii_uppercase) {
+            xxh3_64_with_seed(tok, TOKEN_SEED)
+        } else if tok.len() <= lower.len() {
+            let l = &mut lower[..tok.len()];
+            l.copy_from_slice(tok);
+            l.make_ascii_lowercase();
+            xxh3_64_with_seed(l, TOKEN_SEED)
+        } else {
+            xxh3_64_with_seed(&tok.to_ascii_lowercase(), TOKEN_SEED)
+        };
+        out.extend_from_slice(&h.to_le_bytes());
     }
 }
 
@@ -190,6 +285,28 @@ mod tests {
         let b = shingle_hashes("我 爱 北 京", ShingleUnit::Token, 2);
         assert_eq!(a, b);
         assert_eq!(a.len(), 3);
+    }
+
+    #[test]
+    fn ascii_fast_path_matches_tokenizer() {
+        for text in [
+            "",
+            " ",
+            "a",
+            "a b",
+            " ab_c1 ,d.e  f ",
+            "x!!y",
+            "__",
+            "trailing word",
+        ] {
+            let mut bounds = Vec::new();
+            let mut fast = Vec::new();
+            ascii_token_hashes(text, false, &mut bounds, &mut fast);
+            let slow: Vec<u8> = tokens(text)
+                .flat_map(|t| token_hash(t).to_le_bytes())
+                .collect();
+            assert_eq!(fast, slow, "{text:?}");
+        }
     }
 
     #[test]
