@@ -80,12 +80,15 @@ fn bench(c: &mut Criterion) {
     g.bench_function("minhash_classic_128", |b| {
         b.iter(|| each(&normalized, |d| mh.signature_of_normalized(d)))
     });
-    g.bench_function("minhash_classic_128_with_normalize", |b| {
+    g.bench_function("minhash_classic_128_from_raw_text", |b| {
         b.iter(|| each(&docs, |d| mh.signature(&DocText::from_text(d))))
     });
     let oph = OphMinHash::new();
     g.bench_function("minhash_oph_128", |b| {
         b.iter(|| each(&normalized, |d| oph.signature_of_normalized(d)))
+    });
+    g.bench_function("minhash_oph_128_from_raw_text", |b| {
+        b.iter(|| each(&docs, |d| oph.signature(&DocText::from_text(d))))
     });
     let sim = SimHash::new();
     g.bench_function("simhash_64", |b| {

@@ -75,6 +75,19 @@ proptest! {
     }
 
     #[test]
+    fn raw_and_prenormalized_paths_agree(t in text_strategy()) {
+        let doc = DocText::from_text(&t);
+        let norm = normalize(&t, NormalizeOptions::default());
+        let (mh, oph) = (MinHash::new(), OphMinHash::new());
+        prop_assert_eq!(mh.signature(&doc), mh.signature_of_normalized(&norm));
+        prop_assert_eq!(oph.signature(&doc), oph.signature_of_normalized(&norm));
+        let ss = neardup_sketch::SuperShingle::new();
+        prop_assert_eq!(ss.signature(&doc), ss.signature_of_normalized(&norm));
+        let sh = neardup_sketch::SimHash::new();
+        prop_assert_eq!(sh.signature(&doc), sh.signature_of_normalized(&norm));
+    }
+
+    #[test]
     fn garbage_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
         let _ = Signature::from_bytes(&bytes);
         let mut framed = b"NDSG\x01".to_vec();

@@ -74,6 +74,7 @@ pub struct Shingler {
     buf: Vec<u8>,
     bounds: Vec<u32>,
     norm: String,
+    lower: Vec<u8>,
 }
 
 impl Shingler {
@@ -85,6 +86,7 @@ impl Shingler {
             buf: Vec::new(),
             bounds: Vec::new(),
             norm: String::new(),
+            lower: Vec::new(),
         }
     }
 
@@ -112,8 +114,9 @@ impl Shingler {
             ShingleUnit::Token => {
                 self.buf.clear();
                 if text.is_ascii() {
-                    ascii_token_hashes(text, false, &mut self.bounds, &mut self.buf);
+                    ascii_token_hashes(text.as_bytes(), &mut self.bounds, &mut self.buf);
                 } else {
+                    self.buf.reserve(text.len() * 8 / 3 + 8);
                     for t in tokens(text) {
                         self.buf.extend_from_slice(&token_hash(t).to_le_bytes());
                     }
@@ -139,7 +142,14 @@ impl Shingler {
     pub fn for_each_normalizing(&mut self, text: &str, f: impl FnMut(u64)) {
         if self.unit == ShingleUnit::Token && text.is_ascii() {
             self.buf.clear();
-            ascii_token_hashes(text, true, &mut self.bounds, &mut self.buf);
+            let mut lower = std::mem::take(&mut self.lower);
+            lower.clear();
+            lower.extend(
+                text.bytes()
+                    .map(|b| b | (((b.wrapping_sub(b'A') < 26) as u8) << 5)),
+            );
+            ascii_token_hashes(&lower, &mut self.bounds, &mut self.buf);
+            self.lower = lower;
             self.windows(f);
         } else {
             let mut norm = std::mem::take(&mut self.norm);
@@ -185,55 +195,75 @@ impl Shingler {
     }
 }
 
-/// Whether an ASCII byte belongs to a word (the ASCII part of
-/// [`crate::is_word_char`]).
-const ASCII_WORD: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut b = 0;
-    while b < 128 {
-        t[b] = (b as u8).is_ascii_alphanumeric() || b == b'_' as usize;
-        b += 1;
-    }
-    t
-};
+const LSB: u64 = 0x0101_0101_0101_0101;
+const MSB: u64 = 0x8080_8080_8080_8080;
 
-/// Token hashes of an ASCII text, as little-endian bytes appended to `out`.
+/// Per byte of `x` (all bytes < 0x80): high bit set iff `lo <= byte <= hi`.
+#[inline(always)]
+fn in_range(x: u64, lo: u8, hi: u8) -> u64 {
+    let ge_lo = x.wrapping_add(LSB * (0x80 - lo as u64));
+    let gt_hi = x.wrapping_add(LSB * (0x7F - hi as u64));
+    ge_lo & !gt_hi & MSB
+}
+
+/// Bit `j` set iff byte `j` of the 8 ASCII bytes is a word byte (the ASCII
+/// part of [`crate::is_word_char`]: letters, digits, `_`), computed eight
+/// bytes at a time (SWAR) without branches.
+#[inline(always)]
+fn word_mask8(x: u64) -> u64 {
+    let w =
+        in_range(x | (LSB * 0x20), b'a', b'z') | in_range(x, b'0', b'9') | in_range(x, b'_', b'_');
+    ((w >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
+}
+
+/// Bit `j` set iff byte `j` of the (at most 64) ASCII bytes is a word byte.
+#[inline]
+fn word_mask64(chunk: &[u8]) -> u64 {
+    let mut block = [0u8; 64];
+    let block = if chunk.len() == 64 {
+        chunk
+    } else {
+        block[..chunk.len()].copy_from_slice(chunk);
+        &block[..]
+    };
+    let mut m = 0u64;
+    for (i, w) in block.chunks_exact(8).enumerate() {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(w);
+        m |= word_mask8(u64::from_le_bytes(b)) << (8 * i);
+    }
+    m
+}
+
+/// Token hashes of ASCII bytes, as little-endian bytes appended to `out`.
 ///
 /// Same tokens as [`tokens`], found without a data-dependent branch per
-/// byte: every word/non-word transition position is written to `bounds`
-/// and the write index advances only on a transition. Word lengths vary,
-/// so the branchy scan mispredicts about twice per token; this one does
-/// not.
-fn ascii_token_hashes(text: &str, lowercase: bool, bounds: &mut Vec<u32>, out: &mut Vec<u8>) {
-    let bytes = text.as_bytes();
+/// byte: each 64-byte block becomes a bit mask of word bytes, the
+/// word/non-word transitions of the mask are the token boundaries, and the
+/// loop runs once per boundary. (Word lengths vary, so a byte-by-byte scan
+/// mispredicts about twice per token.)
+fn ascii_token_hashes(bytes: &[u8], bounds: &mut Vec<u32>, out: &mut Vec<u8>) {
     bounds.clear();
-    bounds.resize(bytes.len() + 2, 0);
-    let mut n = 0usize;
-    let mut prev = false;
-    for (i, &b) in bytes.iter().enumerate() {
-        let w = ASCII_WORD[b as usize];
-        bounds[n] = i as u32;
-        n += (w != prev) as usize;
-        prev = w;
+    // At most one token per two bytes: reserve once instead of growing.
+    bounds.reserve(bytes.len() + 2);
+    out.reserve((bytes.len() / 2 + 1) * 8);
+    let mut carry = 0u64;
+    for (ci, chunk) in bytes.chunks(64).enumerate() {
+        let m = word_mask64(chunk);
+        let mut t = m ^ ((m << 1) | carry);
+        carry = m >> 63;
+        let base = (ci * 64) as u32;
+        while t != 0 {
+            bounds.push(base + t.trailing_zeros());
+            t &= t - 1;
+        }
     }
-    if prev {
-        bounds[n] = bytes.len() as u32;
-        n += 1;
+    if bounds.len() % 2 == 1 {
+        bounds.push(bytes.len() as u32);
     }
-    let mut lower = [0u8; 32];
-    for pair in bounds[..n].chunks_exact(2) {
+    for pair in bounds.chunks_exact(2) {
         let tok = &bytes[pair[0] as usize..pair[1] as usize];
-        let h = if !lowercase || !tok.iter().any(u8::is_ascii_uppercase) {
-            xxh3_64_with_seed(tok, TOKEN_SEED)
-        } else if tok.len() <= lower.len() {
-            let l = &mut lower[..tok.len()];
-            l.copy_from_slice(tok);
-            l.make_ascii_lowercase();
-            xxh3_64_with_seed(l, TOKEN_SEED)
-        } else {
-            xxh3_64_with_seed(&tok.to_ascii_lowercase(), TOKEN_SEED)
-        };
-        out.extend_from_slice(&h.to_le_bytes());
+        out.extend_from_slice(&xxh3_64_with_seed(tok, TOKEN_SEED).to_le_bytes());
     }
 }
 
@@ -288,6 +318,18 @@ mod tests {
     }
 
     #[test]
+    fn word_mask_matches_classes() {
+        let all: Vec<u8> = (0u8..128).collect();
+        for chunk in all.chunks(64) {
+            let m = word_mask64(chunk);
+            for (j, &b) in chunk.iter().enumerate() {
+                let want = crate::is_word_char(b as char);
+                assert_eq!((m >> j) & 1 == 1, want, "byte {b:#x}");
+            }
+        }
+    }
+
+    #[test]
     fn ascii_fast_path_matches_tokenizer() {
         for text in [
             "",
@@ -301,7 +343,7 @@ mod tests {
         ] {
             let mut bounds = Vec::new();
             let mut fast = Vec::new();
-            ascii_token_hashes(text, false, &mut bounds, &mut fast);
+            ascii_token_hashes(text.as_bytes(), &mut bounds, &mut fast);
             let slow: Vec<u8> = tokens(text)
                 .flat_map(|t| token_hash(t).to_le_bytes())
                 .collect();
