@@ -292,8 +292,8 @@ sketcher!(FeatureCode, MethodKind::FeatureCode, FeatureCode, |m, a, b|
     sim: m.similarity(a, b),
     dup: m.is_duplicate(a, b));
 sketcher!(Paragraph, MethodKind::Paragraph, Paragraph, |m, a, b|
-    sim: Ok(m.similarity(a, b)),
-    dup: Ok(m.is_duplicate(a, b)));
+    sim: m.similarity(a, b),
+    dup: m.is_duplicate(a, b));
 
 #[cfg(test)]
 mod tests {

@@ -19,10 +19,12 @@ use crate::simhash::weighted_simhash;
 
 /// Paragraph fingerprints of a document.
 ///
-/// Body format: count u32, then per paragraph: index u32 (in the input
-/// paragraphs) and fingerprint u64.
+/// Body format: params u64 (hash of seed, feature length, minimum length),
+/// count u32, then per paragraph: index u32 (in the input paragraphs) and
+/// fingerprint u64.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ParagraphSig {
+    pub(crate) params: u64,
     pub(crate) entries: Vec<(u32, u64)>,
 }
 
@@ -38,6 +40,7 @@ impl ParagraphSig {
     }
 
     pub(crate) fn encode(&self, w: &mut Writer) {
+        w.u64(self.params);
         w.len(self.entries.len());
         for &(i, f) in &self.entries {
             w.u32(i);
@@ -46,6 +49,7 @@ impl ParagraphSig {
     }
 
     pub(crate) fn decode(r: &mut Reader<'_>) -> Result<Self> {
+        let params = r.u64()?;
         let n = r.count(12)?;
         let entries = (0..n)
             .map(|_| Ok((r.u32()?, r.u64()?)))
@@ -53,7 +57,7 @@ impl ParagraphSig {
         if entries.windows(2).any(|w| w[0].0 >= w[1].0) {
             return Err(ErrorKind::Malformed("paragraph indices not increasing").into());
         }
-        Ok(ParagraphSig { entries })
+        Ok(ParagraphSig { params, entries })
     }
 }
 
@@ -80,10 +84,10 @@ pub struct Alignment {
 /// let p = Paragraph::new();
 /// let a = p.signature(&DocText::new("", &pa));
 /// let b = p.signature(&DocText::new("", &pb));
-/// let al = p.align(&a, &b);
+/// let al = p.align(&a, &b).unwrap();
 /// assert_eq!(al.pairs, vec![(1, 0, 0)]);
 /// assert_eq!((al.only_a, al.only_b), (vec![0], vec![1]));
-/// assert_eq!(p.similarity(&a, &b), 0.5);
+/// assert_eq!(p.similarity(&a, &b).unwrap(), 0.5);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Paragraph {
@@ -161,11 +165,18 @@ impl Paragraph {
                 )
             })
             .collect();
-        ParagraphSig { entries }
+        let params = crate::hash::mix64(self.seed, (self.k as u64) << 32 | self.min_chars as u64);
+        ParagraphSig { params, entries }
     }
 
     /// Aligns the paragraphs of two pages (see the module documentation).
-    pub fn align(&self, a: &ParagraphSig, b: &ParagraphSig) -> Alignment {
+    ///
+    /// # Errors
+    /// [`ErrorKind::ParameterMismatch`] for signatures of different settings.
+    pub fn align(&self, a: &ParagraphSig, b: &ParagraphSig) -> Result<Alignment> {
+        if a.params != b.params {
+            return Err(ErrorKind::ParameterMismatch.into());
+        }
         let mut used = vec![false; b.entries.len()];
         let mut al = Alignment::default();
         for &(ia, fa) in &a.entries {
@@ -189,26 +200,29 @@ impl Paragraph {
             .filter(|&j| !used[j])
             .map(|j| b.entries[j].0 as usize)
             .collect();
-        al
+        Ok(al)
     }
 
     /// Dice share of matched paragraphs (1 when both have none).
-    pub fn similarity(&self, a: &ParagraphSig, b: &ParagraphSig) -> f64 {
+    ///
+    /// # Errors
+    /// [`ErrorKind::ParameterMismatch`] for signatures of different settings.
+    pub fn similarity(&self, a: &ParagraphSig, b: &ParagraphSig) -> Result<f64> {
+        let forward = self.align(a, b)?.pairs.len();
         let total = a.entries.len() + b.entries.len();
         if total == 0 {
-            return 1.0;
+            return Ok(1.0);
         }
         // Greedy alignment depends on the direction: use the better one.
-        let m = self
-            .align(a, b)
-            .pairs
-            .len()
-            .max(self.align(b, a).pairs.len());
-        2.0 * m as f64 / total as f64
+        let m = forward.max(self.align(b, a)?.pairs.len());
+        Ok(2.0 * m as f64 / total as f64)
     }
 
     /// Whether the share of matched paragraphs reaches the threshold.
-    pub fn is_duplicate(&self, a: &ParagraphSig, b: &ParagraphSig) -> bool {
-        self.similarity(a, b) >= self.min_share
+    ///
+    /// # Errors
+    /// [`ErrorKind::ParameterMismatch`] for signatures of different settings.
+    pub fn is_duplicate(&self, a: &ParagraphSig, b: &ParagraphSig) -> Result<bool> {
+        Ok(self.similarity(a, b)? >= self.min_share)
     }
 }
