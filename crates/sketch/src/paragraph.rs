@@ -161,7 +161,7 @@ impl Paragraph {
                 sh.extend(&p, &mut feats);
                 (
                     i as u32,
-                    weighted_simhash(&mut feats, 64, self.seed, |_| 1.0) as u64,
+                    weighted_simhash(&feats, 64, self.seed, None) as u64,
                 )
             })
             .collect();

@@ -180,12 +180,13 @@ impl SimHash {
         }
     }
 
-    fn finish(&self, mut feats: Vec<u64>) -> SimHashSig {
+    fn finish(&self, feats: Vec<u64>) -> SimHashSig {
         let (unit, k) = self.features();
         let idf = self.idf.as_deref();
-        let value = weighted_simhash(&mut feats, self.bits, self.seed, |f| {
-            idf.map_or(1.0, |t| t.idf(f))
-        });
+        let value = match idf {
+            None => weighted_simhash(&feats, self.bits, self.seed, None),
+            Some(t) => weighted_simhash(&feats, self.bits, self.seed, Some(&|f| t.idf(f))),
+        };
         let params = mix64(
             self.seed ^ unit_k(unit, k),
             idf.map_or(0, IdfTable::fingerprint),
@@ -202,41 +203,56 @@ fn unit_k(unit: ShingleUnit, k: usize) -> u64 {
     (k as u64) << 8 | crate::minhash::unit_tag(unit) as u64
 }
 
-/// SimHash of feature hashes (sorted in place to count them); `weight`
-/// gives the per-feature multiplier of the term frequency.
+/// SimHash of feature hashes (duplicates included: a feature occurring `tf`
+/// times contributes `tf` times its weight). `weight` gives the per-feature
+/// multiplier (IDF); `None` means 1, computed with integer counters.
 pub(crate) fn weighted_simhash(
-    feats: &mut [u64],
+    feats: &[u64],
     bits: u8,
     seed: u64,
-    weight: impl Fn(u64) -> f64,
+    weight: Option<&dyn Fn(u64) -> f64>,
 ) -> u128 {
-    feats.sort_unstable();
-    let mut acc = [0f64; 128];
-    let mut i = 0;
-    while i < feats.len() {
-        let f = feats[i];
-        let mut j = i + 1;
-        while j < feats.len() && feats[j] == f {
-            j += 1;
-        }
-        let w = (j - i) as f64 * weight(f);
-        i = j;
-        add_bits(&mut acc[..64], mix64(f, seed), w);
-        if bits == 128 {
-            add_bits(&mut acc[64..], mix64(f, seed ^ 0xA5A5_A5A5_A5A5_A5A5), w);
-        }
-    }
+    let seed2 = seed ^ 0xA5A5_A5A5_A5A5_A5A5;
     let mut value = 0u128;
-    for (b, &a) in acc[..bits as usize].iter().enumerate() {
-        if a > 0.0 {
-            value |= 1u128 << b;
+    match weight {
+        None => {
+            let mut acc = [0i32; 128];
+            for &f in feats {
+                add_unit(&mut acc[..64], mix64(f, seed));
+                if bits == 128 {
+                    add_unit(&mut acc[64..], mix64(f, seed2));
+                }
+            }
+            for (b, &a) in acc[..bits as usize].iter().enumerate() {
+                value |= ((a > 0) as u128) << b;
+            }
+        }
+        Some(weight) => {
+            let mut acc = [0f64; 128];
+            for &f in feats {
+                let w = weight(f);
+                add_weighted(&mut acc[..64], mix64(f, seed), w);
+                if bits == 128 {
+                    add_weighted(&mut acc[64..], mix64(f, seed2), w);
+                }
+            }
+            for (b, &a) in acc[..bits as usize].iter().enumerate() {
+                value |= ((a > 0.0) as u128) << b;
+            }
         }
     }
     value
 }
 
 #[inline]
-fn add_bits(acc: &mut [f64], h: u64, w: f64) {
+fn add_unit(acc: &mut [i32], h: u64) {
+    for (b, a) in acc.iter_mut().enumerate() {
+        *a += ((h >> b) & 1) as i32 * 2 - 1;
+    }
+}
+
+#[inline]
+fn add_weighted(acc: &mut [f64], h: u64, w: f64) {
     for (b, a) in acc.iter_mut().enumerate() {
         *a += if (h >> b) & 1 == 1 { w } else { -w };
     }
@@ -248,12 +264,28 @@ mod tests {
 
     #[test]
     fn single_feature_is_its_hash() {
-        let mut f = vec![42u64];
+        assert_eq!(weighted_simhash(&[42], 64, 7, None), mix64(42, 7) as u128);
         assert_eq!(
-            weighted_simhash(&mut f, 64, 7, |_| 1.0),
+            weighted_simhash(&[42], 64, 7, Some(&|_| 2.5)),
             mix64(42, 7) as u128
         );
-        assert_eq!(weighted_simhash(&mut [], 64, 7, |_| 1.0), 0);
+        assert_eq!(weighted_simhash(&[], 64, 7, None), 0);
+    }
+
+    #[test]
+    fn idf_weighting_changes_fingerprint_and_parameters() {
+        let mut b = IdfTable::builder();
+        for t in ["common words here", "common words there", "common rare"] {
+            b.add_normalized(t);
+        }
+        let mut sh = SimHash::new();
+        let tf = sh.signature_of_normalized("common common common words rare");
+        sh.idf(Some(Arc::new(b.build())));
+        let tfidf = sh.signature_of_normalized("common common common words rare");
+        assert_eq!(tf.distance(&tfidf).unwrap_err().kind(), &ErrorKind::ParameterMismatch);
+        // "common" has IDF ln(4/4) = 0: only "words" and "rare" count.
+        let without = sh.signature_of_normalized("words rare");
+        assert_eq!(tfidf.distance(&without).unwrap(), 0);
     }
 
     #[test]
