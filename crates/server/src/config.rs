@@ -1,0 +1,92 @@
+//! Settings of a [`ContentSeen`](crate::ContentSeen) store.
+
+use neardup::sketch::Method;
+
+/// How a [`ContentSeen`](crate::ContentSeen) judges and stores documents.
+///
+/// ```
+/// use neardup_server::Config;
+/// let mut config = Config::new();
+/// config.store_duplicates(false).max_batch(64);
+/// assert!(!config.get_store_duplicates());
+/// ```
+#[derive(Debug, Clone)]
+pub struct Config {
+    inner: Inner,
+}
+
+#[derive(Debug, Clone)]
+struct Inner {
+    method: Method,
+    store_duplicates: bool,
+    max_batch: usize,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config::new()
+    }
+}
+
+impl Config {
+    /// The default method ([`neardup::default_method`]), duplicates stored,
+    /// at most 512 operations per commit.
+    pub fn new() -> Config {
+        Config {
+            inner: Inner {
+                method: neardup::default_method(),
+                store_duplicates: true,
+                max_batch: 512,
+            },
+        }
+    }
+
+    /// The fingerprinting method. A store remembers its method and refuses
+    /// to open with another one.
+    pub fn method(&mut self, method: Method) -> &mut Config {
+        self.inner.method = method;
+        self
+    }
+
+    /// Whether a duplicate is stored too, linked to its original (default
+    /// true). When false, a duplicate is judged and answered but not kept.
+    pub fn store_duplicates(&mut self, yes: bool) -> &mut Config {
+        self.inner.store_duplicates = yes;
+        self
+    }
+
+    /// The most operations the writer groups into one transaction (at
+    /// least 1; default 512).
+    pub fn max_batch(&mut self, n: usize) -> &mut Config {
+        self.inner.max_batch = n.max(1);
+        self
+    }
+
+    /// The method.
+    pub fn get_method(&self) -> &Method {
+        &self.inner.method
+    }
+
+    /// Whether duplicates are stored.
+    pub fn get_store_duplicates(&self) -> bool {
+        self.inner.store_duplicates
+    }
+
+    /// The group-commit batch limit.
+    pub fn get_max_batch(&self) -> usize {
+        self.inner.max_batch
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batch_is_at_least_one() {
+        let mut c = Config::new();
+        c.max_batch(0);
+        assert_eq!(c.get_max_batch(), 1);
+        assert!(c.get_store_duplicates());
+    }
+}

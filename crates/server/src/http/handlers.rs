@@ -1,0 +1,222 @@
+//! The route handlers. Extraction, fingerprinting and the wait for the
+//! writer's commit run on tokio's blocking pool, never on the async
+//! workers.
+
+use axum::extract::{Path, Request, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Value};
+
+use super::request::{json_response, parse_document, read_body, ApiError};
+use super::App;
+use crate::seen::{ContentSeen, Verdict};
+
+/// The hand-written OpenAPI document.
+pub(crate) const OPENAPI: &str = include_str!("../openapi.json");
+
+fn verdict_json(v: &Verdict) -> Value {
+    json!({
+        "id": v.id,
+        "duplicate": v.is_duplicate(),
+        "duplicate_of": v.duplicate_of,
+        "similarity": v.similarity,
+        "stored": v.stored,
+    })
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, crate::Error> + Send + 'static,
+) -> Result<T, ApiError> {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(r) => r.map_err(ApiError::from),
+        Err(e) => Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            format!("worker failed: {e}"),
+        )),
+    }
+}
+
+async fn judge(app: App, req: Request, insert: bool) -> Result<Response, ApiError> {
+    let (parts, body) = req.into_parts();
+    let bytes = read_body(&parts.headers, body, app.config.max_body_bytes).await?;
+    let doc = parse_document(&parts.headers, parts.uri.query(), bytes)?;
+    let seen: ContentSeen = app.seen.clone();
+    let v = blocking(move || {
+        let p = seen.prepare(doc)?;
+        if insert {
+            seen.insert_prepared(p)
+        } else {
+            seen.check_prepared(&p)
+        }
+    })
+    .await?;
+    Ok(json_response(StatusCode::OK, &verdict_json(&v)))
+}
+
+/// `POST /v1/documents`: check and insert.
+pub(crate) async fn post_document(State(app): State<App>, req: Request) -> Response {
+    judge(app, req, true)
+        .await
+        .unwrap_or_else(IntoResponse::into_response)
+}
+
+/// `POST /v1/check`: the verdict without inserting.
+pub(crate) async fn post_check(State(app): State<App>, req: Request) -> Response {
+    judge(app, req, false)
+        .await
+        .unwrap_or_else(IntoResponse::into_response)
+}
+
+fn not_found(id: &str) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        format!("no document {id:?}"),
+    )
+}
+
+/// `GET /v1/documents/{id}`.
+pub(crate) async fn get_document(State(app): State<App>, Path(id): Path<String>) -> Response {
+    let seen = app.seen.clone();
+    let key = id.clone();
+    match blocking(move || seen.get(&key)).await {
+        Ok(Some(d)) => json_response(
+            StatusCode::OK,
+            &json!({
+                "id": d.id,
+                "url": d.url,
+                "duplicate": d.duplicate_of.is_some(),
+                "duplicate_of": d.duplicate_of.as_ref().map(|(o, _)| o),
+                "similarity": d.duplicate_of.as_ref().map(|(_, s)| s),
+                "stored_at": rfc3339(d.stored_at_ms),
+                "stored_at_ms": d.stored_at_ms,
+                "text_length": d.text_len,
+                "fingerprint": d.method.map(|m| json!({
+                    "method": m,
+                    "bytes": d.signature_bytes,
+                    "hash": d.signature_hash,
+                })),
+            }),
+        ),
+        Ok(None) => not_found(&id).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// `DELETE /v1/documents/{id}`.
+pub(crate) async fn delete_document(State(app): State<App>, Path(id): Path<String>) -> Response {
+    let seen = app.seen.clone();
+    let key = id.clone();
+    match blocking(move || seen.delete(&key)).await {
+        Ok(true) => json_response(StatusCode::OK, &json!({"id": id, "deleted": true})),
+        Ok(false) => not_found(&id).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// `GET /v1/stats`.
+pub(crate) async fn stats(State(app): State<App>) -> Response {
+    let s = app.seen.stats();
+    json_response(
+        StatusCode::OK,
+        &json!({
+            "documents": s.documents,
+            "originals": s.originals,
+            "duplicates": s.duplicates,
+            "empty": s.empty,
+            "index_bytes": s.index_bytes,
+            "commits": s.commits,
+            "committed_operations": s.committed_ops,
+            "method": s.method,
+            "store_duplicates": app.store_duplicates,
+            "format_version": crate::FORMAT_VERSION,
+            "healthy": app.seen.is_healthy(),
+        }),
+    )
+}
+
+/// `GET /healthz`.
+pub(crate) async fn healthz(State(app): State<App>) -> Response {
+    if app.seen.is_healthy() {
+        json_response(StatusCode::OK, &json!({"status": "ok"}))
+    } else {
+        json_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &json!({"status": "failed", "message": "a commit failed; restart the service"}),
+        )
+    }
+}
+
+/// `GET /metrics`.
+pub(crate) async fn metrics(State(app): State<App>) -> Response {
+    let text = app.metrics.render(&app.seen.stats(), app.seen.is_healthy());
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
+}
+
+/// `GET /openapi.json`.
+pub(crate) async fn openapi() -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
+}
+
+/// Any other path.
+pub(crate) async fn fallback(req: Request) -> Response {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "no_route",
+        format!("no route {} {}", req.method(), req.uri().path()),
+    )
+    .into_response()
+}
+
+/// Milliseconds since the epoch as an RFC 3339 UTC time.
+fn rfc3339(ms: u64) -> String {
+    let secs = ms / 1000;
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil date from days since 1970-01-01 (proleptic Gregorian).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60,
+        ms % 1000
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_dates() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339(951_782_400_123), "2000-02-29T00:00:00.123Z");
+        assert_eq!(rfc3339(1_795_000_000_000), "2026-11-18T11:06:40.000Z");
+    }
+
+    #[test]
+    fn openapi_is_json_and_lists_every_route() {
+        let v: Value = serde_json::from_str(OPENAPI).unwrap();
+        let paths = v["paths"].as_object().unwrap();
+        for p in [
+            "/v1/documents",
+            "/v1/check",
+            "/v1/documents/{id}",
+            "/v1/stats",
+            "/healthz",
+            "/metrics",
+        ] {
+            assert!(paths.contains_key(p), "{p}");
+        }
+    }
+}

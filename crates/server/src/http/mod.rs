@@ -1,0 +1,332 @@
+//! The HTTP/1.1 service over a [`ContentSeen`]: JSON in and out, bearer
+//! token authentication for `/v1`, a body size limit, a request timeout,
+//! a concurrency limit, Prometheus metrics and an OpenAPI document.
+//!
+//! Routes: `POST /v1/documents` (check and insert), `POST /v1/check`,
+//! `GET`/`DELETE /v1/documents/{id}`, `GET /v1/stats`, `GET /healthz`,
+//! `GET /metrics`, `GET /openapi.json`. See `openapi.json` in this crate.
+
+mod handlers;
+mod metrics;
+mod request;
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::extract::{Request, State};
+use axum::http::{header, Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use tokio::sync::Semaphore;
+
+use crate::seen::ContentSeen;
+use metrics::Metrics;
+use request::ApiError;
+
+/// Settings of the HTTP layer.
+#[derive(Debug, Clone)]
+struct HttpConfig {
+    token: Option<String>,
+    max_body_bytes: usize,
+    request_timeout: Duration,
+    max_concurrency: usize,
+}
+
+/// State shared by the handlers.
+#[derive(Clone)]
+pub(crate) struct App {
+    seen: ContentSeen,
+    config: Arc<HttpConfig>,
+    metrics: Arc<Metrics>,
+    limit: Arc<Semaphore>,
+    store_duplicates: bool,
+}
+
+/// The HTTP service; configure it, then [`Server::run`] or [`Server::spawn`].
+///
+/// ```no_run
+/// use neardup_server::{http::Server, Config, ContentSeen};
+/// let seen = ContentSeen::open("data", &Config::new())?;
+/// let mut server = Server::new(seen);
+/// server.token(Some("secret".into())).max_body_bytes(1 << 20);
+/// let running = server.spawn("127.0.0.1:0".parse().unwrap())?;
+/// println!("listening on {}", running.addr());
+/// running.stop()?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Server {
+    seen: ContentSeen,
+    config: HttpConfig,
+    store_duplicates: bool,
+}
+
+/// The default body limit: 10 MB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 10_000_000;
+
+impl Server {
+    /// A server over `seen`: no token, 10 MB bodies, 30 s timeout, 256
+    /// requests at once.
+    pub fn new(seen: ContentSeen) -> Server {
+        Server {
+            seen,
+            config: HttpConfig {
+                token: None,
+                max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+                request_timeout: Duration::from_secs(30),
+                max_concurrency: 256,
+            },
+            store_duplicates: true,
+        }
+    }
+
+    /// The bearer token every `/v1` request must carry (none: open).
+    pub fn token(&mut self, token: Option<String>) -> &mut Server {
+        self.config.token = token.filter(|t| !t.is_empty());
+        self
+    }
+
+    /// The largest request body (413 past it).
+    pub fn max_body_bytes(&mut self, n: usize) -> &mut Server {
+        self.config.max_body_bytes = n;
+        self
+    }
+
+    /// How long a request may take, waiting included (503 past it).
+    pub fn request_timeout(&mut self, t: Duration) -> &mut Server {
+        self.config.request_timeout = t;
+        self
+    }
+
+    /// How many requests are served at once; others wait their turn.
+    pub fn max_concurrency(&mut self, n: usize) -> &mut Server {
+        self.config.max_concurrency = n.max(1);
+        self
+    }
+
+    /// Reported in `/v1/stats`: whether duplicates are stored (the store's
+    /// [`Config::store_duplicates`](crate::Config::store_duplicates)).
+    pub fn store_duplicates(&mut self, yes: bool) -> &mut Server {
+        self.store_duplicates = yes;
+        self
+    }
+
+    /// The router with every route and the guard layer.
+    fn router(&self) -> Router {
+        let app = App {
+            seen: self.seen.clone(),
+            config: Arc::new(self.config.clone()),
+            metrics: Arc::new(Metrics::default()),
+            limit: Arc::new(Semaphore::new(self.config.max_concurrency)),
+            store_duplicates: self.store_duplicates,
+        };
+        Router::new()
+            .route("/v1/documents", post(handlers::post_document))
+            .route("/v1/check", post(handlers::post_check))
+            .route(
+                "/v1/documents/{*id}",
+                get(handlers::get_document).delete(handlers::delete_document),
+            )
+            .route("/v1/stats", get(handlers::stats))
+            .route("/healthz", get(handlers::healthz))
+            .route("/metrics", get(handlers::metrics))
+            .route("/openapi.json", get(handlers::openapi))
+            .fallback(handlers::fallback)
+            .layer(middleware::from_fn_with_state(app.clone(), guard))
+            .with_state(app)
+    }
+
+    /// Serves on `listener` until `shutdown` completes, then finishes the
+    /// requests under way.
+    pub async fn run(
+        &self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> io::Result<()> {
+        axum::serve(listener, self.router())
+            .with_graceful_shutdown(shutdown)
+            .await
+    }
+
+    /// Binds `addr` and serves on a runtime of its own in a background
+    /// thread, until [`Running::stop`].
+    pub fn spawn(&self, addr: SocketAddr) -> io::Result<Running> {
+        let runtime = runtime(2, self.config.max_concurrency)?;
+        let listener = runtime.block_on(tokio::net::TcpListener::bind(addr))?;
+        let addr = listener.local_addr()?;
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let server = self.clone();
+        let thread = std::thread::Builder::new()
+            .name("neardup-http".into())
+            .spawn(move || {
+                let r = runtime.block_on(server.run(listener, async {
+                    let _ = rx.await;
+                }));
+                drop(server);
+                runtime.shutdown_timeout(Duration::from_secs(10));
+                r
+            })?;
+        Ok(Running {
+            addr,
+            stop: Some(tx),
+            thread: Some(thread),
+        })
+    }
+}
+
+/// A tokio runtime for the service: `workers` async threads and enough
+/// blocking threads for every request in flight.
+pub fn runtime(workers: usize, max_concurrency: usize) -> io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers.max(1))
+        .max_blocking_threads(max_concurrency.max(1) + 8)
+        .enable_io()
+        .enable_time()
+        .thread_name("neardup-worker")
+        .build()
+}
+
+/// A server started by [`Server::spawn`]; stopped when dropped.
+#[derive(Debug)]
+pub struct Running {
+    addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<io::Result<()>>>,
+}
+
+impl Running {
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Stops accepting, finishes the requests under way, and releases the
+    /// store (once no other handle holds it).
+    pub fn stop(mut self) -> io::Result<()> {
+        self.halt()
+    }
+
+    fn halt(&mut self) -> io::Result<()> {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        match self.thread.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(r)) => r,
+            Some(Err(_)) => Err(io::Error::other("the server thread panicked")),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.halt();
+    }
+}
+
+/// The metrics label of a request's route.
+fn route_of(path: &str) -> &'static str {
+    match path {
+        "/v1/documents" => "/v1/documents",
+        "/v1/check" => "/v1/check",
+        "/v1/stats" => "/v1/stats",
+        "/healthz" => "/healthz",
+        "/metrics" => "/metrics",
+        "/openapi.json" => "/openapi.json",
+        p if p.starts_with("/v1/documents/") => "/v1/documents/{id}",
+        _ => "other",
+    }
+}
+
+fn method_of(m: &Method) -> &'static str {
+    match *m {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::DELETE => "DELETE",
+        Method::PUT => "PUT",
+        Method::HEAD => "HEAD",
+        _ => "OTHER",
+    }
+}
+
+/// Constant-time comparison of the token.
+fn same_token(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+fn authorized(token: &str, req: &Request) -> bool {
+    req.headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .is_some_and(|t| same_token(t.trim().as_bytes(), token.as_bytes()))
+}
+
+/// Authentication, concurrency limit, timeout and metrics around every
+/// request.
+async fn guard(State(app): State<App>, req: Request, next: Next) -> Response {
+    let start = Instant::now();
+    let route = route_of(req.uri().path());
+    let method = method_of(req.method());
+    let response = guarded(&app, req, next).await;
+    app.metrics
+        .observe(method, route, response.status().as_u16(), start.elapsed());
+    response
+}
+
+async fn guarded(app: &App, req: Request, next: Next) -> Response {
+    let path = req.uri().path();
+    if path == "/v1" || path.starts_with("/v1/") {
+        if let Some(token) = &app.config.token {
+            if !authorized(token, &req) {
+                let mut r = ApiError::new(
+                    StatusCode::UNAUTHORIZED,
+                    "unauthorized",
+                    "a valid \"Authorization: Bearer <token>\" header is required",
+                )
+                .into_response();
+                r.headers_mut().insert(
+                    header::WWW_AUTHENTICATE,
+                    header::HeaderValue::from_static("Bearer"),
+                );
+                return r;
+            }
+        }
+    }
+    let limit = app.limit.clone();
+    let work = async move {
+        let _permit = limit.acquire_owned().await;
+        next.run(req).await
+    };
+    match tokio::time::timeout(app.config.request_timeout, work).await {
+        Ok(r) => r,
+        Err(_) => ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "timeout",
+            format!(
+                "the request took longer than {} ms",
+                app.config.request_timeout.as_millis()
+            ),
+        )
+        .into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_and_tokens() {
+        assert_eq!(route_of("/v1/documents/a/b"), "/v1/documents/{id}");
+        assert_eq!(route_of("/nope"), "other");
+        assert!(same_token(b"abc", b"abc"));
+        assert!(!same_token(b"abc", b"abd"));
+        assert!(!same_token(b"abc", b"ab"));
+    }
+}

@@ -1,0 +1,34 @@
+//! neardup-server: the ContentSeen service.
+//!
+//! A crawler that fetched a page asks whether its content was seen before.
+//! [`ContentSeen`] answers in-process: it extracts and fingerprints the
+//! page with the [`neardup`] pipeline, judges it against every original
+//! stored so far with the same rules as the batch engine ([`neardup::Dedup`],
+//! first-seen keep policy, no chaining), and stores it durably in an
+//! embedded redb file, rebuilding its in-memory candidate index when opened
+//! again. [`http`] serves the same over HTTP/1.1 with JSON (the `neardup
+//! serve` command), and [`client`] is a minimal blocking HTTP client for
+//! tests and the load tool.
+//!
+//! Writes go through one writer thread that applies check-and-insert
+//! operations one at a time (verdicts are linearizable: two near-duplicates
+//! posted at once never both become originals) and commits them in groups,
+//! answering each caller after the commit that made its document durable.
+
+#![deny(missing_docs)]
+
+mod candidates;
+pub mod client;
+mod config;
+mod error;
+pub mod http;
+mod record;
+mod seen;
+mod state;
+mod store;
+mod writer;
+
+pub use config::Config;
+pub use error::{Error, ErrorKind};
+pub use seen::{ContentSeen, DocumentInfo, Prepared, Stats, Verdict, MAX_ID_BYTES};
+pub use store::{FILE_NAME, FORMAT_VERSION};

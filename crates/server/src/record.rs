@@ -1,0 +1,188 @@
+//! The stored form of one document: a small versioned binary record.
+//!
+//! Layout (little endian): record version `u8` (1), insertion sequence
+//! `u64`, stored-at time in milliseconds since the Unix epoch `u64`, main
+//! text length `u32`, flags `u8` (bit 0 URL, bit 1 signature, bit 2
+//! duplicate), then the URL, the signature bytes
+//! ([`Signature::to_bytes`](neardup::sketch::Signature::to_bytes)) and the
+//! original's id as `u32` length + bytes when their flag is set, and the
+//! similarity to the original as `f64` with the duplicate flag.
+
+use crate::error::Error;
+
+const RECORD_VERSION: u8 = 1;
+
+/// One stored document.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Record {
+    pub seq: u64,
+    pub stored_at_ms: u64,
+    pub text_len: u32,
+    pub url: Option<String>,
+    pub signature: Option<Vec<u8>>,
+    /// The original's id and the similarity to it.
+    pub duplicate_of: Option<(String, f64)>,
+}
+
+impl Record {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(
+            32 + self.url.as_ref().map_or(0, |u| u.len() + 4)
+                + self.signature.as_ref().map_or(0, |s| s.len() + 4)
+                + self.duplicate_of.as_ref().map_or(0, |(d, _)| d.len() + 12),
+        );
+        out.push(RECORD_VERSION);
+        out.extend_from_slice(&self.seq.to_le_bytes());
+        out.extend_from_slice(&self.stored_at_ms.to_le_bytes());
+        out.extend_from_slice(&self.text_len.to_le_bytes());
+        let flags = u8::from(self.url.is_some())
+            | (u8::from(self.signature.is_some()) << 1)
+            | (u8::from(self.duplicate_of.is_some()) << 2);
+        out.push(flags);
+        if let Some(u) = &self.url {
+            put_bytes(&mut out, u.as_bytes());
+        }
+        if let Some(s) = &self.signature {
+            put_bytes(&mut out, s);
+        }
+        if let Some((d, sim)) = &self.duplicate_of {
+            put_bytes(&mut out, d.as_bytes());
+            out.extend_from_slice(&sim.to_le_bytes());
+        }
+        out
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<Record, Error> {
+        let mut r = Reader { bytes, pos: 0 };
+        let version = r.take(1)?[0];
+        if version != RECORD_VERSION {
+            return Err(Error::corrupt(format!("unknown record version {version}")));
+        }
+        let seq = r.u64()?;
+        let stored_at_ms = r.u64()?;
+        let text_len = r.u32()?;
+        let flags = r.take(1)?[0];
+        if flags & !0b111 != 0 {
+            return Err(Error::corrupt("unknown record flags"));
+        }
+        let url = if flags & 1 != 0 {
+            Some(r.string()?)
+        } else {
+            None
+        };
+        let signature = if flags & 2 != 0 {
+            Some(r.bytes()?.to_vec())
+        } else {
+            None
+        };
+        let duplicate_of = if flags & 4 != 0 {
+            let d = r.string()?;
+            let sim = f64::from_le_bytes(fixed(r.take(8)?));
+            Some((d, sim))
+        } else {
+            None
+        };
+        if r.pos != bytes.len() {
+            return Err(Error::corrupt("trailing bytes in a record"));
+        }
+        Ok(Record {
+            seq,
+            stored_at_ms,
+            text_len,
+            url,
+            signature,
+            duplicate_of,
+        })
+    }
+}
+
+fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    // Lengths are bounded by the HTTP body limit, far below 4 GiB.
+    out.extend_from_slice(&u32::try_from(b.len()).unwrap_or(u32::MAX).to_le_bytes());
+    out.extend_from_slice(b);
+}
+
+fn fixed<const N: usize>(b: &[u8]) -> [u8; N] {
+    let mut a = [0u8; N];
+    a.copy_from_slice(&b[..N]);
+    a
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], Error> {
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.bytes.len())
+            .ok_or_else(|| Error::corrupt("truncated record"))?;
+        let s = &self.bytes[self.pos..end];
+        self.pos = end;
+        Ok(s)
+    }
+
+    fn u32(&mut self) -> Result<u32, Error> {
+        Ok(u32::from_le_bytes(fixed(self.take(4)?)))
+    }
+
+    fn u64(&mut self) -> Result<u64, Error> {
+        Ok(u64::from_le_bytes(fixed(self.take(8)?)))
+    }
+
+    fn bytes(&mut self) -> Result<&'a [u8], Error> {
+        let n = self.u32()? as usize;
+        self.take(n)
+    }
+
+    fn string(&mut self) -> Result<String, Error> {
+        let b = self.bytes()?;
+        String::from_utf8(b.to_vec()).map_err(|_| Error::corrupt("a record string is not UTF-8"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Record {
+        Record {
+            seq: 7,
+            stored_at_ms: 1_700_000_000_000,
+            text_len: 42,
+            url: Some("https://example.com/a".into()),
+            signature: Some(vec![1, 2, 3]),
+            duplicate_of: Some(("orig".into(), 0.875)),
+        }
+    }
+
+    #[test]
+    fn round_trips() {
+        let r = sample();
+        assert_eq!(Record::decode(&r.encode()).unwrap(), r);
+        let bare = Record {
+            url: None,
+            signature: None,
+            duplicate_of: None,
+            ..sample()
+        };
+        assert_eq!(Record::decode(&bare.encode()).unwrap(), bare);
+    }
+
+    #[test]
+    fn every_truncation_is_an_error() {
+        let bytes = sample().encode();
+        for n in 0..bytes.len() {
+            assert!(Record::decode(&bytes[..n]).is_err(), "prefix {n}");
+        }
+        let mut extra = bytes.clone();
+        extra.push(0);
+        assert!(Record::decode(&extra).is_err());
+        let mut newer = bytes;
+        newer[0] = 2;
+        assert!(Record::decode(&newer).is_err());
+    }
+}

@@ -1,0 +1,396 @@
+//! [`ContentSeen`]: the persistent near-duplicate index, usable in-process.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, Sender};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::thread::JoinHandle;
+
+use neardup::extract::Extractor;
+use neardup::io::RawDocument;
+use neardup::sketch::{Signature, Sketcher};
+use neardup::{Dedup, Page};
+
+use crate::config::Config;
+use crate::error::{Error, ErrorKind};
+use crate::state::{signature_key, Judgement, Role, State};
+use crate::store::Store;
+use crate::writer::{self, Op};
+
+/// The longest document id accepted, in bytes.
+pub const MAX_ID_BYTES: usize = 4096;
+
+/// The answer for one document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// The document's id.
+    pub id: String,
+    /// The id of the stored original it duplicates, if any.
+    pub duplicate_of: Option<String>,
+    /// The method's similarity to that original.
+    pub similarity: Option<f64>,
+    /// Whether the document is stored (now or from an earlier identical post).
+    pub stored: bool,
+}
+
+impl Verdict {
+    /// Whether the document duplicates a stored original.
+    pub fn is_duplicate(&self) -> bool {
+        self.duplicate_of.is_some()
+    }
+}
+
+/// A stored document, as [`ContentSeen::get`] reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DocumentInfo {
+    /// Its id.
+    pub id: String,
+    /// Its URL, when given.
+    pub url: Option<String>,
+    /// When it was stored, in milliseconds since the Unix epoch.
+    pub stored_at_ms: u64,
+    /// Its main text length in bytes.
+    pub text_len: u32,
+    /// The original it duplicates and the similarity to it.
+    pub duplicate_of: Option<(String, f64)>,
+    /// The method of its signature (`None` for a document without text).
+    pub method: Option<&'static str>,
+    /// The encoded signature's size in bytes.
+    pub signature_bytes: usize,
+    /// A hash of the signature, hexadecimal (equal for identical signatures).
+    pub signature_hash: Option<String>,
+}
+
+/// Counters of a [`ContentSeen`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stats {
+    /// Stored documents.
+    pub documents: usize,
+    /// Among them, originals.
+    pub originals: usize,
+    /// Among them, duplicates.
+    pub duplicates: usize,
+    /// Among them, documents without text.
+    pub empty: usize,
+    /// Approximate heap bytes of the in-memory index.
+    pub index_bytes: usize,
+    /// Transactions committed since the store was opened.
+    pub commits: u64,
+    /// Operations those transactions held.
+    pub committed_ops: u64,
+    /// The method's name.
+    pub method: &'static str,
+}
+
+/// A document extracted and fingerprinted, ready for [`ContentSeen::insert_prepared`].
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub(crate) id: String,
+    pub(crate) url: Option<String>,
+    pub(crate) signature: Option<Signature>,
+    pub(crate) bytes: Option<Vec<u8>>,
+    pub(crate) key: u128,
+    pub(crate) text_len: u32,
+}
+
+impl Prepared {
+    /// The document's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+pub(crate) struct Shared {
+    state: RwLock<State>,
+    pub store: Store,
+    pub config: Config,
+    dedup: Dedup,
+    extractor: Extractor,
+    pub failed: AtomicBool,
+    pub commits: AtomicU64,
+    pub committed_ops: AtomicU64,
+}
+
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+impl Shared {
+    pub fn write_state(&self) -> RwLockWriteGuard<'_, State> {
+        self.state.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn read_state(&self) -> RwLockReadGuard<'_, State> {
+        self.state.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The verdict of a judgement, in ids.
+    pub fn verdict(&self, state: &State, id: &str, j: Judgement) -> Verdict {
+        Verdict {
+            id: id.to_string(),
+            duplicate_of: j.duplicate_of.map(|(d, _)| state.slot(d).id.to_string()),
+            similarity: j.duplicate_of.map(|(_, s)| s),
+            stored: false,
+        }
+    }
+
+    /// For an id already stored: its stored verdict when the content is
+    /// the same, a conflict otherwise; `None` for a new id.
+    pub fn existing(&self, state: &State, p: &Prepared) -> Option<Result<Verdict, Error>> {
+        let d = state.dense(&p.id)?;
+        let slot = state.slot(d);
+        let key = p.signature.as_ref().map(|_| p.key);
+        if slot.key != key {
+            return Some(Err(Error::new(ErrorKind::Conflict(p.id.clone()))));
+        }
+        let duplicate_of = match slot.role {
+            Role::Duplicate { of, similarity } => Some((of, similarity)),
+            _ => None,
+        };
+        let mut v = self.verdict(state, &p.id, Judgement { duplicate_of });
+        v.stored = true;
+        Some(Ok(v))
+    }
+}
+
+/// The ContentSeen store: judges documents against everything stored
+/// before, keeps them durably in a data directory, and rebuilds its
+/// in-memory index from there when opened again.
+///
+/// Cheap to clone; clones share one store. The store closes when the last
+/// clone is dropped.
+///
+/// ```
+/// use neardup::io::{Content, RawDocument};
+/// use neardup_server::{Config, ContentSeen};
+///
+/// let dir = std::env::temp_dir().join(format!("neardup-doc-seen-{}", std::process::id()));
+/// # let _ = std::fs::remove_dir_all(&dir);
+/// let seen = ContentSeen::open(&dir, &Config::new())?;
+/// let text = |id: &str, t: &str| RawDocument { id: id.into(), url: None, content: Content::Text(t.into()) };
+/// let a = "The council approved the new cycle lanes on the high street after a long debate on Monday evening.";
+/// assert!(!seen.insert(text("a", a))?.is_duplicate());
+/// let v = seen.insert(text("b", &a.replace("evening", "night")))?;
+/// assert_eq!(v.duplicate_of.as_deref(), Some("a"));
+/// assert_eq!(seen.stats().documents, 2);
+/// # drop(seen); let _ = std::fs::remove_dir_all(&dir);
+/// # Ok::<(), neardup_server::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct ContentSeen {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    shared: Arc<Shared>,
+    tx: Option<Sender<Op>>,
+    writer: Option<JoinHandle<()>>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.tx.take();
+        if let Some(h) = self.writer.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+impl std::fmt::Debug for ContentSeen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ContentSeen")
+            .field("store", &self.inner.shared.store.path())
+            .finish_non_exhaustive()
+    }
+}
+
+fn check_id(id: &str) -> Result<(), Error> {
+    if id.is_empty() {
+        return Err(ErrorKind::InvalidId("the id is empty".into()).into());
+    }
+    if id.len() > MAX_ID_BYTES {
+        return Err(
+            ErrorKind::InvalidId(format!("the id is longer than {MAX_ID_BYTES} bytes")).into(),
+        );
+    }
+    Ok(())
+}
+
+impl ContentSeen {
+    /// Opens (or creates) the store in `dir` and rebuilds the index.
+    ///
+    /// # Errors
+    /// A store of a newer format, a corrupt store, one built with another
+    /// method, or one already open: never a silent reset.
+    pub fn open(dir: impl AsRef<Path>, config: &Config) -> Result<ContentSeen, Error> {
+        let method = config.get_method().clone();
+        let store = Store::open(dir.as_ref(), &format!("{method:?}"))?;
+        let mut state = State::new(method.clone())?;
+        store.load(|id, record| {
+            let sig = match &record.signature {
+                Some(b) => {
+                    let s = Signature::from_bytes(b)
+                        .map_err(|e| Error::corrupt(format!("signature of {id:?}: {e}")))?;
+                    Some((s, signature_key(b)))
+                }
+                None => None,
+            };
+            let duplicate_of = record.duplicate_of.as_ref().map(|(o, sim)| {
+                let d = state.dense(o).unwrap_or_else(|| state.add_tombstone(o));
+                (d, *sim)
+            });
+            state.add(id, sig, Judgement { duplicate_of }).map(|_| ())
+        })?;
+        let shared = Arc::new(Shared {
+            state: RwLock::new(state),
+            store,
+            config: config.clone(),
+            dedup: Dedup::builder().method(method).build(),
+            extractor: Extractor::new(),
+            failed: AtomicBool::new(false),
+            commits: AtomicU64::new(0),
+            committed_ops: AtomicU64::new(0),
+        });
+        let (tx, rx) = mpsc::channel();
+        let for_writer = shared.clone();
+        let writer = std::thread::Builder::new()
+            .name("neardup-writer".into())
+            .spawn(move || writer::run(for_writer, rx))
+            .map_err(|e| Error::with_source(ErrorKind::Io(format!("writer thread: {e}")), e))?;
+        Ok(ContentSeen {
+            inner: Arc::new(Inner {
+                shared,
+                tx: Some(tx),
+                writer: Some(writer),
+            }),
+        })
+    }
+
+    fn shared(&self) -> &Shared {
+        &self.inner.shared
+    }
+
+    /// Extracts and fingerprints a document (the CPU-heavy part, safe to
+    /// run on many threads at once).
+    pub fn prepare(&self, doc: RawDocument) -> Result<Prepared, Error> {
+        check_id(&doc.id)?;
+        let page = Page::from_raw(doc, &self.shared().extractor)
+            .map_err(|e| Error::with_source(ErrorKind::Extract(e.to_string()), e))?;
+        let signature = self
+            .shared()
+            .dedup
+            .fingerprint(&page.text, &page.paragraphs);
+        let bytes = signature.as_ref().map(Signature::to_bytes);
+        let key = bytes.as_deref().map_or(0, signature_key);
+        Ok(Prepared {
+            id: page.id,
+            url: page.url,
+            signature,
+            bytes,
+            key,
+            text_len: u32::try_from(page.text.len()).unwrap_or(u32::MAX),
+        })
+    }
+
+    /// The verdict [`ContentSeen::insert`] would give, without storing.
+    pub fn check(&self, doc: RawDocument) -> Result<Verdict, Error> {
+        let p = self.prepare(doc)?;
+        self.check_prepared(&p)
+    }
+
+    /// [`ContentSeen::check`] of a prepared document.
+    pub fn check_prepared(&self, p: &Prepared) -> Result<Verdict, Error> {
+        let shared = self.shared();
+        if shared.failed.load(Ordering::Acquire) {
+            return Err(ErrorKind::Failed.into());
+        }
+        let state = shared.read_state();
+        if let Some(v) = shared.existing(&state, p) {
+            return v;
+        }
+        let j = state.judge(p.signature.as_ref().map(|s| (s, p.key)))?;
+        Ok(shared.verdict(&state, &p.id, j))
+    }
+
+    /// Judges a document and stores it; returns once it is durable.
+    ///
+    /// Re-inserting an id with the same content returns its stored verdict
+    /// (so a retry is safe); with other content it fails with
+    /// [`ErrorKind::Conflict`].
+    pub fn insert(&self, doc: RawDocument) -> Result<Verdict, Error> {
+        let p = self.prepare(doc)?;
+        self.insert_prepared(p)
+    }
+
+    /// [`ContentSeen::insert`] of a prepared document.
+    pub fn insert_prepared(&self, p: Prepared) -> Result<Verdict, Error> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        self.send(Op::Insert(Box::new(p), tx))?;
+        rx.recv().unwrap_or_else(|_| Err(ErrorKind::Failed.into()))
+    }
+
+    /// Deletes a document; false when it was not stored. Its duplicates
+    /// stay stored and keep naming it.
+    pub fn delete(&self, id: &str) -> Result<bool, Error> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        self.send(Op::Delete(id.to_string(), tx))?;
+        rx.recv().unwrap_or_else(|_| Err(ErrorKind::Failed.into()))
+    }
+
+    fn send(&self, op: Op) -> Result<(), Error> {
+        let tx = self.inner.tx.as_ref().ok_or(ErrorKind::Closed)?;
+        tx.send(op).map_err(|_| ErrorKind::Closed.into())
+    }
+
+    /// A stored document, read from the store (so only committed ones).
+    pub fn get(&self, id: &str) -> Result<Option<DocumentInfo>, Error> {
+        let Some(r) = self.shared().store.get(id)? else {
+            return Ok(None);
+        };
+        let method = match &r.signature {
+            Some(b) => Some(
+                Signature::from_bytes(b)
+                    .map_err(|e| Error::corrupt(format!("signature of {id:?}: {e}")))?
+                    .kind()
+                    .name(),
+            ),
+            None => None,
+        };
+        Ok(Some(DocumentInfo {
+            id: id.to_string(),
+            url: r.url,
+            stored_at_ms: r.stored_at_ms,
+            text_len: r.text_len,
+            duplicate_of: r.duplicate_of,
+            method,
+            signature_bytes: r.signature.as_ref().map_or(0, Vec::len),
+            signature_hash: r
+                .signature
+                .as_deref()
+                .map(|b| format!("{:032x}", signature_key(b))),
+        }))
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> Stats {
+        let shared = self.shared();
+        let state = shared.read_state();
+        Stats {
+            documents: state.len(),
+            originals: state.originals,
+            duplicates: state.duplicates,
+            empty: state.empty,
+            index_bytes: state.memory_bytes(),
+            commits: shared.commits.load(Ordering::Relaxed),
+            committed_ops: shared.committed_ops.load(Ordering::Relaxed),
+            method: shared.config.get_method().kind().name(),
+        }
+    }
+
+    /// Whether the store accepts writes (false after a failed commit).
+    pub fn is_healthy(&self) -> bool {
+        !self.shared().failed.load(Ordering::Acquire)
+    }
+}

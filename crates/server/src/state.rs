@@ -1,0 +1,285 @@
+//! The in-memory side of a store: every document's role, the originals'
+//! signatures and the candidate index, rebuilt from the store at start.
+//!
+//! Verdicts follow the batch engine with the first-seen keep policy: a
+//! document whose signature equals an earlier one's joins what that one
+//! joined (its original, similarity 1.0 when it is the original itself);
+//! otherwise it is a duplicate of the most similar original among the
+//! candidates that the method confirms (`is_duplicate`, then `similarity`;
+//! ties go to the earlier original), or a new original. Duplicates are
+//! never targets, so nothing chains.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use neardup::sketch::{Method, Signature, Sketcher};
+
+use crate::candidates::Candidates;
+use crate::error::Error;
+
+/// What a stored document is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Role {
+    /// A kept document: a target for later documents.
+    Original,
+    /// A duplicate of the original with this dense id.
+    Duplicate { of: u32, similarity: f64 },
+    /// A document without text: never a duplicate nor a target.
+    Empty,
+    /// Deleted (or, after a restart, an original known only by name).
+    Deleted,
+}
+
+#[derive(Debug)]
+pub(crate) struct Slot {
+    pub id: Arc<str>,
+    pub role: Role,
+    /// The hash of the signature bytes (`None` without text).
+    pub key: Option<u128>,
+    /// The signature, kept for originals only.
+    pub signature: Option<Signature>,
+}
+
+/// A verdict in dense ids.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Judgement {
+    pub duplicate_of: Option<(u32, f64)>,
+}
+
+/// Every document known to the service.
+#[derive(Debug)]
+pub(crate) struct State {
+    method: Method,
+    candidates: Candidates,
+    pub slots: Vec<Slot>,
+    by_id: HashMap<Arc<str>, u32>,
+    first_of: HashMap<u128, u32>,
+    pub originals: usize,
+    pub duplicates: usize,
+    pub empty: usize,
+}
+
+/// The hash that identifies identical signatures.
+pub(crate) fn signature_key(bytes: &[u8]) -> u128 {
+    xxhash_rust::xxh3::xxh3_128(bytes)
+}
+
+impl State {
+    pub fn new(method: Method) -> Result<State, Error> {
+        Ok(State {
+            candidates: Candidates::new(&method)?,
+            method,
+            slots: Vec::new(),
+            by_id: HashMap::new(),
+            first_of: HashMap::new(),
+            originals: 0,
+            duplicates: 0,
+            empty: 0,
+        })
+    }
+
+    /// Live documents.
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    /// The dense id of a live document.
+    pub fn dense(&self, id: &str) -> Option<u32> {
+        self.by_id.get(id).copied()
+    }
+
+    /// The slot of a dense id.
+    pub fn slot(&self, d: u32) -> &Slot {
+        &self.slots[d as usize]
+    }
+
+    /// The verdict for a signature against the originals stored so far.
+    pub fn judge(&self, sig: Option<(&Signature, u128)>) -> Result<Judgement, Error> {
+        let Some((sig, key)) = sig else {
+            return Ok(Judgement { duplicate_of: None });
+        };
+        if let Some(&r) = self.first_of.get(&key) {
+            match self.slots[r as usize].role {
+                Role::Original => {
+                    return Ok(Judgement {
+                        duplicate_of: Some((r, 1.0)),
+                    })
+                }
+                Role::Duplicate { of, similarity }
+                    if self.slots[of as usize].role == Role::Original =>
+                {
+                    return Ok(Judgement {
+                        duplicate_of: Some((of, similarity)),
+                    })
+                }
+                _ => {}
+            }
+        }
+        let mut best: Option<(u32, f64)> = None;
+        for c in self.candidates.query(sig)? {
+            let slot = &self.slots[c as usize];
+            let (Role::Original, Some(other)) = (slot.role, &slot.signature) else {
+                continue;
+            };
+            if !self.method.is_duplicate(sig, other).unwrap_or(false) {
+                continue;
+            }
+            let Ok(s) = self.method.similarity(sig, other) else {
+                continue;
+            };
+            // Candidates come in increasing dense id: ties keep the earlier.
+            if best.is_none_or(|(_, b)| s > b) {
+                best = Some((c, s));
+            }
+        }
+        Ok(Judgement { duplicate_of: best })
+    }
+
+    /// Adds a live document with its verdict; returns its dense id.
+    pub fn add(
+        &mut self,
+        id: &str,
+        sig: Option<(Signature, u128)>,
+        judgement: Judgement,
+    ) -> Result<u32, Error> {
+        let d = u32::try_from(self.slots.len())
+            .ok()
+            .filter(|&d| d < u32::MAX)
+            .ok_or_else(|| Error::new(crate::ErrorKind::Index("too many documents".into())))?;
+        let id: Arc<str> = Arc::from(id);
+        let (role, key, signature) = match (sig, judgement.duplicate_of) {
+            (None, _) => {
+                self.empty += 1;
+                (Role::Empty, None, None)
+            }
+            (Some((_, key)), Some((of, similarity))) => {
+                self.duplicates += 1;
+                self.first_of.entry(key).or_insert(d);
+                (Role::Duplicate { of, similarity }, Some(key), None)
+            }
+            (Some((sig, key)), None) => {
+                self.candidates.insert(d, &sig)?;
+                self.originals += 1;
+                // A new original with a known key: the earlier holder of the
+                // key was deleted or lost its original.
+                self.first_of.insert(key, d);
+                (Role::Original, Some(key), Some(sig))
+            }
+        };
+        self.slots.push(Slot {
+            id: id.clone(),
+            role,
+            key,
+            signature,
+        });
+        self.by_id.insert(id, d);
+        Ok(d)
+    }
+
+    /// A slot for an original known only by name (deleted before a
+    /// restart), so that its duplicates can still name it.
+    pub fn add_tombstone(&mut self, id: &str) -> u32 {
+        let d = self.slots.len() as u32;
+        self.slots.push(Slot {
+            id: Arc::from(id),
+            role: Role::Deleted,
+            key: None,
+            signature: None,
+        });
+        d
+    }
+
+    /// Removes a live document; false when unknown.
+    pub fn remove(&mut self, id: &str) -> bool {
+        let Some(d) = self.by_id.remove(id) else {
+            return false;
+        };
+        let slot = &mut self.slots[d as usize];
+        match slot.role {
+            Role::Original => self.originals -= 1,
+            Role::Duplicate { .. } => self.duplicates -= 1,
+            Role::Empty => self.empty -= 1,
+            Role::Deleted => {}
+        }
+        slot.role = Role::Deleted;
+        slot.signature = None;
+        if let Some(key) = slot.key {
+            if self.first_of.get(&key) == Some(&d) {
+                self.first_of.remove(&key);
+            }
+        }
+        true
+    }
+
+    /// Approximate heap bytes of the in-memory index.
+    pub fn memory_bytes(&self) -> usize {
+        let sigs: usize = self
+            .slots
+            .iter()
+            .map(|s| match &s.signature {
+                Some(Signature::MinHash(m)) => m.values().len() * 4 + 48,
+                Some(_) => 64,
+                None => 0,
+            })
+            .sum();
+        let ids: usize = self.slots.iter().map(|s| s.id.len() + 16).sum();
+        self.candidates.memory_bytes()
+            + sigs
+            + ids
+            + self.slots.capacity() * std::mem::size_of::<Slot>()
+            + self.by_id.capacity() * 40
+            + self.first_of.capacity() * 24
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use neardup::sketch::DocText;
+
+    fn sig(m: &Method, text: &str) -> (Signature, u128) {
+        let s = m.sketch(&DocText::from_text(text));
+        let k = signature_key(&s.to_bytes());
+        (s, k)
+    }
+
+    const A: &str = "The council approved the new cycle lanes on the high street after a long debate on Monday evening, and work starts in spring.";
+    const A2: &str = "The council approved the new cycle lanes on the high street after a long debate on Monday night, and work starts in spring.";
+    const B: &str = "A completely different story about the harbour festival and its fireworks, which drew large crowds to the old docks this weekend.";
+
+    fn put(st: &mut State, id: &str, s: (Signature, u128)) -> Judgement {
+        let j = st.judge(Some((&s.0, s.1))).unwrap();
+        st.add(id, Some(s), j).unwrap();
+        j
+    }
+
+    #[test]
+    fn first_seen_is_kept_and_copies_point_to_it() {
+        let m = neardup::default_method();
+        let mut st = State::new(m.clone()).unwrap();
+        assert_eq!(put(&mut st, "a", sig(&m, A)).duplicate_of, None);
+        let j = put(&mut st, "a2", sig(&m, A2));
+        let (of, s) = j.duplicate_of.unwrap();
+        assert_eq!(of, 0);
+        assert!(s > 0.5 && s < 1.0);
+        assert_eq!(put(&mut st, "b", sig(&m, B)).duplicate_of, None);
+        // An exact copy of the duplicate joins its original, with its similarity.
+        assert_eq!(
+            put(&mut st, "a2-copy", sig(&m, A2)).duplicate_of,
+            Some((0, s))
+        );
+        assert_eq!((st.originals, st.duplicates, st.len()), (2, 2, 4));
+    }
+
+    #[test]
+    fn deleted_original_is_no_target() {
+        let m = neardup::default_method();
+        let mut st = State::new(m.clone()).unwrap();
+        put(&mut st, "a", sig(&m, A));
+        assert!(st.remove("a"));
+        assert!(!st.remove("a"));
+        assert_eq!(put(&mut st, "a-again", sig(&m, A)).duplicate_of, None);
+        assert_eq!(put(&mut st, "a2", sig(&m, A2)).duplicate_of.unwrap().0, 1);
+        assert_eq!(st.judge(None).unwrap().duplicate_of, None);
+    }
+}

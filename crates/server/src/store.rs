@@ -1,0 +1,309 @@
+//! The embedded store: one redb file in the data directory.
+//!
+//! Tables: `meta` (format version, method, next sequence number), `docs`
+//! (id → [`Record`]) and `order` (sequence number → id, the insertion
+//! order the in-memory index is rebuilt in). Every write goes through one
+//! transaction per group of operations, committed with redb's default
+//! immediate durability (fsync before the commit returns).
+
+use std::path::{Path, PathBuf};
+
+use redb::{
+    Database, DatabaseError, ReadableTable, ReadableTableMetadata, StorageError, Table,
+    TableDefinition, TableError,
+};
+
+use crate::error::{Error, ErrorKind};
+use crate::record::Record;
+
+/// The store format this build writes and the newest it reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The store's file name inside the data directory.
+pub const FILE_NAME: &str = "neardup.redb";
+
+const META: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("meta");
+const DOCS: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("docs");
+const ORDER: TableDefinition<'_, u64, &str> = TableDefinition::new("order");
+
+/// An open store.
+#[derive(Debug)]
+pub(crate) struct Store {
+    db: Database,
+    path: PathBuf,
+}
+
+/// The tables of one write transaction.
+pub(crate) struct Tables<'t> {
+    docs: Table<'t, &'static str, &'static [u8]>,
+    order: Table<'t, u64, &'static str>,
+    /// The next insertion sequence number; saved at commit.
+    pub next_seq: u64,
+}
+
+impl Tables<'_> {
+    /// Stores a document under a fresh sequence number (set in `record`).
+    pub fn put(&mut self, id: &str, record: &mut Record) -> Result<(), Error> {
+        record.seq = self.next_seq;
+        self.next_seq += 1;
+        self.docs
+            .insert(id, record.encode().as_slice())
+            .map_err(Error::store)?;
+        self.order.insert(record.seq, id).map_err(Error::store)?;
+        Ok(())
+    }
+
+    /// Removes a document; false when it was not stored.
+    pub fn delete(&mut self, id: &str) -> Result<bool, Error> {
+        let old = self.docs.remove(id).map_err(Error::store)?;
+        let Some(old) = old else { return Ok(false) };
+        let record = Record::decode(old.value())?;
+        drop(old);
+        self.order.remove(record.seq).map_err(Error::store)?;
+        Ok(true)
+    }
+}
+
+fn open_error(e: DatabaseError) -> Error {
+    match e {
+        DatabaseError::DatabaseAlreadyOpen => Error::new(ErrorKind::Locked),
+        DatabaseError::Storage(StorageError::Corrupted(m)) => Error::corrupt(m),
+        DatabaseError::UpgradeRequired(v) => Error::corrupt(format!(
+            "redb file format {v} is not readable by this build"
+        )),
+        other => Error::store(other),
+    }
+}
+
+impl Store {
+    /// Opens or creates the store in `dir`, checking its format version and
+    /// method description (`method`).
+    pub fn open(dir: &Path, method: &str) -> Result<Store, Error> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::with_source(ErrorKind::Io(format!("{}: {e}", dir.display())), e))?;
+        let path = dir.join(FILE_NAME);
+        let db = Database::create(&path).map_err(open_error)?;
+        let store = Store { db, path };
+        store.check_meta(method)?;
+        Ok(store)
+    }
+
+    /// The store file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn check_meta(&self, method: &str) -> Result<(), Error> {
+        let txn = self.db.begin_write().map_err(Error::store)?;
+        {
+            let mut meta = txn.open_table(META).map_err(Error::store)?;
+            let docs = txn.open_table(DOCS).map_err(Error::store)?;
+            txn.open_table(ORDER).map_err(Error::store)?;
+            let version = meta
+                .get("format")
+                .map_err(Error::store)?
+                .map(|g| g.value().to_vec());
+            match version {
+                None if docs.len().map_err(Error::store)? > 0 => {
+                    return Err(Error::corrupt("documents but no format version"));
+                }
+                None => {
+                    meta.insert("format", FORMAT_VERSION.to_le_bytes().as_slice())
+                        .map_err(Error::store)?;
+                    meta.insert("method", method.as_bytes())
+                        .map_err(Error::store)?;
+                    meta.insert("next_seq", 0u64.to_le_bytes().as_slice())
+                        .map_err(Error::store)?;
+                }
+                Some(v) => {
+                    let v: [u8; 4] = v
+                        .as_slice()
+                        .try_into()
+                        .map_err(|_| Error::corrupt("bad format version"))?;
+                    let found = u32::from_le_bytes(v);
+                    if found > FORMAT_VERSION {
+                        return Err(Error::new(ErrorKind::NewerFormat {
+                            found,
+                            supported: FORMAT_VERSION,
+                        }));
+                    }
+                    let stored = meta
+                        .get("method")
+                        .map_err(Error::store)?
+                        .map(|g| String::from_utf8_lossy(g.value()).into_owned())
+                        .ok_or_else(|| Error::corrupt("no method recorded"))?;
+                    if stored != method {
+                        return Err(Error::new(ErrorKind::MethodMismatch {
+                            stored,
+                            configured: method.to_string(),
+                        }));
+                    }
+                }
+            }
+        }
+        txn.commit().map_err(Error::store)
+    }
+
+    /// Every stored document in insertion order.
+    pub fn load(&self, mut f: impl FnMut(&str, Record) -> Result<(), Error>) -> Result<(), Error> {
+        let txn = self.db.begin_read().map_err(Error::store)?;
+        let docs = txn.open_table(DOCS).map_err(Error::store)?;
+        let order = txn.open_table(ORDER).map_err(Error::store)?;
+        for row in order.iter().map_err(Error::store)? {
+            let (seq, id) = row.map_err(Error::store)?;
+            let id = id.value();
+            let bytes = docs.get(id).map_err(Error::store)?.ok_or_else(|| {
+                Error::corrupt(format!("order entry {} has no document", seq.value()))
+            })?;
+            let record = Record::decode(bytes.value())?;
+            if record.seq != seq.value() {
+                return Err(Error::corrupt(format!("document {id:?} is out of order")));
+            }
+            f(id, record)?;
+        }
+        Ok(())
+    }
+
+    /// One stored document.
+    pub fn get(&self, id: &str) -> Result<Option<Record>, Error> {
+        let txn = self.db.begin_read().map_err(Error::store)?;
+        let docs = match txn.open_table(DOCS) {
+            Ok(t) => t,
+            Err(TableError::TableDoesNotExist(_)) => return Ok(None),
+            Err(e) => return Err(Error::store(e)),
+        };
+        let got = docs.get(id).map_err(Error::store)?;
+        got.map(|g| Record::decode(g.value())).transpose()
+    }
+
+    /// Runs `f` over the tables of one write transaction and commits it
+    /// durably when `f` succeeds; aborts it when `f` fails.
+    pub fn write<R>(
+        &self,
+        f: impl FnOnce(&mut Tables<'_>) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        let txn = self.db.begin_write().map_err(Error::store)?;
+        let out = {
+            let mut meta = txn.open_table(META).map_err(Error::store)?;
+            let next_seq = meta
+                .get("next_seq")
+                .map_err(Error::store)?
+                .and_then(|g| <[u8; 8]>::try_from(g.value()).ok())
+                .map(u64::from_le_bytes)
+                .ok_or_else(|| Error::corrupt("no sequence number"))?;
+            let mut tables = Tables {
+                docs: txn.open_table(DOCS).map_err(Error::store)?,
+                order: txn.open_table(ORDER).map_err(Error::store)?,
+                next_seq,
+            };
+            let out = f(&mut tables)?;
+            if tables.next_seq != next_seq {
+                meta.insert("next_seq", tables.next_seq.to_le_bytes().as_slice())
+                    .map_err(Error::store)?;
+            }
+            out
+        };
+        txn.commit().map_err(Error::store)?;
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("neardup-store-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    fn record(sig: u8) -> Record {
+        Record {
+            seq: 0,
+            stored_at_ms: 1,
+            text_len: 3,
+            url: None,
+            signature: Some(vec![sig]),
+            duplicate_of: None,
+        }
+    }
+
+    #[test]
+    fn writes_survive_reopen_in_order() {
+        let dir = temp("reopen");
+        {
+            let s = Store::open(&dir, "m").unwrap();
+            s.write(|t| {
+                t.put("b", &mut record(1)).unwrap();
+                t.put("a", &mut record(2)).unwrap();
+                t.put("c", &mut record(3)).unwrap();
+                assert!(t.delete("c").unwrap());
+                assert!(!t.delete("zz").unwrap());
+                Ok(())
+            })
+            .unwrap();
+        }
+        let s = Store::open(&dir, "m").unwrap();
+        let mut seen = Vec::new();
+        s.load(|id, r| {
+            seen.push((id.to_string(), r.seq));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, [("b".to_string(), 0), ("a".to_string(), 1)]);
+        assert_eq!(s.get("a").unwrap().unwrap().signature, Some(vec![2]));
+        assert!(s.get("c").unwrap().is_none());
+        // Sequence numbers are not reused.
+        s.write(|t| t.put("d", &mut record(4))).unwrap();
+        assert_eq!(s.get("d").unwrap().unwrap().seq, 3);
+        drop(s);
+        let e = Store::open(&dir, "other").unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::MethodMismatch { .. }), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn newer_format_is_refused() {
+        let dir = temp("newer");
+        {
+            let s = Store::open(&dir, "m").unwrap();
+            let txn = s.db.begin_write().unwrap();
+            txn.open_table(META)
+                .unwrap()
+                .insert("format", 99u32.to_le_bytes().as_slice())
+                .unwrap();
+            txn.commit().unwrap();
+        }
+        let e = Store::open(&dir, "m").unwrap_err();
+        assert_eq!(
+            e.kind(),
+            &ErrorKind::NewerFormat {
+                found: 99,
+                supported: FORMAT_VERSION
+            }
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn garbage_file_is_an_error_not_a_reset() {
+        let dir = temp("garbage");
+        std::fs::create_dir_all(&dir).unwrap();
+        let junk: Vec<u8> = (0..100_000u32).map(|i| (i * 7919 % 251) as u8).collect();
+        std::fs::write(dir.join(FILE_NAME), &junk).unwrap();
+        assert!(Store::open(&dir, "m").is_err());
+        // The file was left as it was.
+        assert_eq!(std::fs::read(dir.join(FILE_NAME)).unwrap(), junk);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn second_open_is_locked() {
+        let dir = temp("locked");
+        let _s = Store::open(&dir, "m").unwrap();
+        let e = Store::open(&dir, "m").unwrap_err();
+        assert_eq!(e.kind(), &ErrorKind::Locked);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
