@@ -20,6 +20,9 @@ use crate::doc::DocText;
 use crate::hash::mix64;
 use crate::minhash::{MinHashScheme, MinHashSig};
 
+/// Value of a bin no shingle fell in.
+const EMPTY: u32 = u32::MAX;
+
 /// One-permutation MinHash; see the module documentation.
 ///
 /// ```
@@ -91,46 +94,47 @@ impl OphMinHash {
 
     /// Signature of a document (normalizes its text first).
     pub fn signature(&self, doc: &DocText<'_>) -> MinHashSig {
-        let mut values = vec![u32::MAX; self.bins];
-        let mut filled = vec![false; self.bins];
+        let mut values = vec![EMPTY; self.bins];
         Shingler::new(self.unit, self.k)
-            .for_each_normalizing(doc.text, |x| self.put(x, &mut values, &mut filled));
-        self.finish(values, &filled)
+            .for_each_normalizing(doc.text, |x| self.put(x, &mut values));
+        self.finish(values)
     }
 
     /// Signature of an already normalized text.
     pub fn signature_of_normalized(&self, text: &str) -> MinHashSig {
-        let mut values = vec![u32::MAX; self.bins];
-        let mut filled = vec![false; self.bins];
-        Shingler::new(self.unit, self.k).for_each(text, |x| self.put(x, &mut values, &mut filled));
-        self.finish(values, &filled)
+        let mut values = vec![EMPTY; self.bins];
+        Shingler::new(self.unit, self.k).for_each(text, |x| self.put(x, &mut values));
+        self.finish(values)
     }
 
     /// Signature of precomputed shingle hashes.
     pub fn signature_of_shingles(&self, shingles: &[u64]) -> MinHashSig {
-        let mut values = vec![u32::MAX; self.bins];
-        let mut filled = vec![false; self.bins];
+        let mut values = vec![EMPTY; self.bins];
         for &x in shingles {
-            self.put(x, &mut values, &mut filled);
+            self.put(x, &mut values);
         }
-        self.finish(values, &filled)
+        self.finish(values)
     }
 
+    /// Keeps the minimum of the bin the shingle falls in (branch-free: the
+    /// minimum changes unpredictably, so a branch would mispredict often).
     #[inline]
-    fn put(&self, x: u64, values: &mut [u32], filled: &mut [bool]) {
+    fn put(&self, x: u64, values: &mut [u32]) {
         let y = mix64(x, self.seed);
-        let bin = (((y >> 32) * self.bins as u64) >> 32) as usize;
-        let v = y as u32;
-        if v <= values[bin] {
-            values[bin] = v;
+        let bin = (((y >> 32) * values.len() as u64) >> 32) as usize;
+        if let Some(slot) = values.get_mut(bin) {
+            *slot = (*slot).min(y as u32);
         }
-        filled[bin] = true;
     }
 
-    fn finish(&self, mut values: Vec<u32>, filled: &[bool]) -> MinHashSig {
-        let n = self.bins as u64;
+    /// Optimal densification of the empty bins (those still at [`EMPTY`]; a
+    /// shingle whose value is exactly `u32::MAX` counts as absent, which
+    /// happens with probability 2^-32 and the same way for every document).
+    fn finish(&self, mut values: Vec<u32>) -> MinHashSig {
+        let n = values.len() as u64;
+        let filled: Vec<bool> = values.iter().map(|&v| v != EMPTY).collect();
         if filled.iter().any(|&f| f) {
-            for i in 0..self.bins {
+            for i in 0..values.len() {
                 if filled[i] {
                     continue;
                 }
@@ -138,6 +142,7 @@ impl OphMinHash {
                 loop {
                     let g = mix64((i as u64) << 32 | attempt, self.seed ^ 0xD3_45_17);
                     let j = (((g >> 32) * n) >> 32) as usize;
+                    // Copy only values found by hashing, never densified ones.
                     if filled[j] {
                         values[i] = values[j];
                         break;

@@ -282,7 +282,10 @@ mod tests {
         let tf = sh.signature_of_normalized("common common common words rare");
         sh.idf(Some(Arc::new(b.build())));
         let tfidf = sh.signature_of_normalized("common common common words rare");
-        assert_eq!(tf.distance(&tfidf).unwrap_err().kind(), &ErrorKind::ParameterMismatch);
+        assert_eq!(
+            tf.distance(&tfidf).unwrap_err().kind(),
+            &ErrorKind::ParameterMismatch
+        );
         // "common" has IDF ln(4/4) = 0: only "words" and "rare" count.
         let without = sh.signature_of_normalized("words rare");
         assert_eq!(tfidf.distance(&without).unwrap(), 0);
