@@ -179,6 +179,48 @@ impl Server {
     }
 }
 
+impl Server {
+    /// Binds `addr`, calls `ready` with the bound address, and serves until
+    /// the process gets SIGINT or SIGTERM; then finishes the requests under
+    /// way and returns (the store closes when the last handle is dropped).
+    pub fn serve_until_signal(
+        &self,
+        addr: SocketAddr,
+        workers: usize,
+        ready: impl FnOnce(SocketAddr),
+    ) -> io::Result<()> {
+        let runtime = runtime(workers, self.config.max_concurrency)?;
+        let result = runtime.block_on(async {
+            let listener = tokio::net::TcpListener::bind(addr).await?;
+            ready(listener.local_addr()?);
+            self.run(listener, shutdown_signal()).await
+        });
+        runtime.shutdown_timeout(Duration::from_secs(10));
+        result
+    }
+}
+
+#[cfg(not(unix))]
+async fn shutdown_signal() {
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+#[cfg(unix)]
+async fn shutdown_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    match signal(SignalKind::terminate()) {
+        Ok(mut term) => {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+        }
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
 /// A tokio runtime for the service: `workers` async threads and enough
 /// blocking threads for every request in flight.
 pub fn runtime(workers: usize, max_concurrency: usize) -> io::Result<tokio::runtime::Runtime> {

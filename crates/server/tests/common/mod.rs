@@ -1,0 +1,110 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// A fresh temporary directory for one test.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("neardup-server-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const WORDS: [&str; 64] = [
+    "council",
+    "river",
+    "budget",
+    "station",
+    "festival",
+    "harbour",
+    "school",
+    "library",
+    "market",
+    "bridge",
+    "museum",
+    "garden",
+    "theatre",
+    "hospital",
+    "police",
+    "weather",
+    "storm",
+    "election",
+    "minister",
+    "village",
+    "summer",
+    "winter",
+    "concert",
+    "football",
+    "report",
+    "science",
+    "energy",
+    "housing",
+    "transport",
+    "tourism",
+    "farmers",
+    "water",
+    "approved",
+    "rejected",
+    "opened",
+    "closed",
+    "visited",
+    "planned",
+    "built",
+    "moved",
+    "quickly",
+    "slowly",
+    "today",
+    "yesterday",
+    "again",
+    "finally",
+    "early",
+    "late",
+    "north",
+    "south",
+    "east",
+    "west",
+    "old",
+    "new",
+    "small",
+    "large",
+    "red",
+    "green",
+    "blue",
+    "quiet",
+    "busy",
+    "local",
+    "famous",
+    "public",
+];
+
+/// A deterministic article of `n` words, different for every `seed`.
+pub fn article(seed: u64, n: usize) -> String {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut out = String::new();
+    for i in 0..n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        if i > 0 {
+            out.push(if i % 12 == 0 { '\n' } else { ' ' });
+        }
+        out.push_str(WORDS[(x % 64) as usize]);
+    }
+    out
+}
+
+/// `text` with every `every`-th word replaced.
+pub fn edit(text: &str, every: usize, tag: usize) -> String {
+    text.split(' ')
+        .enumerate()
+        .map(|(i, w)| {
+            if i % every == every / 2 {
+                format!("edit{tag}x{i}")
+            } else {
+                w.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,168 @@
+//! The in-process API: verdicts as the batch engine's, restarts, deletes.
+
+mod common;
+
+use neardup::io::{Content, RawDocument};
+use neardup::{Dedup, DocFingerprint};
+use neardup_server::{Config, ContentSeen, ErrorKind};
+
+use common::{article, edit, temp_dir};
+
+fn text(id: &str, t: &str) -> RawDocument {
+    RawDocument {
+        id: id.into(),
+        url: Some(format!("https://example.com/{id}")),
+        content: Content::Text(t.into()),
+    }
+}
+
+/// Originals, edited reprints, exact copies and copies of reprints,
+/// interleaved.
+fn corpus() -> Vec<(String, String)> {
+    let mut docs = Vec::new();
+    for a in 0..30u64 {
+        let base = article(a, 300);
+        docs.push((format!("a{a}"), base.clone()));
+        if a % 2 == 0 {
+            docs.push((format!("a{a}-edit"), edit(&base, 25, 1)));
+        }
+        if a % 3 == 0 {
+            docs.push((format!("a{a}-copy"), base.clone()));
+            docs.push((format!("a{a}-edit-copy"), edit(&base, 25, 1)));
+        }
+        if a % 5 == 0 {
+            docs.push((format!("a{a}-heavy"), edit(&base, 4, 2)));
+        }
+    }
+    docs.push(("empty".into(), "   ".into()));
+    docs
+}
+
+#[test]
+fn verdicts_match_the_batch_engine() {
+    let docs = corpus();
+    let dir = temp_dir("batch");
+    let seen = ContentSeen::open(&dir, &Config::new()).unwrap();
+    let online: Vec<_> = docs
+        .iter()
+        .map(|(id, t)| seen.insert(text(id, t)).unwrap())
+        .collect();
+
+    let dedup = Dedup::new();
+    let pages: Vec<_> = docs
+        .iter()
+        .map(|(id, t)| neardup::Page::from_text(id.clone(), None, t.clone()))
+        .collect();
+    let sigs: Vec<_> = pages
+        .iter()
+        .map(|p| dedup.fingerprint(&p.text, &p.paragraphs))
+        .collect();
+    let fps: Vec<_> = sigs
+        .iter()
+        .zip(&pages)
+        .map(|(s, p)| DocFingerprint {
+            signature: s.as_ref(),
+            url: &p.id,
+            text_len: p.text.len(),
+        })
+        .collect();
+    let groups = dedup.cluster(&fps).unwrap();
+    let mut duplicates = 0;
+    for (i, a) in groups.assignments.iter().enumerate() {
+        let v = &online[i];
+        let want = a.duplicate_of.map(|o| docs[o as usize].0.clone());
+        assert_eq!(v.duplicate_of, want, "{}", docs[i].0);
+        if let Some(s) = v.similarity {
+            assert!((s - a.similarity).abs() < 1e-12, "{}", docs[i].0);
+            duplicates += 1;
+        }
+    }
+    // The corpus does have duplicates of each kind.
+    assert!(duplicates >= 25, "{duplicates}");
+    assert_eq!(online.last().unwrap().duplicate_of, None);
+    drop(seen);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn reopen_rebuilds_the_index_and_keeps_deletes() {
+    let dir = temp_dir("reopen");
+    let a = article(1, 200);
+    let b = article(2, 200);
+    {
+        let seen = ContentSeen::open(&dir, &Config::new()).unwrap();
+        assert!(!seen.insert(text("a", &a)).unwrap().is_duplicate());
+        assert!(!seen.insert(text("b", &b)).unwrap().is_duplicate());
+        let v = seen.insert(text("a2", &edit(&a, 30, 1))).unwrap();
+        assert_eq!(v.duplicate_of.as_deref(), Some("a"));
+        assert!(seen.delete("b").unwrap());
+        assert!(!seen.delete("b").unwrap());
+    }
+    let seen = ContentSeen::open(&dir, &Config::new()).unwrap();
+    let s = seen.stats();
+    assert_eq!((s.documents, s.originals, s.duplicates), (2, 1, 1));
+    // The rebuilt index finds the original; the deleted one is gone.
+    let v = seen.check(text("a3", &edit(&a, 30, 2))).unwrap();
+    assert_eq!(v.duplicate_of.as_deref(), Some("a"));
+    assert!(!v.stored);
+    assert!(!seen.check(text("b2", &b)).unwrap().is_duplicate());
+    let info = seen.get("a2").unwrap().unwrap();
+    assert_eq!(info.duplicate_of.as_ref().map(|d| d.0.as_str()), Some("a"));
+    assert_eq!(info.url.as_deref(), Some("https://example.com/a2"));
+    assert_eq!(info.method, Some("minhash"));
+    assert!(seen.get("b").unwrap().is_none());
+    // Deleting the original leaves its duplicate naming it, across restarts.
+    assert!(seen.delete("a").unwrap());
+    drop(seen);
+    let seen = ContentSeen::open(&dir, &Config::new()).unwrap();
+    let v = seen.insert(text("a2", &edit(&a, 30, 1))).unwrap();
+    assert_eq!(v.duplicate_of.as_deref(), Some("a"));
+    assert!(!seen.insert(text("a-new", &a)).unwrap().is_duplicate());
+    drop(seen);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn repost_is_idempotent_and_conflicts_are_refused() {
+    let dir = temp_dir("repost");
+    let seen = ContentSeen::open(&dir, &Config::new()).unwrap();
+    let a = article(3, 200);
+    seen.insert(text("a", &a)).unwrap();
+    let first = seen.insert(text("d", &edit(&a, 30, 1))).unwrap();
+    let again = seen.insert(text("d", &edit(&a, 30, 1))).unwrap();
+    assert_eq!(first, again);
+    let e = seen.insert(text("d", &article(4, 200))).unwrap_err();
+    assert_eq!(e.kind(), &ErrorKind::Conflict("d".into()));
+    let e = seen.insert(text("", &a)).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::InvalidId(_)));
+    assert_eq!(seen.stats().documents, 2);
+    drop(seen);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn duplicates_can_be_left_unstored() {
+    let dir = temp_dir("nostore");
+    let mut config = Config::new();
+    config.store_duplicates(false);
+    let seen = ContentSeen::open(&dir, &config).unwrap();
+    let a = article(5, 200);
+    seen.insert(text("a", &a)).unwrap();
+    let v = seen.insert(text("a2", &a)).unwrap();
+    assert_eq!((v.duplicate_of.as_deref(), v.stored), (Some("a"), false));
+    assert!(seen.get("a2").unwrap().is_none());
+    assert_eq!(seen.stats().documents, 1);
+    drop(seen);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn another_method_is_refused_on_open() {
+    let dir = temp_dir("method");
+    drop(ContentSeen::open(&dir, &Config::new()).unwrap());
+    let mut config = Config::new();
+    config.method("simhash".parse().unwrap());
+    let e = ContentSeen::open(&dir, &config).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::MethodMismatch { .. }), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
