@@ -20,9 +20,9 @@
 //! 5. Runs of whitespace and control characters collapse to one ASCII space;
 //!    the result is trimmed at both ends.
 
-use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
-use crate::script::{is_invisible, is_punctuation};
+use crate::script::{is_cjk, is_invisible, is_punctuation};
 
 /// What normalization does with punctuation and symbols.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -94,9 +94,28 @@ pub fn normalize_into(text: &str, options: NormalizeOptions, out: &mut String) {
         start,
         options,
     };
-    for c in text.nfkc() {
-        sink.push(c);
+    // NFKC is costly per character. Han ideographs of the unified blocks
+    // are stable under NFKC and never combine with their neighbours, so
+    // normalization can restart at each of them: runs between Han
+    // characters are copied as is when they pass the NFKC quick check and
+    // normalized otherwise. (Chinese text mostly fails the check as a whole
+    // only because of full-width punctuation such as `，`.)
+    let mut run = 0;
+    for (i, c) in text.char_indices() {
+        if is_stable_han(c) {
+            sink.run(&text[run..i]);
+            sink.push(c);
+            run = i + c.len_utf8();
+        }
     }
+    sink.run(&text[run..]);
+}
+
+/// Han ideographs that are NFKC-stable boundaries (unified ideographs and
+/// extension A; compatibility ideographs are excluded: NFKC maps them).
+#[inline]
+fn is_stable_han(c: char) -> bool {
+    matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF)
 }
 
 /// Normalizes each paragraph independently. The result has one entry per
@@ -181,6 +200,12 @@ struct Sink<'a> {
 impl Sink<'_> {
     #[inline]
     fn push(&mut self, c: char) {
+        if is_cjk(c) {
+            // Fast path: CJK characters have no case and are not separators.
+            self.flush_space();
+            self.out.push(c);
+            return;
+        }
         if c.is_whitespace() || c.is_control() {
             self.pending_space = true;
             return;
@@ -192,18 +217,39 @@ impl Sink<'_> {
             self.pending_space = true;
             return;
         }
-        if self.pending_space {
-            if self.out.len() > self.start {
-                self.out.push(' ');
-            }
-            self.pending_space = false;
-        }
+        self.flush_space();
         if !self.options.lowercase {
             self.out.push(c);
         } else if c.is_ascii() {
             self.out.push(c.to_ascii_lowercase());
         } else {
             self.out.extend(c.to_lowercase());
+        }
+    }
+
+    /// Normalizes a run of text that starts and ends at NFKC boundaries.
+    fn run(&mut self, run: &str) {
+        if run.is_empty() {
+            return;
+        }
+        if run.is_ascii() || is_nfkc_quick(run.chars()) == IsNormalized::Yes {
+            for c in run.chars() {
+                self.push(c);
+            }
+        } else {
+            for c in run.nfkc() {
+                self.push(c);
+            }
+        }
+    }
+
+    #[inline]
+    fn flush_space(&mut self) {
+        if self.pending_space {
+            if self.out.len() > self.start {
+                self.out.push(' ');
+            }
+            self.pending_space = false;
         }
     }
 }
@@ -272,6 +318,32 @@ mod tests {
                 let slow = normalize(&format!("{s}\u{200B}"), o);
                 assert_eq!(normalize(s, o), slow, "{s:?}");
             }
+        }
+    }
+
+    #[test]
+    fn runs_between_han_match_whole_text_nfkc() {
+        let o = NormalizeOptions {
+            punctuation: Punctuation::Keep,
+            lowercase: false,
+        };
+        for s in [
+            "中文，ｶﾀｶﾅ。e\u{301}中e\u{301}",
+            "ﬁ中\u{F900}文①",
+            "한국어 中 ＡＢ",
+        ] {
+            let whole: String = s.nfkc().collect();
+            let mut reference = String::new();
+            let mut sink = Sink {
+                out: &mut reference,
+                pending_space: false,
+                start: 0,
+                options: o,
+            };
+            for c in whole.chars() {
+                sink.push(c);
+            }
+            assert_eq!(normalize(s, o), reference, "{s:?}");
         }
     }
 
