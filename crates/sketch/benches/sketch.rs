@@ -1,6 +1,8 @@
-//! Sketching throughput on ~1.5 KB English-like texts: MinHash (classic vs
-//! one-permutation, 128 slots, word 5-grams), SimHash, and shingling alone.
-//! Throughput is reported in documents (signatures) per second.
+//! Sketching throughput on ~1.5 KB English-like texts (about 250 words):
+//! MinHash (classic vs one-permutation, 128 slots, word 5-grams) from
+//! normalized text, from raw text, and on precomputed shingle hashes
+//! (kernels); SimHash 64/128; super-shingles; normalization and shingling
+//! alone. Throughput is in documents (signatures) per second.
 
 use std::hint::black_box;
 
@@ -89,6 +91,22 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("minhash_oph_128_from_raw_text", |b| {
         b.iter(|| each(&docs, |d| oph.signature(&DocText::from_text(d))))
+    });
+    // Kernels alone, on precomputed shingle hashes.
+    let pre: Vec<Vec<u64>> = normalized.iter().map(|d| sh.shingles(d)).collect();
+    g.bench_function("minhash_classic_128_kernel", |b| {
+        b.iter(|| {
+            for p in &pre {
+                black_box(mh.signature_of_shingles(p));
+            }
+        })
+    });
+    g.bench_function("minhash_oph_128_kernel", |b| {
+        b.iter(|| {
+            for p in &pre {
+                black_box(oph.signature_of_shingles(p));
+            }
+        })
     });
     let sim = SimHash::new();
     g.bench_function("simhash_64", |b| {

@@ -139,3 +139,44 @@ fn exact_ignores_case_and_width_only() {
     assert!(m.is_duplicate(&a, &b).unwrap());
     assert!(!m.is_duplicate(&a, &c).unwrap());
 }
+
+/// I-Match with a collection lexicon ignores changes of common words (low
+/// IDF) but not of distinctive ones.
+#[test]
+fn imatch_with_idf_table_ignores_common_words() {
+    use neardup_sketch::{IMatch, IdfTable};
+    use std::sync::Arc;
+
+    let docs: Vec<String> = (0..40)
+        .map(|s| common::join(&common::english(s, 3)))
+        .collect();
+    let mut builder = IdfTable::builder();
+    for d in &docs {
+        builder.add_document(&DocText::from_text(d));
+    }
+    let table = Arc::new(builder.build());
+    let mut im = IMatch::new();
+    im.idf(Some(table.clone()))
+        .idf_range(0.5, f64::INFINITY)
+        .lexicons(3);
+    let m = Method::IMatch(im);
+
+    // The most common word of the collection (rank 0) has IDF below 0.5.
+    let common_word = common::word(0);
+    assert!(table.idf_of_token(&common_word) < 0.5);
+    for d in docs.iter().take(10) {
+        let base = m.sketch(&DocText::from_text(d));
+        let padded = format!("{common_word} {d} {common_word}");
+        let same = m.sketch(&DocText::from_text(&padded));
+        assert!(
+            m.is_duplicate(&base, &same).unwrap(),
+            "common words changed the fingerprint"
+        );
+        let changed = format!("{d} zzqxv");
+        let other = m.sketch(&DocText::from_text(&changed));
+        assert!(m.similarity(&base, &other).unwrap() < 1.0);
+    }
+    let a = m.sketch(&DocText::from_text(&docs[0]));
+    let b = m.sketch(&DocText::from_text(&docs[1]));
+    assert!(!m.is_duplicate(&a, &b).unwrap());
+}
