@@ -8,6 +8,7 @@ use neardup::sketch::Signature;
 use neardup::{Dedup, DocFingerprint, Page};
 
 use crate::pipeline;
+use crate::progress::Progress;
 
 /// One input document after extraction and fingerprinting.
 pub struct Entry {
@@ -50,6 +51,7 @@ pub fn fingerprint_corpus(
     extractor: &Extractor,
     dedup: &Dedup,
     pool: &rayon::ThreadPool,
+    progress: &Progress,
 ) -> Result<Corpus> {
     let mut corpus = Corpus {
         entries: Vec::new(),
@@ -90,6 +92,7 @@ pub fn fingerprint_corpus(
     pipeline::map_ordered(inputs, sources, pool, fingerprint, |e| {
         match e {
             Some(e) => {
+                progress.add(1);
                 if let Some(msg) = &e.error {
                     eprintln!("neardup: {}: {msg}", e.id);
                 }

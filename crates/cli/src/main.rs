@@ -6,6 +6,7 @@ mod method_args;
 mod output;
 mod pipeline;
 mod plot;
+mod progress;
 
 use std::process::ExitCode;
 
@@ -29,6 +30,8 @@ enum Command {
     Compare(commands::compare::CompareArgs),
     /// Score groups against labels, or sweep a threshold into a curve.
     Eval(commands::eval::EvalArgs),
+    /// Run the ContentSeen HTTP service over a persistent store.
+    Serve(commands::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +41,7 @@ fn main() -> ExitCode {
         Command::Dedup(args) => commands::dedup::run(args),
         Command::Compare(args) => commands::compare::run(args),
         Command::Eval(args) => commands::eval::run(args),
+        Command::Serve(args) => commands::serve::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use flate2::read::MultiGzDecoder;
 
+use crate::counting::{CountingReader, ReadCounter};
 use crate::error::DocErrorKind;
 
 /// The two bytes every gzip member starts with.
@@ -13,9 +14,13 @@ pub(crate) const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 /// Reads a file, gunzipping it if it starts with the gzip magic, and fails
 /// with [`DocErrorKind::TooLarge`] past `limit` decompressed bytes.
-pub(crate) fn read_file(path: &Path, limit: u64) -> Result<Vec<u8>, DocErrorKind> {
+pub(crate) fn read_file(
+    path: &Path,
+    limit: u64,
+    counter: Option<&ReadCounter>,
+) -> Result<Vec<u8>, DocErrorKind> {
     let file = File::open(path).map_err(|e| DocErrorKind::Read(e.to_string()))?;
-    let mut reader = BufReader::new(file);
+    let mut reader = BufReader::new(CountingReader::new(file, counter.cloned()));
     let mut head = [0u8; 2];
     let n = read_full(&mut reader, &mut head).map_err(|e| DocErrorKind::Read(e.to_string()))?;
     let prefix = &head[..n];
@@ -81,9 +86,9 @@ mod tests {
     #[test]
     fn plain_and_gzip() {
         let p = tmp("a.html", b"<p>hi</p>");
-        assert_eq!(read_file(&p, 100).unwrap(), b"<p>hi</p>");
+        assert_eq!(read_file(&p, 100, None).unwrap(), b"<p>hi</p>");
         let p = tmp("a.html.gz", &gz(b"<p>hi</p>"));
-        assert_eq!(read_file(&p, 100).unwrap(), b"<p>hi</p>");
+        assert_eq!(read_file(&p, 100, None).unwrap(), b"<p>hi</p>");
     }
 
     #[test]
@@ -91,7 +96,7 @@ mod tests {
         let data = gz(&b"<p>hello world</p>".repeat(1000));
         let p = tmp("t.html.gz", &data[..data.len() / 2]);
         assert!(matches!(
-            read_file(&p, 1 << 20),
+            read_file(&p, 1 << 20, None),
             Err(DocErrorKind::Compression(_))
         ));
     }
@@ -100,18 +105,21 @@ mod tests {
     fn limit_is_enforced() {
         let p = tmp("big.html", &[b'a'; 1000]);
         assert_eq!(
-            read_file(&p, 999),
+            read_file(&p, 999, None),
             Err(DocErrorKind::TooLarge {
                 size: 1000,
                 limit: 999
             })
         );
-        assert_eq!(read_file(&p, 1000).unwrap().len(), 1000);
+        assert_eq!(read_file(&p, 1000, None).unwrap().len(), 1000);
     }
 
     #[test]
     fn empty_and_one_byte_files() {
-        assert_eq!(read_file(&tmp("e.html", b""), 10).unwrap(), b"");
-        assert_eq!(read_file(&tmp("o.html", b"\x1f"), 10).unwrap(), b"\x1f");
+        assert_eq!(read_file(&tmp("e.html", b""), 10, None).unwrap(), b"");
+        assert_eq!(
+            read_file(&tmp("o.html", b"\x1f"), 10, None).unwrap(),
+            b"\x1f"
+        );
     }
 }

@@ -30,6 +30,7 @@
 
 mod charset;
 mod compressed;
+mod counting;
 mod document;
 mod error;
 mod http;
@@ -39,6 +40,7 @@ mod source;
 mod warc;
 
 pub use charset::{charset_param, decode_html, CharsetSource, Decoded};
+pub use counting::ReadCounter;
 pub use document::{Content, Item, RawDocument};
 pub use error::{DocError, DocErrorKind, Error, ErrorKind};
 pub use jsonl::{JsonlFields, JsonlReader};

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use flate2::read::MultiGzDecoder;
 
 use crate::compressed::{read_file, GZIP_MAGIC};
+use crate::counting::{CountingReader, ReadCounter};
 use crate::document::{Content, Item, RawDocument};
 use crate::error::{DocError, DocErrorKind, Error};
 use crate::jsonl::{JsonlFields, JsonlReader};
@@ -75,6 +76,7 @@ pub struct Inputs {
 struct Config {
     max_document_bytes: u64,
     fields: JsonlFields,
+    counter: Option<ReadCounter>,
 }
 
 impl Default for Config {
@@ -82,6 +84,7 @@ impl Default for Config {
         Config {
             max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
             fields: JsonlFields::default(),
+            counter: None,
         }
     }
 }
@@ -103,6 +106,13 @@ impl InputsBuilder {
     /// The JSON Lines field names.
     pub fn jsonl_fields(&mut self, fields: JsonlFields) -> &mut InputsBuilder {
         self.config.fields = fields;
+        self
+    }
+
+    /// Counts the bytes read from input files into `counter` (for a
+    /// progress bar: compare with the sum of the sources' sizes).
+    pub fn read_counter(&mut self, counter: ReadCounter) -> &mut InputsBuilder {
+        self.config.counter = Some(counter);
         self
     }
 
@@ -155,30 +165,42 @@ impl Inputs {
         let name = source.path.display().to_string();
         let limit = self.config.max_document_bytes;
         match source.kind {
-            SourceKind::Html => Box::new(std::iter::once(match read_file(&source.path, limit) {
-                Ok(bytes) => Item::Document(RawDocument {
-                    id: name,
-                    url: None,
-                    content: Content::Html {
-                        bytes,
-                        content_type: None,
-                    },
-                }),
-                Err(kind) => Item::Error(DocError { id: name, kind }),
-            })),
+            SourceKind::Html => Box::new(std::iter::once(
+                match read_file(&source.path, limit, self.config.counter.as_ref()) {
+                    Ok(bytes) => Item::Document(RawDocument {
+                        id: name,
+                        url: None,
+                        content: Content::Html {
+                            bytes,
+                            content_type: None,
+                        },
+                    }),
+                    Err(kind) => Item::Error(DocError { id: name, kind }),
+                },
+            )),
             SourceKind::Other => Box::new(std::iter::once(Item::Skipped {
                 id: name,
                 reason: "not an HTML, WARC or JSONL file".into(),
             })),
-            SourceKind::Warc => match open_stream(&source.path) {
+            SourceKind::Warc => match open_stream(&source.path, self.config.counter.as_ref()) {
                 Ok(r) => Box::new(WarcReader::new(r, name, limit)),
                 Err(kind) => Box::new(std::iter::once(Item::Error(DocError { id: name, kind }))),
             },
-            SourceKind::Jsonl => match open_stream(&source.path) {
+            SourceKind::Jsonl => match open_stream(&source.path, self.config.counter.as_ref()) {
                 Ok(r) => Box::new(JsonlReader::new(r, name, self.config.fields.clone(), limit)),
                 Err(kind) => Box::new(std::iter::once(Item::Error(DocError { id: name, kind }))),
             },
         }
+    }
+
+    /// The total size in bytes of the sources' files (as stored, so
+    /// compressed for compressed files): what a [`ReadCounter`] counts up to.
+    pub fn total_bytes(sources: &[Source]) -> u64 {
+        sources
+            .iter()
+            .filter_map(|s| std::fs::metadata(&s.path).ok())
+            .map(|m| m.len())
+            .sum()
     }
 
     /// Every item of every source, in order.
@@ -188,8 +210,12 @@ impl Inputs {
 }
 
 /// Opens a file as a buffered stream, gunzipping it (all members) if needed.
-fn open_stream(path: &Path) -> Result<Box<dyn BufRead + Send>, DocErrorKind> {
+fn open_stream(
+    path: &Path,
+    counter: Option<&ReadCounter>,
+) -> Result<Box<dyn BufRead + Send>, DocErrorKind> {
     let file = File::open(path).map_err(|e| DocErrorKind::Read(e.to_string()))?;
+    let file = CountingReader::new(file, counter.cloned());
     let mut reader = BufReader::with_capacity(256 * 1024, file);
     let head = reader
         .fill_buf()

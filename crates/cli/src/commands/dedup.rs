@@ -8,12 +8,13 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 use clap::Args;
 use neardup::extract::{Extractor, Mode};
-use neardup::io::{Inputs, JsonlFields};
+use neardup::io::{Inputs, JsonlFields, ReadCounter};
 use neardup::{Dedup, DocFingerprint, KeepPolicy};
 use serde::Serialize;
 
 use crate::corpus::{self, Entry};
 use crate::method_args::MethodArgs;
+use crate::progress::Progress;
 use crate::{output, pipeline};
 
 /// Finds groups of near-duplicate documents.
@@ -91,8 +92,13 @@ pub fn run(args: DedupArgs) -> Result<()> {
         html: args.html_field.clone(),
         ..JsonlFields::default()
     };
-    let inputs = Inputs::builder().jsonl_fields(fields).build();
+    let counter = ReadCounter::new();
+    let inputs = Inputs::builder()
+        .jsonl_fields(fields)
+        .read_counter(counter.clone())
+        .build();
     let sources = inputs.sources(&args.inputs)?;
+    let progress = Progress::start("dedup", Inputs::total_bytes(&sources), counter, !args.quiet);
     let mode = if args.all_text {
         Mode::AllText
     } else {
@@ -101,7 +107,9 @@ pub fn run(args: DedupArgs) -> Result<()> {
     let extractor = Extractor::builder().mode(mode).build();
     let pool = pipeline::thread_pool(args.threads)?;
 
-    let corpus = corpus::fingerprint_corpus(&inputs, &sources, &extractor, &dedup, &pool)?;
+    let corpus =
+        corpus::fingerprint_corpus(&inputs, &sources, &extractor, &dedup, &pool, &progress)?;
+    progress.finish();
     let (entries, skipped) = (corpus.entries, corpus.skipped);
     let read_secs = start.elapsed().as_secs_f64();
 

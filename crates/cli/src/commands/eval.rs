@@ -18,6 +18,7 @@ use crate::corpus;
 use crate::method_args::{build_method, MethodArgs};
 use crate::pipeline;
 use crate::plot::{curve_svg, CurvePoint};
+use crate::progress::Progress;
 
 /// Scores near-duplicate groups against labels.
 #[derive(Debug, Args)]
@@ -219,7 +220,21 @@ fn sweep(args: &EvalArgs, labels: &Labels) -> Result<()> {
     let inputs = Inputs::new();
     let sources = inputs.sources(&args.inputs)?;
     let pool = pipeline::thread_pool(args.threads)?;
-    let corpus = corpus::fingerprint_corpus(&inputs, &sources, &Extractor::new(), &dedup, &pool)?;
+    let progress = Progress::start(
+        "eval",
+        Inputs::total_bytes(&sources),
+        Default::default(),
+        false,
+    );
+    let corpus = corpus::fingerprint_corpus(
+        &inputs,
+        &sources,
+        &Extractor::new(),
+        &dedup,
+        &pool,
+        &progress,
+    )?;
+    progress.finish();
     let docs: Vec<DocFingerprint<'_>> = corpus.entries.iter().map(corpus::Entry::as_doc).collect();
     let mut points = Vec::new();
     let mut csv = String::from("threshold,precision,recall,f1,ari\n");

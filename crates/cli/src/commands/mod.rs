@@ -4,3 +4,4 @@ pub mod compare;
 pub mod dedup;
 pub mod eval;
 pub mod extract;
+pub mod serve;

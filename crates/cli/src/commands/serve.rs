@@ -1,0 +1,94 @@
+//! `neardup serve`: the ContentSeen HTTP service over a data directory.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use neardup_server::http::Server;
+use neardup_server::{Config, ContentSeen};
+
+use crate::method_args::MethodArgs;
+
+/// Options of `neardup serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Directory of the store (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: PathBuf,
+    /// Address to listen on (port 0: any free port).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+    /// Bearer token required by every /v1 request (also from the
+    /// NEARDUP_TOKEN environment variable).
+    #[arg(long, value_name = "T")]
+    pub token: Option<String>,
+    /// Allow a non-loopback address without a token.
+    #[arg(long)]
+    pub insecure: bool,
+    /// Answer duplicates without storing them.
+    #[arg(long)]
+    pub no_store_duplicates: bool,
+    /// Largest request body in bytes (413 past it).
+    #[arg(long, value_name = "N", default_value_t = neardup_server::http::DEFAULT_MAX_BODY_BYTES)]
+    pub max_body_bytes: usize,
+    /// Request timeout in milliseconds (503 past it).
+    #[arg(long, value_name = "MS", default_value_t = 30_000)]
+    pub timeout_ms: u64,
+    /// Requests served at once; others wait.
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    pub max_concurrency: usize,
+    /// Async worker threads (extraction runs on a separate blocking pool).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub workers: usize,
+    #[command(flatten)]
+    pub method: MethodArgs,
+}
+
+/// Runs the service until SIGINT or SIGTERM.
+pub fn run(args: ServeArgs) -> Result<()> {
+    let addr: SocketAddr = args.listen.parse().with_context(|| {
+        format!(
+            "--listen {:?} is not an address like 127.0.0.1:8080",
+            args.listen
+        )
+    })?;
+    let token = args
+        .token
+        .clone()
+        .or_else(|| std::env::var("NEARDUP_TOKEN").ok())
+        .filter(|t| !t.is_empty());
+    if !addr.ip().is_loopback() && token.is_none() && !args.insecure {
+        bail!(
+            "refusing to listen on {addr} without a token: set --token or NEARDUP_TOKEN, or pass --insecure"
+        );
+    }
+    let mut config = Config::new();
+    config
+        .method(args.method.method()?)
+        .store_duplicates(!args.no_store_duplicates);
+    let seen = ContentSeen::open(&args.data_dir, &config)
+        .with_context(|| format!("opening the store in {}", args.data_dir.display()))?;
+    let stats = seen.stats();
+    let mut server = Server::new(seen);
+    server
+        .token(token)
+        .max_body_bytes(args.max_body_bytes)
+        .request_timeout(Duration::from_millis(args.timeout_ms))
+        .max_concurrency(args.max_concurrency)
+        .store_duplicates(!args.no_store_duplicates);
+    server
+        .serve_until_signal(addr, args.workers, |bound| {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(
+                out,
+                "neardup serve: {} documents ({}), listening on http://{bound}",
+                stats.documents, stats.method
+            );
+            let _ = out.flush();
+        })
+        .with_context(|| format!("serving on {addr}"))?;
+    Ok(())
+}

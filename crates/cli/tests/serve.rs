@@ -1,0 +1,157 @@
+//! `neardup serve` as a process: start-up checks, and a crash (SIGKILL)
+//! in the middle of a load after which every acknowledged document is there.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use neardup_server::client::Client;
+use serde_json::json;
+
+/// A running `neardup serve`, killed when dropped.
+struct Serve {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Serve {
+    fn start(dir: &std::path::Path) -> Serve {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+            .arg(dir)
+            .env_remove("NEARDUP_TOKEN")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start neardup serve");
+        let stdout = child.stdout.take().unwrap();
+        let mut line = String::new();
+        BufReader::new(stdout).read_line(&mut line).unwrap();
+        let addr = line
+            .trim()
+            .rsplit("http://")
+            .next()
+            .and_then(|a| a.parse().ok())
+            .unwrap_or_else(|| panic!("no address in {line:?}"));
+        Serve { child, addr }
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn text(i: u64) -> String {
+    // About 2 KB of text distinct for every i.
+    let mut x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..300)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            format!("w{}", x % 5000)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn every_acknowledged_document_survives_sigkill() {
+    let dir = common::temp_dir("serve-crash");
+    let server = Serve::start(&dir);
+    let addr = server.addr;
+    let acked = Arc::new(Mutex::new(Vec::<String>::new()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let clients: Vec<_> = (0..4u64)
+        .map(|t| {
+            let (acked, stop) = (acked.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut c = Client::new(addr);
+                c.timeout(Duration::from_secs(10));
+                for i in 0..100_000u64 {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let id = format!("t{t}-{i}");
+                    let body = json!({"id": id, "text": text(t * 1_000_000 + i)});
+                    match c.post_json("/v1/documents", &body) {
+                        Ok(r) if r.status == 200 => acked.lock().unwrap().push(id),
+                        Ok(r) => panic!("status {} for {id}", r.status),
+                        // The server was killed.
+                        Err(_) => break,
+                    }
+                }
+            })
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while acked.lock().unwrap().len() < 300 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // SIGKILL while the clients are still posting.
+    drop(server);
+    stop.store(true, Ordering::Relaxed);
+    for c in clients {
+        c.join().unwrap();
+    }
+    let acked = acked.lock().unwrap().clone();
+    assert!(acked.len() >= 300, "only {} acknowledged", acked.len());
+
+    let server = Serve::start(&dir);
+    let mut c = Client::new(server.addr);
+    let stats = c.get("/v1/stats").unwrap().json();
+    let stored = stats["documents"].as_u64().unwrap() as usize;
+    assert!(stored >= acked.len(), "{stored} < {}", acked.len());
+    for id in &acked {
+        let r = c.get(&format!("/v1/documents/{id}")).unwrap();
+        assert_eq!(r.status, 200, "{id} lost");
+    }
+    // The store still takes writes after recovery.
+    let r = c
+        .post_json("/v1/documents", &json!({"id": "after", "text": text(7)}))
+        .unwrap();
+    assert_eq!(r.status, 200);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn refuses_unsafe_or_broken_start() {
+    let dir = common::temp_dir("serve-refuse");
+    let out = common::neardup(&[
+        "serve",
+        "--listen",
+        "0.0.0.0:0",
+        "--data-dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("without a token"), "{err}");
+
+    std::fs::write(dir.join(neardup_server::FILE_NAME), vec![7u8; 50_000]).unwrap();
+    let out = common::neardup(&[
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--data-dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("opening the store"), "{err}");
+    // Never a silent reset: the file is as it was.
+    assert_eq!(
+        std::fs::read(dir.join(neardup_server::FILE_NAME)).unwrap(),
+        vec![7u8; 50_000]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
