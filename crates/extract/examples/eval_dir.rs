@@ -31,6 +31,14 @@ fn json_escape(s: &str, out: &mut String) {
     out.push('"');
 }
 
+/// CPU time this thread has run, from Linux schedstat (None elsewhere):
+/// unlike wall time, it does not count time spent waiting for a busy CPU.
+fn cpu_time() -> Option<Duration> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
+}
+
 fn read_page(path: &PathBuf) -> std::io::Result<Vec<u8>> {
     let raw = std::fs::read(path)?;
     if path.extension().is_some_and(|e| e == "gz") {
@@ -58,6 +66,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let (mut busy, mut bytes, mut pages, mut errors) = (Duration::ZERO, 0usize, 0usize, 0usize);
+    let mut cpu = Some(Duration::ZERO);
     let mut line = String::new();
     for path in &files {
         let name = path
@@ -65,9 +74,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let decoded = neardup_io::decode_html(&read_page(path)?, None);
+        let cpu_start = cpu_time();
         let start = Instant::now();
         let result = ex.extract(&decoded.text);
         busy += start.elapsed();
+        cpu = match (cpu, cpu_start, cpu_time()) {
+            (Some(total), Some(a), Some(b)) => Some(total + b.saturating_sub(a)),
+            _ => None,
+        };
         bytes += decoded.text.len();
         pages += 1;
         let text = match result {
@@ -86,13 +100,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         line.push('}');
         writeln!(out, "{line}")?;
     }
+    let mb = bytes as f64 / 1e6;
     let secs = busy.as_secs_f64().max(1e-9);
     eprintln!(
-        "{pages} pages ({errors} errors), {:.1} MB in {:.3} s: {:.0} pages/s, {:.1} MB/s",
-        bytes as f64 / 1e6,
-        secs,
+        "{pages} pages ({errors} errors), {mb:.1} MB; wall {secs:.3} s: {:.0} pages/s, {:.1} MB/s",
         pages as f64 / secs,
-        bytes as f64 / 1e6 / secs
+        mb / secs
     );
+    if let Some(cpu) = cpu {
+        let c = cpu.as_secs_f64().max(1e-9);
+        eprintln!(
+            "  on-CPU {c:.3} s: {:.0} pages/s, {:.1} MB/s",
+            pages as f64 / c,
+            mb / c
+        );
+    }
     Ok(())
 }

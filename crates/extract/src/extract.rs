@@ -5,7 +5,7 @@ use html5ever::local_name;
 use crate::analyze::{analyze, Analysis};
 use crate::dom::{Dom, NodeId, DOCUMENT};
 use crate::jsonld::{article_body, Reference};
-use crate::parse::parse;
+use crate::parse::parse_tendril;
 use crate::prefilter::prefilter;
 use crate::score::{classify, mostly_boiler, select_container, Class};
 use crate::segment::{segment, Block};
@@ -18,6 +18,13 @@ const JSONLD_MATCH: f32 = 0.5;
 const BOILER_WEIGHT: f32 = 0.25;
 /// Share of the container's good text that boilerplate removal must keep.
 const KEEP_GOOD_SHARE: f32 = 0.4;
+/// ... unless at least this many good tokens remain anyway.
+const KEEP_GOOD_MIN: u32 = 100;
+/// A container whose good blocks hold less than this share of its tokens is
+/// list-like: its link-dense blocks are content, not furniture.
+const LISTING_GOOD_SHARE: f32 = 0.6;
+/// Link-dense blocks of a list-like container are kept from this size.
+const LISTING_MIN_TOKENS: u32 = 4;
 
 fn body_of(dom: &Dom, a: &Analysis) -> NodeId {
     a.order
@@ -29,7 +36,7 @@ fn body_of(dom: &Dom, a: &Analysis) -> NodeId {
 
 /// Extract a document from already size-checked HTML.
 pub(crate) fn run(html: &str, mode: Mode, max_depth: usize) -> Document {
-    let dom = parse(&prefilter(html), max_depth);
+    let dom = parse_tendril(prefilter(html), max_depth);
     let a = analyze(&dom);
     let title = title(&dom, &a);
     let body = body_of(&dom, &a);
@@ -94,7 +101,7 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
         .filter(|b| classify(b) == Class::Good)
         .map(|b| b.tokens)
         .sum();
-    if (good_after as f32) < KEEP_GOOD_SHARE * good_before as f32 && good_after < keep_good_min() {
+    if (good_after as f32) < KEEP_GOOD_SHARE * good_before as f32 && good_after < KEEP_GOOD_MIN {
         let visible = |id: NodeId| !a.invisible.get(id).copied().unwrap_or(true);
         inner = segment(dom, a, container, &visible);
     }
@@ -107,15 +114,12 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
         .map(|(b, _)| b.tokens)
         .sum();
     // In a list-like container (little running text), links are the content.
-    let listing = (good as f32) < listing_share() * total as f32;
+    let listing = (good as f32) < LISTING_GOOD_SHARE * total as f32;
     inner
         .into_iter()
         .zip(classes)
-        .filter(|(b, c)| *c != Class::Bad || (listing && b.tokens >= ld_min()))
+        .filter(|(b, c)| *c != Class::Bad || (listing && b.tokens >= LISTING_MIN_TOKENS))
         .map(|(b, _)| b)
         .collect()
 }
 
-fn ld_min() -> u32 { std::env::var("LDMIN").ok().and_then(|v| v.parse().ok()).unwrap_or(4) } // DEBUG
-fn listing_share() -> f32 { std::env::var("LSHARE").ok().and_then(|v| v.parse().ok()).unwrap_or(0.6) } // DEBUG
-fn keep_good_min() -> u32 { std::env::var("KGM").ok().and_then(|v| v.parse().ok()).unwrap_or(100) } // DEBUG

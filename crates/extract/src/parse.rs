@@ -121,6 +121,11 @@ impl TokenSink for DepthFilter {
 
 /// Parse `html` into an arena DOM, never nesting deeper than about `max_depth`.
 pub(crate) fn parse(html: &str, max_depth: usize) -> Dom {
+    parse_tendril(StrTendril::from_slice(html), max_depth)
+}
+
+/// Parse an input buffer; see [`parse`].
+pub(crate) fn parse_tendril(html: StrTendril, max_depth: usize) -> Dom {
     let max_depth = u32::try_from(max_depth).unwrap_or(u32::MAX).max(4);
     let tb_opts = TreeBuilderOpts {
         scripting_enabled: false,
@@ -134,7 +139,7 @@ pub(crate) fn parse(html: &str, max_depth: usize) -> Dom {
     };
     let tokenizer = Tokenizer::new(filter, TokenizerOpts::default());
     let input = BufferQueue::default();
-    input.push_back(StrTendril::from_slice(html));
+    input.push_back(html);
     while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
     tokenizer.end();
     tokenizer.sink.inner.sink.finish()

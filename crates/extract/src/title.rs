@@ -14,11 +14,11 @@ fn collapse(s: &str) -> String {
 }
 
 /// Text content of a subtree (visible text only), whitespace collapsed.
-fn text_of(dom: &Dom, a: &Analysis, id: NodeId) -> String {
+fn text_of(dom: &Dom, a: &Analysis, id: NodeId, all: bool) -> String {
     let mut s = String::new();
     for n in dom.preorder(id) {
         if let Some(NodeData::Text(t)) = dom.get(n).map(|x| &x.data) {
-            if n == id || !a.invisible.get(n).copied().unwrap_or(true) {
+            if all || !a.invisible.get(n).copied().unwrap_or(true) {
                 s.push_str(t);
                 s.push(' ');
             }
@@ -68,13 +68,13 @@ pub(crate) fn title(dom: &Dom, a: &Analysis) -> String {
             dom.local_name(id) == Some(&local_name!("h1"))
                 && !a.invisible.get(id).copied().unwrap_or(true)
         })
-        .map(|&id| text_of(dom, a, id))
+        .map(|&id| text_of(dom, a, id, false))
         .filter(|t| !t.is_empty());
     let doc_title = a
         .order
         .iter()
         .find(|&&id| dom.local_name(id) == Some(&local_name!("title")))
-        .map(|&id| text_of(dom, a, id))
+        .map(|&id| text_of(dom, a, id, true))
         .filter(|t| !t.is_empty());
     if let Some(og) = meta_content(dom, a, "og:title") {
         return trim_site_name(&og);
