@@ -112,7 +112,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
     let estimated = minhash.similarity(&minhash.sketch(&da), &minhash.sketch(&db))?;
     let para = Paragraph::new();
     let (pa, pb) = (para.signature(&da), para.signature(&db));
-    let alignment = para.align(&pa, &pb);
+    let alignment = para.align(&pa, &pb)?;
 
     if args.json {
         let out = json!({
