@@ -213,3 +213,47 @@ fn eval_scores_predictions_against_labels() {
         "{text}"
     );
 }
+
+#[test]
+fn spilling_band_tables_to_disk_gives_the_same_groups() {
+    let dir = temp_dir("spill");
+    let mut body = String::new();
+    for i in 0..300 {
+        let base = i % 120;
+        let text: Vec<String> = (0..60)
+            .map(|w| format!("w{}", (base * 131 + w * 7 + w * w) % 997))
+            .collect();
+        body.push_str(
+            &serde_json::json!({"id": format!("d{i}"), "text": text.join(" ")}).to_string(),
+        );
+        body.push('\n');
+    }
+    std::fs::write(dir.join("c.jsonl"), body).unwrap();
+    let spill = dir.join("spill");
+    std::fs::create_dir_all(&spill).unwrap();
+    let input = dir.join("c.jsonl");
+    let mem = neardup(&["dedup", "-q", input.to_str().unwrap()]);
+    let disk = neardup(&[
+        "dedup",
+        "-q",
+        "--spill-dir",
+        spill.to_str().unwrap(),
+        input.to_str().unwrap(),
+    ]);
+    assert!(
+        disk.status.success(),
+        "{}",
+        String::from_utf8_lossy(&disk.stderr)
+    );
+    assert_eq!(mem.stdout, disk.stdout);
+    let dups = json_lines(&mem.stdout)
+        .iter()
+        .filter(|l| !l["duplicate_of"].is_null())
+        .count();
+    assert_eq!(dups, 180);
+    assert_eq!(
+        std::fs::read_dir(&spill).unwrap().count(),
+        0,
+        "spill files are removed"
+    );
+}

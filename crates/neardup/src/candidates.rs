@@ -2,7 +2,9 @@
 //! permuted tables for SimHash, an inverted index over the signature's keys
 //! for every other method.
 
-use neardup_index::{InvertedIndex, LshParams, MinHashLsh, SimHashIndex};
+use std::path::Path;
+
+use neardup_index::{DirStorage, InvertedIndex, LshParams, MinHashLsh, SimHashIndex};
 use neardup_sketch::{Method, Signature};
 
 use crate::error::Error;
@@ -15,14 +17,20 @@ pub const MAX_POSTING_LEN: usize = 10_000;
 /// that pairs just above the threshold are found with high probability.
 const LSH_MARGIN: f64 = 0.1;
 
-/// Candidate pairs `(i, j)`, `i < j`, among `sigs`, sorted.
-pub fn candidate_pairs(method: &Method, sigs: &[&Signature]) -> Result<Vec<(u32, u32)>, Error> {
+/// Candidate pairs `(i, j)`, `i < j`, among `sigs`, sorted. With
+/// `spill_dir`, MinHash band tables are sorted on disk in that directory
+/// instead of in memory (same pairs).
+pub fn candidate_pairs(
+    method: &Method,
+    sigs: &[&Signature],
+    spill_dir: Option<&Path>,
+) -> Result<Vec<(u32, u32)>, Error> {
     if sigs.len() < 2 {
         return Ok(Vec::new());
     }
     match method {
-        Method::MinHash(m) => minhash_pairs(sigs, m.get_threshold()),
-        Method::OphMinHash(m) => minhash_pairs(sigs, m.get_threshold()),
+        Method::MinHash(m) => minhash_pairs(sigs, m.get_threshold(), spill_dir),
+        Method::OphMinHash(m) => minhash_pairs(sigs, m.get_threshold(), spill_dir),
         Method::SimHash(m) => {
             let mut index = SimHashIndex::<u64>::new();
             index.set_max_distance(m.get_max_distance())?;
@@ -60,7 +68,11 @@ pub fn candidate_pairs(method: &Method, sigs: &[&Signature]) -> Result<Vec<(u32,
 
 /// LSH over MinHash values, its S-curve centred a little below `threshold`
 /// and weighted towards recall: verification removes the false positives.
-fn minhash_pairs(sigs: &[&Signature], threshold: f64) -> Result<Vec<(u32, u32)>, Error> {
+fn minhash_pairs(
+    sigs: &[&Signature],
+    threshold: f64,
+    spill_dir: Option<&Path>,
+) -> Result<Vec<(u32, u32)>, Error> {
     let values: Vec<&[u32]> = sigs
         .iter()
         .map(|s| match s {
@@ -76,5 +88,15 @@ fn minhash_pairs(sigs: &[&Signature], threshold: f64) -> Result<Vec<(u32, u32)>,
     let params = LshParams::optimal(lsh_threshold, num_perm, 0.3, 0.7)?;
     let mut lsh = MinHashLsh::new();
     lsh.set_params(params);
-    Ok(lsh.build(&values)?.candidate_pairs())
+    match spill_dir {
+        None => Ok(lsh.build(&values)?.candidate_pairs()),
+        Some(dir) => {
+            let mut storage = DirStorage::new(dir);
+            storage.set_prefix(&format!("neardup-{}", std::process::id()));
+            let mut pairs = Vec::new();
+            lsh.spill()
+                .candidate_pairs(values.iter(), &mut storage, |a, b| pairs.push((a, b)))?;
+            Ok(pairs)
+        }
+    }
 }

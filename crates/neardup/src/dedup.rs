@@ -10,6 +10,7 @@
 //! groups together.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 
 use neardup_index::{Assignment, Clusterer};
 use neardup_sketch::{DocText, Method, Signature, Sketcher};
@@ -77,6 +78,7 @@ pub struct Dedup {
 struct Config {
     method: Method,
     keep: KeepPolicy,
+    spill_dir: Option<PathBuf>,
 }
 
 /// Configures a [`Dedup`].
@@ -108,6 +110,7 @@ impl Dedup {
             config: Config {
                 method: default_method(),
                 keep: KeepPolicy::First,
+                spill_dir: None,
             },
         }
     }
@@ -166,7 +169,7 @@ impl Dedup {
             .map(|&d| slot[d as usize])
             .collect();
         let method = &self.config.method;
-        let candidates = candidate_pairs(method, &sigs)?;
+        let candidates = candidate_pairs(method, &sigs, self.config.spill_dir.as_deref())?;
         let mut clusterer = Clusterer::new();
         clusterer.set_threshold(0.0)?;
         let verified = clusterer.verify(&candidates, |a, b| {
@@ -228,6 +231,14 @@ impl DedupBuilder {
     /// The keep policy (default: [`KeepPolicy::First`]).
     pub fn keep(&mut self, keep: KeepPolicy) -> &mut DedupBuilder {
         self.config.keep = keep;
+        self
+    }
+
+    /// Sorts MinHash band tables on disk in `dir` (external sort, for
+    /// corpora whose tables do not fit in memory); `None` (the default)
+    /// keeps them in memory. The groups are the same either way.
+    pub fn spill_dir(&mut self, dir: Option<PathBuf>) -> &mut DedupBuilder {
+        self.config.spill_dir = dir;
         self
     }
 

@@ -44,6 +44,10 @@ pub struct DedupArgs {
     /// JSONL field holding HTML.
     #[arg(long, default_value = "html", value_name = "NAME")]
     html_field: String,
+    /// Sort the MinHash band tables on disk in this directory (for corpora
+    /// whose tables do not fit in memory); results are the same.
+    #[arg(long, value_name = "DIR")]
+    spill_dir: Option<PathBuf>,
     /// Write a JSON summary (counts, group sizes, time per stage) here.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
