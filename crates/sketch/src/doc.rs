@@ -44,7 +44,7 @@ impl<'a> DocText<'a> {
 
     /// The normalized, non-empty paragraphs with their index in
     /// [`DocText::paragraphs`]. Without paragraphs, the text's lines are used
-    /// (indices are then line numbers among non-empty lines' positions).
+    /// and the indices are line numbers (0-based).
     pub fn normalized_paragraphs(&self) -> Vec<(usize, String)> {
         let opts = NormalizeOptions::KEEP_PUNCTUATION;
         let norm = |(i, p): (usize, &str)| {
