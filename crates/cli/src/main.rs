@@ -2,6 +2,7 @@
 
 mod commands;
 mod corpus;
+mod kept;
 mod method_args;
 mod output;
 mod pipeline;

@@ -257,3 +257,76 @@ fn spilling_band_tables_to_disk_gives_the_same_groups() {
         "spill files are removed"
     );
 }
+
+#[test]
+fn kept_documents_are_written_in_the_inputs_format() {
+    let dir = temp_dir("kept");
+    // WARC: three records, the second a copy of the first.
+    let mut warc = Vec::new();
+    for (i, seed) in [(0, 1), (1, 1), (2, 2)] {
+        warc.extend(gzip(&warc_record(
+            &format!("http://example.com/{i}"),
+            &article(seed),
+        )));
+    }
+    let input = dir.join("crawl.warc.gz");
+    std::fs::write(&input, &warc).unwrap();
+    let kept = dir.join("kept.warc.gz");
+    let out = neardup(&[
+        "dedup",
+        "-q",
+        input.to_str().unwrap(),
+        "--kept",
+        kept.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let again = neardup(&["extract", "-q", kept.to_str().unwrap()]);
+    let ids: Vec<String> = json_lines(&again.stdout)
+        .iter()
+        .map(|l| l["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, ["http://example.com/0", "http://example.com/2"]);
+    // JSONL: kept lines verbatim.
+    let lines = "{\"id\":\"a\",\"text\":\"one two three four five six seven eight nine ten\"}\n{\"id\":\"b\",\"text\":\"one two three four five six seven eight nine ten\"}\n{\"id\":\"c\",\"text\":\"eleven twelve thirteen fourteen fifteen sixteen\"}\n";
+    std::fs::write(dir.join("c.jsonl"), lines).unwrap();
+    let kept = dir.join("kept.jsonl");
+    let out = neardup(&[
+        "dedup",
+        "-q",
+        dir.join("c.jsonl").to_str().unwrap(),
+        "--kept",
+        kept.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let written = std::fs::read_to_string(&kept).unwrap();
+    let expected: Vec<&str> = lines.lines().filter(|l| !l.contains("\"b\"")).collect();
+    assert_eq!(written.lines().collect::<Vec<_>>(), expected);
+    // HTML files: copies in a directory.
+    let kept_dir = dir.join("kept-pages");
+    let out = neardup(&[
+        "dedup",
+        "-q",
+        example_pages().to_str().unwrap(),
+        "--kept",
+        kept_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let mut names: Vec<String> = std::fs::read_dir(&kept_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "digest-library-excerpt.html",
+            "digest-library-reopens.html",
+            "gazette-bridge-delayed.html",
+            "zh-kitchen-gbk.html"
+        ]
+    );
+}

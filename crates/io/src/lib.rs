@@ -38,11 +38,15 @@ mod jsonl;
 mod prescan;
 mod source;
 mod warc;
+mod warc_raw;
 
 pub use charset::{charset_param, decode_html, CharsetSource, Decoded};
 pub use counting::ReadCounter;
 pub use document::{Content, Item, RawDocument};
 pub use error::{DocError, DocErrorKind, Error, ErrorKind};
 pub use jsonl::{JsonlFields, JsonlReader};
-pub use source::{Inputs, InputsBuilder, Source, SourceKind, DEFAULT_MAX_DOCUMENT_BYTES};
+pub use source::{
+    open_input, Inputs, InputsBuilder, Source, SourceKind, DEFAULT_MAX_DOCUMENT_BYTES,
+};
 pub use warc::WarcReader;
+pub use warc_raw::{RawRecord, RawRecords, WarcWriter};

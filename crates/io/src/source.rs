@@ -18,7 +18,7 @@ use crate::warc::WarcReader;
 pub const DEFAULT_MAX_DOCUMENT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// How a file is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum SourceKind {
     /// One HTML page (`.html`, `.htm`, `.xhtml`, optionally `.gz`).
@@ -203,6 +203,18 @@ impl Inputs {
             .sum()
     }
 
+    /// The raw records of a WARC source, for copying them (`None` for other
+    /// kinds of source).
+    pub fn raw_records(
+        &self,
+        source: &Source,
+    ) -> Option<Result<crate::RawRecords<Box<dyn BufRead + Send>>, DocErrorKind>> {
+        (source.kind == SourceKind::Warc).then(|| {
+            open_stream(&source.path, None)
+                .map(|r| crate::RawRecords::new(r, self.config.max_document_bytes))
+        })
+    }
+
     /// Every item of every source, in order.
     pub fn read_all<'a>(&'a self, sources: &'a [Source]) -> impl Iterator<Item = Item> + 'a {
         sources.iter().flat_map(move |s| self.read(s))
@@ -210,6 +222,10 @@ impl Inputs {
 }
 
 /// Opens a file as a buffered stream, gunzipping it (all members) if needed.
+pub fn open_input(path: &Path) -> std::io::Result<Box<dyn BufRead + Send>> {
+    open_stream(path, None).map_err(|e| std::io::Error::other(e.to_string()))
+}
+
 fn open_stream(
     path: &Path,
     counter: Option<&ReadCounter>,

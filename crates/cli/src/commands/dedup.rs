@@ -44,6 +44,11 @@ pub struct DedupArgs {
     /// JSONL field holding HTML.
     #[arg(long, default_value = "html", value_name = "NAME")]
     html_field: String,
+    /// Also write the kept documents here, in the inputs' format: a WARC
+    /// file (`.warc.gz`: one gzip member per record) for WARC inputs, JSON
+    /// Lines for JSONL inputs, a directory of copies for HTML files.
+    #[arg(long, value_name = "PATH")]
+    kept: Option<PathBuf>,
     /// Sort the MinHash band tables on disk in this directory (for corpora
     /// whose tables do not fit in memory); results are the same.
     #[arg(long, value_name = "DIR")]
@@ -138,6 +143,22 @@ pub fn run(args: DedupArgs) -> Result<()> {
         out.write_all(b"\n")?;
     }
     out.flush()?;
+
+    if let Some(target) = &args.kept {
+        let kept_ids: std::collections::HashSet<&str> = entries
+            .iter()
+            .zip(&groups.assignments)
+            .filter(|(_, a)| a.duplicate_of.is_none())
+            .map(|(e, _)| e.id.as_str())
+            .collect();
+        let n = crate::kept::write_kept(target, &inputs, &sources, &kept_ids, &args.id_field)?;
+        if !args.quiet {
+            eprintln!(
+                "neardup dedup: wrote {n} kept documents to {}",
+                target.display()
+            );
+        }
+    }
 
     let failed = entries.iter().filter(|e| e.error.is_some()).count();
     let empty = entries
