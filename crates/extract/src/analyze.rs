@@ -49,7 +49,10 @@ impl Analysis {
             return flags;
         };
         let total = self.tokens.get(root).copied().unwrap_or(0) as f32;
-        let range = self.order.get(start as usize + 1..end as usize).unwrap_or(&[]);
+        let range = self
+            .order
+            .get(start as usize + 1..end as usize)
+            .unwrap_or(&[]);
         for &id in range {
             let parent = dom.get(id).map_or(NONE, |x| x.parent);
             let inherited = flags.get(parent).copied().unwrap_or(false);

@@ -269,6 +269,7 @@ impl Dom {
     }
 
     /// First element named `name` in document order.
+    #[cfg(test)]
     pub(crate) fn find_element(&self, name: &str) -> Option<NodeId> {
         self.preorder(DOCUMENT)
             .into_iter()

@@ -39,7 +39,10 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             ErrorKind::TooLarge { size, limit } => {
-                write!(f, "input of {size} bytes exceeds the limit of {limit} bytes")
+                write!(
+                    f,
+                    "input of {size} bytes exceeds the limit of {limit} bytes"
+                )
             }
             ErrorKind::NotHtml => write!(f, "input does not look like HTML or text"),
         }
@@ -55,8 +58,14 @@ mod tests {
     #[test]
     fn display_and_kind() {
         let e = Error::new(ErrorKind::TooLarge { size: 10, limit: 5 });
-        assert_eq!(e.to_string(), "input of 10 bytes exceeds the limit of 5 bytes");
-        assert!(matches!(e.kind(), ErrorKind::TooLarge { size: 10, limit: 5 }));
+        assert_eq!(
+            e.to_string(),
+            "input of 10 bytes exceeds the limit of 5 bytes"
+        );
+        assert!(matches!(
+            e.kind(),
+            ErrorKind::TooLarge { size: 10, limit: 5 }
+        ));
         assert!(Error::new(ErrorKind::NotHtml).to_string().contains("HTML"));
     }
 }

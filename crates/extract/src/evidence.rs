@@ -49,15 +49,52 @@ const NEGATIVE_SUBSTR: &[&str] = &[
 
 /// Whole class/id words that signal boilerplate.
 const NEGATIVE_WORD: &[&str] = &[
-    "nav", "ad", "ads", "adv", "aside", "foot", "header", "tags", "tag", "meta", "rss", "search",
-    "hidden", "hide", "print", "banner", "byline", "author", "date", "toc", "crumbs", "topbar",
-    "top-bar", "site-header", "dateline", "caption", "credit", "credits",
+    "nav",
+    "ad",
+    "ads",
+    "adv",
+    "aside",
+    "foot",
+    "header",
+    "tags",
+    "tag",
+    "meta",
+    "rss",
+    "search",
+    "hidden",
+    "hide",
+    "print",
+    "banner",
+    "byline",
+    "author",
+    "date",
+    "toc",
+    "crumbs",
+    "topbar",
+    "top-bar",
+    "site-header",
+    "dateline",
+    "caption",
+    "credit",
+    "credits",
 ];
 
 /// Substrings of a class/id that signal main content.
 const POSITIVE_SUBSTR: &[&str] = &[
-    "article", "content", "entry", "post", "main", "story", "body", "text", "blog", "prose",
-    "markdown", "rich-text", "richtext", "detail",
+    "article",
+    "content",
+    "entry",
+    "post",
+    "main",
+    "story",
+    "body",
+    "text",
+    "blog",
+    "prose",
+    "markdown",
+    "rich-text",
+    "richtext",
+    "detail",
 ];
 
 /// Verdict on one element's attributes.
@@ -82,7 +119,10 @@ pub(crate) fn judge(value: &str, buf: &mut String) -> Evidence {
     lower_into(buf, value);
     let v = buf.as_str();
     let mut ev = Evidence::default();
-    let words = || v.split(|c: char| !(c.is_ascii_alphanumeric())).filter(|w| !w.is_empty());
+    let words = || {
+        v.split(|c: char| !(c.is_ascii_alphanumeric()))
+            .filter(|w| !w.is_empty())
+    };
     ev.negative = NEGATIVE_SUBSTR.iter().any(|p| v.contains(p))
         || words().any(|w| NEGATIVE_WORD.contains(&w))
         || v.split_ascii_whitespace()
@@ -94,12 +134,29 @@ pub(crate) fn judge(value: &str, buf: &mut String) -> Evidence {
 /// Judge an ARIA role or itemprop value.
 pub(crate) fn judge_role(role: &str) -> Evidence {
     let r = role.trim();
-    let negative = ["navigation", "banner", "contentinfo", "complementary", "menu", "menubar", "search", "dialog", "alert"]
-        .iter()
-        .any(|x| r.eq_ignore_ascii_case(x));
-    let positive = ["main", "article", "articleBody", "text", "mainContentOfPage", "reviewBody"]
-        .iter()
-        .any(|x| r.eq_ignore_ascii_case(x));
+    let negative = [
+        "navigation",
+        "banner",
+        "contentinfo",
+        "complementary",
+        "menu",
+        "menubar",
+        "search",
+        "dialog",
+        "alert",
+    ]
+    .iter()
+    .any(|x| r.eq_ignore_ascii_case(x));
+    let positive = [
+        "main",
+        "article",
+        "articleBody",
+        "text",
+        "mainContentOfPage",
+        "reviewBody",
+    ]
+    .iter()
+    .any(|x| r.eq_ignore_ascii_case(x));
     Evidence { negative, positive }
 }
 

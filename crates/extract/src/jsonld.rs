@@ -107,13 +107,16 @@ fn tokens(text: &str) -> Vec<&str> {
 fn shingles(text: &str) -> impl Iterator<Item = u64> + '_ {
     let t = tokens(text);
     let n = t.len();
-    (0..n.saturating_sub(2)).map(move |i| {
-        let mut h = 0u64;
-        for w in t.get(i..i + 3).unwrap_or(&[]) {
-            h = hash(h.rotate_left(5), w);
-        }
-        h
-    }).collect::<Vec<_>>().into_iter()
+    (0..n.saturating_sub(2))
+        .map(move |i| {
+            let mut h = 0u64;
+            for w in t.get(i..i + 3).unwrap_or(&[]) {
+                h = hash(h.rotate_left(5), w);
+            }
+            h
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
 }
 
 /// Token 3-gram index of a reference text.

@@ -194,7 +194,13 @@ mod tests {
     fn size_limit() {
         let ex = Extractor::builder().max_input_bytes(10).build();
         let err = ex.extract("<p>more than ten bytes</p>").unwrap_err();
-        assert!(matches!(err.kind(), ErrorKind::TooLarge { size: 26, limit: 10 }));
+        assert!(matches!(
+            err.kind(),
+            ErrorKind::TooLarge {
+                size: 26,
+                limit: 10
+            }
+        ));
     }
 
     #[test]

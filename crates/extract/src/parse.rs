@@ -8,12 +8,12 @@
 
 use std::cell::RefCell;
 
+use html5ever::interface::TreeSink;
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::{
     BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
 use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
-use html5ever::interface::TreeSink;
 use html5ever::{local_name, LocalName, TokenizerResult};
 
 use crate::dom::{Dom, NodeId};
@@ -120,6 +120,7 @@ impl TokenSink for DepthFilter {
 }
 
 /// Parse `html` into an arena DOM, never nesting deeper than about `max_depth`.
+#[cfg(test)]
 pub(crate) fn parse(html: &str, max_depth: usize) -> Dom {
     parse_tendril(StrTendril::from_slice(html), max_depth)
 }

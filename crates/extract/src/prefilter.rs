@@ -84,9 +84,8 @@ fn scan_tag(bytes: &[u8], at: usize, drops: &mut Vec<(usize, usize)>) -> Option<
         while at_byte(j).is_some_and(|b| is_space(b) || b == b'/') {
             j += 1;
         }
-        match at_byte(j)? {
-            b'>' => return Some(j + 1),
-            _ => {}
+        if at_byte(j)? == b'>' {
+            return Some(j + 1);
         }
         let name_start = j;
         j += 1;
@@ -120,7 +119,10 @@ fn scan_tag(bytes: &[u8], at: usize, drops: &mut Vec<(usize, usize)>) -> Option<
         if j > len {
             return None;
         }
-        if !KEPT_ATTRS.iter().any(|n| n.as_bytes().eq_ignore_ascii_case(name)) {
+        if !KEPT_ATTRS
+            .iter()
+            .any(|n| n.as_bytes().eq_ignore_ascii_case(name))
+        {
             drops.push((sep_start, j));
         }
     }
@@ -221,7 +223,8 @@ mod tests {
 
     #[test]
     fn quoted_gt_in_start_tag() {
-        assert_eq!(&*prefilter("<script type=\"a>b\">code</script>"),
+        assert_eq!(
+            &*prefilter("<script type=\"a>b\">code</script>"),
             "<script type=\"a>b\"></script>"
         );
     }

@@ -7,7 +7,7 @@
 
 use crate::analyze::Analysis;
 use crate::dom::{Dom, NodeData, NodeId, NONE};
-use crate::tags::{is_heading, kind, TagKind};
+use crate::tags::{kind, TagKind};
 
 /// One paragraph of text.
 #[derive(Clone, Debug)]
@@ -24,8 +24,6 @@ pub(crate) struct Block {
     pub(crate) boiler_tokens: u32,
     /// Sentence punctuation marks.
     pub(crate) punct: u32,
-    /// Owned by a heading element.
-    pub(crate) heading: bool,
 }
 
 impl Block {
@@ -62,7 +60,6 @@ impl Builder<'_> {
         let text = self.buf.trim_end();
         if !text.is_empty() && self.tokens > 0 {
             let owner = self.owner();
-            let heading = self.dom.local_name(owner).is_some_and(is_heading);
             self.out.push(Block {
                 text: text.to_string(),
                 owner,
@@ -70,7 +67,6 @@ impl Builder<'_> {
                 link_tokens: self.link_tokens,
                 boiler_tokens: self.boiler_tokens,
                 punct: self.punct,
-                heading,
             });
         }
         self.buf.clear();

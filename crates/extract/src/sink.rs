@@ -174,7 +174,8 @@ impl TreeSink for ArenaSink {
 
     fn add_attrs_if_missing(&self, target: &NodeId, new_attrs: Vec<Attribute>) {
         let mut dom = self.dom.borrow_mut();
-        if let Some(NodeData::Element { attrs, .. }) = dom.nodes.get_mut(*target).map(|n| &mut n.data)
+        if let Some(NodeData::Element { attrs, .. }) =
+            dom.nodes.get_mut(*target).map(|n| &mut n.data)
         {
             for a in new_attrs {
                 if !attrs.iter().any(|x| x.name == a.name) {

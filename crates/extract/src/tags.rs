@@ -93,19 +93,6 @@ pub(crate) fn kind(name: &LocalName) -> TagKind {
     }
 }
 
-/// Is this a heading element?
-pub(crate) fn is_heading(name: &LocalName) -> bool {
-    matches!(
-        *name,
-        local_name!("h1")
-            | local_name!("h2")
-            | local_name!("h3")
-            | local_name!("h4")
-            | local_name!("h5")
-            | local_name!("h6")
-    )
-}
-
 /// Is `c` a CJK ideograph or kana (each one counts as a token)?
 pub(crate) fn is_cjk(c: char) -> bool {
     matches!(c, '\u{3400}'..='\u{9fff}' | '\u{f900}'..='\u{faff}' | '\u{3040}'..='\u{30ff}')
@@ -147,7 +134,10 @@ pub(crate) fn measure(text: &str) -> Measure {
             }
         } else {
             in_word = false;
-            if matches!(c, '。' | '，' | '；' | '：' | '！' | '？' | '、' | '．' | '…') {
+            if matches!(
+                c,
+                '。' | '，' | '；' | '：' | '！' | '？' | '、' | '．' | '…'
+            ) {
                 m.punct = m.punct.saturating_add(1);
             }
         }
@@ -165,8 +155,6 @@ mod tests {
         assert_eq!(kind(&LocalName::from("span")), TagKind::Inline);
         assert_eq!(kind(&LocalName::from("script")), TagKind::Skip);
         assert_eq!(kind(&LocalName::from("br")), TagKind::Br);
-        assert!(is_heading(&LocalName::from("h3")));
-        assert!(!is_heading(&LocalName::from("p")));
     }
 
     #[test]

@@ -7,7 +7,9 @@ use crate::analyze::Analysis;
 use crate::dom::{Dom, NodeData, NodeId};
 
 /// Separators sites put between a headline and their own name.
-const SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", " :: ", " · ", " » ", "_", "｜", " / "];
+const SEPARATORS: &[&str] = &[
+    " | ", " - ", " – ", " — ", " :: ", " · ", " » ", "_", "｜", " / ",
+];
 
 fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -32,7 +34,9 @@ fn meta_content(dom: &Dom, a: &Analysis, key: &str) -> Option<String> {
         if dom.local_name(id)? != &local_name!("meta") {
             return None;
         }
-        let prop = dom.attr(id, &local_name!("property")).or_else(|| dom.attr(id, &local_name!("name")))?;
+        let prop = dom
+            .attr(id, &local_name!("property"))
+            .or_else(|| dom.attr(id, &local_name!("name")))?;
         if !prop.trim().eq_ignore_ascii_case(key) {
             return None;
         }
@@ -117,7 +121,10 @@ mod tests {
 
     #[test]
     fn title_suffix_trimmed() {
-        assert_eq!(t("<title>A long headline here | Example</title>"), "A long headline here");
+        assert_eq!(
+            t("<title>A long headline here | Example</title>"),
+            "A long headline here"
+        );
         assert_eq!(t("<title>中国经济新闻_新浪网</title>"), "中国经济新闻");
         assert_eq!(t("<p>no title</p>"), "");
     }

@@ -23,7 +23,11 @@ fn news_keeps_article_and_drops_furniture() {
         "Total cost: 41 million pounds",
         "railings are painted",
     ] {
-        assert!(doc.text.contains(wanted), "missing {wanted:?} in {:?}", doc.text);
+        assert!(
+            doc.text.contains(wanted),
+            "missing {wanted:?} in {:?}",
+            doc.text
+        );
     }
     for unwanted in [
         "Sport",
@@ -38,7 +42,11 @@ fn news_keeps_article_and_drops_furniture() {
         "not text",
         "dataLayer",
     ] {
-        assert!(!doc.text.contains(unwanted), "kept {unwanted:?} in {:?}", doc.text);
+        assert!(
+            !doc.text.contains(unwanted),
+            "kept {unwanted:?} in {:?}",
+            doc.text
+        );
     }
     assert_eq!(doc.text, doc.paragraphs.join("\n"));
 }
@@ -52,7 +60,10 @@ fn news_paragraphs_in_reading_order() {
     let last = pos("railings are painted").expect("last paragraph");
     assert!(first < heading && heading < last);
     assert_eq!(doc.paragraphs[heading], "Relief for commuters");
-    assert!(doc.paragraphs.iter().all(|p| !p.contains("  ") && p.trim() == p));
+    assert!(doc
+        .paragraphs
+        .iter()
+        .all(|p| !p.contains("  ") && p.trim() == p));
 }
 
 #[test]
@@ -63,7 +74,12 @@ fn all_text_mode_keeps_everything_visible() {
         .build()
         .extract(&html)
         .expect("extraction succeeds");
-    for wanted in ["Sport", "Copyright 2024", "detour was a nightmare", "new drainage system"] {
+    for wanted in [
+        "Sport",
+        "Copyright 2024",
+        "detour was a nightmare",
+        "new drainage system",
+    ] {
         assert!(doc.text.contains(wanted), "missing {wanted:?}");
     }
     assert!(!doc.text.contains("dataLayer"));

@@ -10,7 +10,9 @@ fn empty_input() {
     assert!(doc.paragraphs.is_empty());
     assert_eq!(doc.text, "");
     assert_eq!(doc.title, "");
-    let doc = Extractor::new().extract("   \n ").expect("whitespace is fine");
+    let doc = Extractor::new()
+        .extract("   \n ")
+        .expect("whitespace is fine");
     assert!(doc.paragraphs.is_empty());
 }
 
@@ -51,7 +53,11 @@ fn hundred_thousand_nested_divs() {
     html.push_str("<p>after the tower</p>");
     let start = Instant::now();
     let doc = Extractor::new().extract(&html).expect("deep input is fine");
-    assert!(start.elapsed() < Duration::from_secs(20), "took {:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "took {:?}",
+        start.elapsed()
+    );
     let all = neardup_extract::Extractor::builder()
         .mode(neardup_extract::Mode::AllText)
         .build()
@@ -67,7 +73,11 @@ fn deeply_nested_unclosed_inline_and_tables() {
     let html = "<b><i><a href=x><table><tr><td>".repeat(3_000) + "x";
     let start = Instant::now();
     assert!(Extractor::new().extract(&html).is_ok());
-    assert!(start.elapsed() < Duration::from_secs(20), "took {:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "took {:?}",
+        start.elapsed()
+    );
 }
 
 #[test]
@@ -88,7 +98,10 @@ fn hundred_megabyte_page_hits_the_cap() {
 
 #[test]
 fn custom_limits_apply() {
-    let ex = Extractor::builder().max_input_bytes(1 << 10).max_depth(8).build();
+    let ex = Extractor::builder()
+        .max_input_bytes(1 << 10)
+        .max_depth(8)
+        .build();
     assert!(ex.extract(&"a".repeat(2048)).is_err());
     let html = "<div>".repeat(50) + "<p>still here</p>";
     let doc = Extractor::builder()

@@ -12,7 +12,10 @@ use neardup_extract::Extractor;
 
 fn dataset(name: &str) -> Option<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let dir = root.join("../shared/eval/extraction").join(name).join("html");
+    let dir = root
+        .join("../shared/eval/extraction")
+        .join(name)
+        .join("html");
     dir.is_dir().then_some(dir)
 }
 

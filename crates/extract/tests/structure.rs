@@ -55,7 +55,10 @@ fn hidden_and_raw_text_are_skipped() {
 #[test]
 fn title_rules() {
     let title = |html: &str| Extractor::new().extract(html).expect("ok").title;
-    assert_eq!(title("<title>Plain headline here</title>"), "Plain headline here");
+    assert_eq!(
+        title("<title>Plain headline here</title>"),
+        "Plain headline here"
+    );
     assert_eq!(
         title("<title>Storm hits the coast | Daily Paper</title><h1>Storm hits the coast</h1>"),
         "Storm hits the coast"
@@ -64,7 +67,10 @@ fn title_rules() {
         title("<meta property='og:title' content='From OG'><title>Other - Site</title>"),
         "From OG"
     );
-    assert_eq!(title("<h1>Only a heading</h1><p>text</p>"), "Only a heading");
+    assert_eq!(
+        title("<h1>Only a heading</h1><p>text</p>"),
+        "Only a heading"
+    );
     assert_eq!(title("<p>nothing</p>"), "");
 }
 
@@ -76,7 +82,8 @@ fn main_mode_prefers_the_text_block_over_link_lists() {
     let body = "<p>This is a long paragraph of real running text, with commas, full stops and \
                 enough words to look like the main content of a page.</p>"
         .repeat(4);
-    let html = format!("<ul class='menu'>{links}</ul><div class='story'>{body}</div><ul>{links}</ul>");
+    let html =
+        format!("<ul class='menu'>{links}</ul><div class='story'>{body}</div><ul>{links}</ul>");
     let doc = Extractor::new().extract(&html).expect("ok");
     assert_eq!(doc.paragraphs.len(), 4);
     assert!(!doc.text.contains("Link number"));
