@@ -216,15 +216,18 @@ pub(crate) fn weighted_simhash(
     let mut value = 0u128;
     match weight {
         None => {
-            let mut acc = [0i32; 128];
-            for &f in feats {
-                add_unit(&mut acc[..64], mix64(f, seed));
-                if bits == 128 {
-                    add_unit(&mut acc[64..], mix64(f, seed2));
-                }
+            // Unit weights: a bit is set when more than half of the features
+            // have it set, i.e. ones - zeros > 0.
+            let n = feats.len() as u64;
+            let ones = count_ones(feats.iter().map(|&f| mix64(f, seed)));
+            for (b, &o) in ones.iter().enumerate() {
+                value |= ((2 * o > n) as u128) << b;
             }
-            for (b, &a) in acc[..bits as usize].iter().enumerate() {
-                value |= ((a > 0) as u128) << b;
+            if bits == 128 {
+                let ones = count_ones(feats.iter().map(|&f| mix64(f, seed2)));
+                for (b, &o) in ones.iter().enumerate() {
+                    value |= ((2 * o > n) as u128) << (64 + b);
+                }
             }
         }
         Some(weight) => {
@@ -244,11 +247,48 @@ pub(crate) fn weighted_simhash(
     value
 }
 
-#[inline]
-fn add_unit(acc: &mut [i32], h: u64) {
-    for (b, a) in acc.iter_mut().enumerate() {
-        *a += ((h >> b) & 1) as i32 * 2 - 1;
+/// `SPREAD[b]` has byte `i` equal to bit `i` of `b`.
+const SPREAD: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut i = 0;
+        while i < 8 {
+            t[b] |= (((b >> i) & 1) as u64) << (8 * i);
+            i += 1;
+        }
+        b += 1;
     }
+    t
+};
+
+/// For each of the 64 bit positions, how many of the hashes have it set.
+/// Counts are kept eight to a `u64` (one byte each, a lookup per hash byte)
+/// and flushed to wide counters before a byte can overflow.
+fn count_ones(hashes: impl Iterator<Item = u64>) -> [u64; 64] {
+    let mut wide = [0u64; 64];
+    let mut narrow = [0u64; 8];
+    let mut pending = 0;
+    let flush = |narrow: &mut [u64; 8], wide: &mut [u64; 64]| {
+        for (j, n) in narrow.iter_mut().enumerate() {
+            for i in 0..8 {
+                wide[8 * j + i] += (*n >> (8 * i)) & 0xFF;
+            }
+            *n = 0;
+        }
+    };
+    for h in hashes {
+        for (j, n) in narrow.iter_mut().enumerate() {
+            *n += SPREAD[((h >> (8 * j)) & 0xFF) as usize];
+        }
+        pending += 1;
+        if pending == 255 {
+            flush(&mut narrow, &mut wide);
+            pending = 0;
+        }
+    }
+    flush(&mut narrow, &mut wide);
+    wide
 }
 
 #[inline]
@@ -289,6 +329,18 @@ mod tests {
         // "common" has IDF ln(4/4) = 0: only "words" and "rare" count.
         let without = sh.signature_of_normalized("words rare");
         assert_eq!(tfidf.distance(&without).unwrap(), 0);
+    }
+
+    #[test]
+    fn bit_counts_match_naive_counts() {
+        let hashes: Vec<u64> = (0..1000u64).map(|i| mix64(i, 3)).collect();
+        let got = count_ones(hashes.iter().copied());
+        for (b, &g) in got.iter().enumerate() {
+            assert_eq!(
+                g,
+                hashes.iter().filter(|&&h| (h >> b) & 1 == 1).count() as u64
+            );
+        }
     }
 
     #[test]
