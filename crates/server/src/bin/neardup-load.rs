@@ -1,0 +1,432 @@
+//! neardup-load: a bounded load test of the ContentSeen service on loopback.
+//!
+//! ```text
+//! neardup-load text  [--requests N] [--clients C] [--size BYTES] [--dup-share F] [--report-every N]
+//! neardup-load warc  --warc PAGES.warc.gz [--clients C] [--repeat R]
+//! neardup-load crawl --warc PAGES.warc.gz --labels LABELS.jsonl [--clients C]
+//! common: [--addr 127.0.0.1:PORT] [--data-dir DIR] [--max-seconds S] [--token T]
+//! ```
+//!
+//! Without `--addr` it starts the service in-process on a fresh data
+//! directory (loopback, any port). Only loopback addresses are accepted.
+//! Every run stops after `--requests` documents or `--max-seconds`.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use neardup::io::{Content, Inputs, Item, RawDocument};
+use neardup_server::client::Client;
+use neardup_server::http::{Running, Server};
+use neardup_server::{Config, ContentSeen};
+use serde_json::{json, Value};
+
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+struct Opts {
+    mode: String,
+    args: HashMap<String, String>,
+}
+
+impl Opts {
+    fn parse() -> Res<Opts> {
+        let mut it = std::env::args().skip(1);
+        let mode = it
+            .next()
+            .ok_or("usage: neardup-load text|warc|crawl [--option value]...")?;
+        let mut args = HashMap::new();
+        while let Some(k) = it.next() {
+            let k = k
+                .strip_prefix("--")
+                .ok_or(format!("unexpected argument {k}"))?;
+            let v = it.next().ok_or(format!("--{k} needs a value"))?;
+            args.insert(k.to_string(), v);
+        }
+        Ok(Opts { mode, args })
+    }
+
+    fn num(&self, k: &str, default: f64) -> Res<f64> {
+        match self.args.get(k) {
+            Some(v) => Ok(v.parse().map_err(|_| format!("--{k}: not a number: {v}"))?),
+            None => Ok(default),
+        }
+    }
+
+    fn path(&self, k: &str) -> Res<PathBuf> {
+        Ok(self.args.get(k).ok_or(format!("--{k} is required"))?.into())
+    }
+}
+
+/// One request to send: path, content type, body; plus a label to group
+/// the answers by.
+struct Job {
+    id: String,
+    content_type: String,
+    body: Vec<u8>,
+}
+
+/// Latencies and verdicts of one phase.
+struct Outcome {
+    latencies: Vec<Duration>,
+    verdicts: Vec<(String, Value)>,
+    errors: usize,
+    elapsed: Duration,
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i].as_secs_f64() * 1000.0
+}
+
+fn summary(name: &str, o: &mut Outcome) -> Value {
+    o.latencies.sort_unstable();
+    let n = o.latencies.len();
+    let rps = n as f64 / o.elapsed.as_secs_f64().max(1e-9);
+    let v = json!({
+        "phase": name,
+        "requests": n,
+        "errors": o.errors,
+        "seconds": (o.elapsed.as_secs_f64() * 100.0).round() / 100.0,
+        "requests_per_second": rps.round(),
+        "p50_ms": (percentile(&o.latencies, 0.5) * 100.0).round() / 100.0,
+        "p99_ms": (percentile(&o.latencies, 0.99) * 100.0).round() / 100.0,
+        "max_ms": (percentile(&o.latencies, 1.0) * 100.0).round() / 100.0,
+    });
+    println!("{v}");
+    v
+}
+
+/// Posts `jobs` to `/v1/documents` from `clients` threads, until done or
+/// `deadline`.
+fn run_jobs(
+    addr: SocketAddr,
+    token: Option<&str>,
+    jobs: Vec<Job>,
+    clients: usize,
+    deadline: Instant,
+) -> Outcome {
+    let jobs = Arc::new(jobs);
+    let next = Arc::new(AtomicUsize::new(0));
+    let out = Arc::new(Mutex::new(Outcome {
+        latencies: Vec::new(),
+        verdicts: Vec::new(),
+        errors: 0,
+        elapsed: Duration::ZERO,
+    }));
+    let start = Instant::now();
+    let threads: Vec<_> = (0..clients.max(1))
+        .map(|_| {
+            let (jobs, next, out) = (jobs.clone(), next.clone(), out.clone());
+            let token = token.map(str::to_string);
+            std::thread::spawn(move || {
+                let mut c = Client::new(addr);
+                c.token(token.as_deref());
+                let mut local = Vec::new();
+                let mut verdicts = Vec::new();
+                let mut errors = 0;
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= jobs.len() || Instant::now() > deadline {
+                        break;
+                    }
+                    let j = &jobs[i];
+                    let path = format!("/v1/documents?id={}", encode(&j.id));
+                    let t = Instant::now();
+                    let r = c.request("POST", &path, &[("content-type", &j.content_type)], &j.body);
+                    local.push(t.elapsed());
+                    match r {
+                        Ok(r) if r.status == 200 => verdicts.push((j.id.clone(), r.json())),
+                        _ => errors += 1,
+                    }
+                }
+                let mut o = out.lock().unwrap_or_else(|p| p.into_inner());
+                o.latencies.extend(local);
+                o.verdicts.extend(verdicts);
+                o.errors += errors;
+            })
+        })
+        .collect();
+    for t in threads {
+        let _ = t.join();
+    }
+    let mut o = std::mem::replace(
+        &mut *out.lock().unwrap_or_else(|p| p.into_inner()),
+        Outcome {
+            latencies: Vec::new(),
+            verdicts: Vec::new(),
+            errors: 0,
+            elapsed: Duration::ZERO,
+        },
+    );
+    o.elapsed = start.elapsed();
+    o
+}
+
+fn encode(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// A pseudo-random text of about `size` bytes, distinct for every seed.
+fn text(seed: u64, size: usize) -> String {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut s = String::with_capacity(size + 16);
+    let mut words = 0;
+    while s.len() < size {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        s.push_str(&format!("w{} ", x % 50_000));
+        words += 1;
+        if words % 20 == 0 {
+            s.push('\n');
+        }
+    }
+    s
+}
+
+fn read_warc(path: &PathBuf) -> Res<Vec<RawDocument>> {
+    let inputs = Inputs::new();
+    let sources = inputs.sources(&[path])?;
+    Ok(inputs
+        .read_all(&sources)
+        .filter_map(|i| match i {
+            Item::Document(d) => Some(d),
+            _ => None,
+        })
+        .collect())
+}
+
+fn html_job(d: &RawDocument, id: String) -> Job {
+    match &d.content {
+        Content::Html {
+            bytes,
+            content_type,
+        } => Job {
+            id,
+            content_type: content_type
+                .clone()
+                .filter(|c| c.to_ascii_lowercase().starts_with("text/html"))
+                .unwrap_or_else(|| "text/html".into()),
+            body: bytes.clone(),
+        },
+        Content::Text(t) => Job {
+            id,
+            content_type: "text/plain".into(),
+            body: t.clone().into_bytes(),
+        },
+    }
+}
+
+fn main() {
+    if let Err(e) = real_main() {
+        eprintln!("neardup-load: {e}");
+        std::process::exit(2);
+    }
+}
+
+fn real_main() -> Res<()> {
+    let o = Opts::parse()?;
+    let clients = o.num("clients", 16.0)? as usize;
+    let max_seconds = o.num("max-seconds", 600.0)?;
+    let deadline = Instant::now() + Duration::from_secs_f64(max_seconds);
+    let token = o.args.get("token").cloned();
+    // The target: an external loopback server, or one started here.
+    let mut running: Option<Running> = None;
+    let mut seen_handle: Option<ContentSeen> = None;
+    let addr: SocketAddr = match o.args.get("addr") {
+        Some(a) => {
+            let a: SocketAddr = a.parse()?;
+            if !a.ip().is_loopback() {
+                return Err("only loopback addresses are load-tested".into());
+            }
+            a
+        }
+        None => {
+            let dir = match o.args.get("data-dir") {
+                Some(d) => PathBuf::from(d),
+                None => std::env::temp_dir().join(format!("neardup-load-{}", std::process::id())),
+            };
+            let _ = std::fs::remove_dir_all(&dir);
+            let seen = ContentSeen::open(&dir, &Config::new())?;
+            let mut server = Server::new(seen.clone());
+            server.token(token.clone());
+            let r = server.spawn("127.0.0.1:0".parse()?)?;
+            let a = r.addr();
+            running = Some(r);
+            seen_handle = Some(seen);
+            eprintln!(
+                "neardup-load: in-process server on {a}, data in {}",
+                dir.display()
+            );
+            a
+        }
+    };
+    let rss = || neardup_server_rss().map(|b| b / (1 << 20));
+    match o.mode.as_str() {
+        "text" => {
+            let requests = o.num("requests", 20_000.0)? as usize;
+            let size = o.num("size", 5000.0)? as usize;
+            let dup_share = o.num("dup-share", 0.1)?;
+            let every = (o.num("report-every", requests as f64)? as usize).max(1);
+            let mut done = 0;
+            while done < requests && Instant::now() < deadline {
+                let n = every.min(requests - done);
+                let jobs: Vec<Job> = (done..done + n)
+                    .map(|i| {
+                        // Every (1/dup_share)-th document repeats an earlier one with an edit.
+                        let period = if dup_share > 0.0 {
+                            (1.0 / dup_share).round() as usize
+                        } else {
+                            0
+                        };
+                        let dup = period > 0 && i > 0 && i % period == 0;
+                        let body = if dup {
+                            let mut t = text((i / 2) as u64, size);
+                            t.push_str("edited tail");
+                            t
+                        } else {
+                            text(i as u64, size)
+                        };
+                        Job {
+                            id: format!("doc-{i}"),
+                            content_type: "text/plain".into(),
+                            body: body.into_bytes(),
+                        }
+                    })
+                    .collect();
+                let mut out = run_jobs(addr, token.as_deref(), jobs, clients, deadline);
+                done += n;
+                let mut v = summary(&format!("text {}..{}", done - n, done), &mut out);
+                let dups = out
+                    .verdicts
+                    .iter()
+                    .filter(|(_, v)| v["duplicate"] == json!(true))
+                    .count();
+                v["duplicates"] = json!(dups);
+                if let Some(seen) = &seen_handle {
+                    let s = seen.stats();
+                    v["stored"] = json!(s.documents);
+                    v["index_mib"] = json!(s.index_bytes >> 20);
+                    v["commits"] = json!(s.commits);
+                    v["rss_mib"] = json!(rss());
+                }
+                println!("{v}");
+            }
+        }
+        "warc" => {
+            let docs = read_warc(&o.path("warc")?)?;
+            let repeat = o.num("repeat", 1.0)? as usize;
+            let jobs: Vec<Job> = (0..repeat)
+                .flat_map(|r| docs.iter().map(move |d| (r, d)))
+                .map(|(r, d)| html_job(d, format!("{r}:{}", d.id)))
+                .collect();
+            let bytes: usize = jobs.iter().map(|j| j.body.len()).sum();
+            eprintln!("neardup-load: {} pages, {} MiB", jobs.len(), bytes >> 20);
+            let mut out = run_jobs(addr, token.as_deref(), jobs, clients, deadline);
+            summary("warc pages", &mut out);
+        }
+        "crawl" => crawl(&o, addr, token.as_deref(), deadline)?,
+        m => return Err(format!("unknown mode {m}").into()),
+    }
+    drop(seen_handle);
+    if let Some(r) = running {
+        r.stop()?;
+    }
+    Ok(())
+}
+
+fn neardup_server_rss() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
+/// The shared benchmark: originals first, then every other page from
+/// `--clients` (default 8) concurrent clients; verdict shares by role.
+fn crawl(o: &Opts, addr: SocketAddr, token: Option<&str>, deadline: Instant) -> Res<()> {
+    let clients = o.num("clients", 8.0)? as usize;
+    let labels = std::fs::read_to_string(o.path("labels")?)?;
+    let mut role_of: HashMap<String, (String, String)> = HashMap::new();
+    let mut original_of: HashMap<String, String> = HashMap::new();
+    for line in labels.lines().filter(|l| !l.trim().is_empty()) {
+        let v: Value = serde_json::from_str(line)?;
+        let (Some(url), Some(cluster), Some(role)) =
+            (v["url"].as_str(), v["cluster"].as_str(), v["role"].as_str())
+        else {
+            continue;
+        };
+        if role == "original" {
+            original_of.insert(cluster.to_string(), url.to_string());
+        }
+        role_of.insert(url.to_string(), (cluster.to_string(), role.to_string()));
+    }
+    let docs = read_warc(&o.path("warc")?)?;
+    let (originals, rest): (Vec<_>, Vec<_>) = docs
+        .iter()
+        .partition(|d| role_of.get(&d.id).is_some_and(|(_, r)| r == "original"));
+    let jobs = |ds: &[&RawDocument]| {
+        ds.iter()
+            .map(|d| html_job(d, d.id.clone()))
+            .collect::<Vec<_>>()
+    };
+    let mut first = run_jobs(addr, token, jobs(&originals), clients, deadline);
+    summary("crawl originals", &mut first);
+    let mut second = run_jobs(addr, token, jobs(&rest), clients, deadline);
+    summary("crawl others", &mut second);
+    // Verdict shares by role.
+    let mut by_role: HashMap<String, [usize; 3]> = HashMap::new();
+    for (id, v) in first.verdicts.iter().chain(&second.verdicts) {
+        let Some((cluster, role)) = role_of.get(id) else {
+            continue;
+        };
+        let e = by_role.entry(role.clone()).or_default();
+        e[0] += 1;
+        if v["duplicate"] == json!(true) {
+            e[1] += 1;
+            if original_of.get(cluster).map(String::as_str) == v["duplicate_of"].as_str() {
+                e[2] += 1;
+            }
+        }
+    }
+    let mut roles: Vec<_> = by_role.into_iter().collect();
+    roles.sort();
+    let share = |a: usize, b: usize| (a as f64 / b.max(1) as f64 * 1000.0).round() / 1000.0;
+    let (mut rp, mut rp_ok, mut neg, mut neg_dup) = (0, 0, 0, 0);
+    for (role, [n, dup, of_original]) in &roles {
+        println!(
+            "{}",
+            json!({"role": role, "pages": n, "duplicate": share(*dup, *n), "duplicate_of_original": share(*of_original, *n)})
+        );
+        if ["template", "edited", "reflowed", "encoding"].contains(&role.as_str()) {
+            rp += n;
+            rp_ok += of_original;
+        }
+        if ["truncated", "merged", "template-own"].contains(&role.as_str()) {
+            neg += n;
+            neg_dup += dup;
+        }
+    }
+    println!(
+        "{}",
+        json!({
+            "reprints_found_as_duplicate_of_original": share(rp_ok, rp),
+            "false_duplicates_on_truncated_merged": share(neg_dup, neg),
+            "reprints": rp, "negatives": neg,
+        })
+    );
+    Ok(())
+}
