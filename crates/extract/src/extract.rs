@@ -23,6 +23,9 @@ const KEEP_GOOD_MIN: u32 = 100;
 /// A container whose good blocks hold less than this share of its tokens is
 /// list-like: its link-dense blocks are content, not furniture.
 const LISTING_GOOD_SHARE: f32 = 0.6;
+/// Short blocks before the first or after the last running-text block of an
+/// article-like container are notes (bylines, dates, tags) below this size.
+const NOTE_MAX_TOKENS: u32 = 20;
 /// Link-dense blocks of a list-like container are kept from this size.
 const LISTING_MIN_TOKENS: u32 = 4;
 
@@ -139,10 +142,36 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
         .sum();
     // In a list-like container (little running text), links are the content.
     let listing = (good as f32) < LISTING_GOOD_SHARE * total as f32;
-    inner
+    let mut kept: Vec<Block> = inner
         .into_iter()
         .zip(classes)
         .filter(|(b, c)| *c != Class::Bad || (listing && b.tokens >= LISTING_MIN_TOKENS))
         .map(|(b, _)| b)
-        .collect()
+        .collect();
+    if kept
+        .first()
+        .is_some_and(|b| dom.local_name(b.owner) == Some(&local_name!("h1")))
+    {
+        kept.remove(0);
+    }
+    if !listing {
+        // Head and tail notes: bylines, dates, share prompts, tag lines.
+        let first_good = kept
+            .iter()
+            .position(|b| classify(b) == Class::Good)
+            .unwrap_or(0);
+        let cut = kept
+            .iter()
+            .take(first_good)
+            .take_while(|b| b.tokens < NOTE_MAX_TOKENS)
+            .count();
+        kept.drain(..cut);
+        while kept
+            .last()
+            .is_some_and(|b| classify(b) != Class::Good && b.tokens < NOTE_MAX_TOKENS)
+        {
+            kept.pop();
+        }
+    }
+    kept
 }
