@@ -135,6 +135,16 @@ fn every_route_answers() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Method, path, headers, body, expected status and error code.
+type Case<'a> = (
+    &'a str,
+    &'a str,
+    Vec<(&'a str, &'a str)>,
+    Vec<u8>,
+    u16,
+    &'a str,
+);
+
 #[test]
 fn every_error_status() {
     let dir = temp_dir("errors");
@@ -143,7 +153,7 @@ fn every_error_status() {
     });
     let mut c = Client::new(server.addr());
     let json_ct = [("content-type", "application/json")];
-    let cases: Vec<(&str, &str, Vec<(&str, &str)>, Vec<u8>, u16, &str)> = vec![
+    let cases: Vec<Case<'_>> = vec![
         (
             "POST",
             "/v1/documents",
