@@ -58,6 +58,16 @@ pub(crate) fn run(html: &str, mode: Mode, max_depth: usize) -> Document {
     }
 }
 
+/// Is the block an item of a list or table (content, not a tail note)?
+fn in_list(dom: &Dom, owner: NodeId) -> bool {
+    dom.local_name(owner).is_some_and(|n| {
+        matches!(
+            *n,
+            local_name!("li") | local_name!("td") | local_name!("th") | local_name!("dd")
+        )
+    })
+}
+
 fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
     let mut classes: Vec<Class> = blocks.iter().map(classify).collect();
     let mut boosts = vec![1.0f32; blocks.len()];
@@ -166,10 +176,9 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
             .take_while(|b| b.tokens < NOTE_MAX_TOKENS)
             .count();
         kept.drain(..cut);
-        while kept
-            .last()
-            .is_some_and(|b| classify(b) != Class::Good && b.tokens < NOTE_MAX_TOKENS)
-        {
+        while kept.last().is_some_and(|b| {
+            classify(b) != Class::Good && b.tokens < NOTE_MAX_TOKENS && !in_list(dom, b.owner)
+        }) {
             kept.pop();
         }
     }
