@@ -89,7 +89,12 @@ fn hidden(dom: &Dom, id: NodeId) -> bool {
         return true;
     }
     if let Some(style) = dom.attr(id, &local_name!("style")) {
-        if style.len() < 2048 {
+        let maybe = style.len() < 2048
+            && (style.contains("none")
+                || style.contains("hidden")
+                || style.contains("NONE")
+                || style.contains("HIDDEN"));
+        if maybe {
             let compact: String = style
                 .chars()
                 .filter(|c| !c.is_whitespace())

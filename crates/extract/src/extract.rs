@@ -89,37 +89,6 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
         }
     }
     let container = select_container(dom, a, blocks, &classes, &boosts);
-    if std::env::var_os("DEBUG_EXTRACT").is_some() {
-        // DEBUG
-        let desc = |id: NodeId| {
-            format!(
-                "{}.{}#{}",
-                dom.local_name(id)
-                    .map(|n| n.to_string())
-                    .unwrap_or_default(),
-                dom.attr(id, &local_name!("class")).unwrap_or(""),
-                dom.attr(id, &local_name!("id")).unwrap_or("")
-            )
-        }; // DEBUG
-        eprintln!("CONTAINER {}", desc(container)); // DEBUG
-        for (b, c) in blocks.iter().zip(&classes) {
-            // DEBUG
-            eprintln!(
-                "{} {:?} t{} ld{:.2} bo{} {} | {}",
-                if a.contains(container, b.owner) {
-                    "IN "
-                } else {
-                    "out"
-                },
-                c,
-                b.tokens,
-                b.link_density(),
-                b.boiler_tokens,
-                desc(b.owner),
-                b.text.chars().take(80).collect::<String>()
-            ); // DEBUG
-        } // DEBUG
-    } // DEBUG
     let local = a.boiler_within(dom, container);
     let visible = |id: NodeId| {
         !a.invisible.get(id).copied().unwrap_or(true) && !local.get(id).copied().unwrap_or(true)
