@@ -30,6 +30,9 @@ pub fn write_kept(
         None => Ok(0),
         Some(SourceKind::Warc) => write_warc(target, inputs, sources, kept),
         Some(SourceKind::Jsonl) => write_jsonl(target, sources, kept, id_field),
+        Some(SourceKind::Parquet) => {
+            bail!("--kept cannot write Parquet; the dedup output lists the kept ids")
+        }
         Some(_) => copy_html(target, sources, kept),
     }
 }

@@ -35,6 +35,8 @@ mod document;
 mod error;
 mod http;
 mod jsonl;
+#[cfg(feature = "parquet")]
+mod parquet_input;
 mod prescan;
 mod source;
 mod warc;

@@ -27,6 +27,9 @@ pub enum SourceKind {
     Warc,
     /// JSON Lines (`.jsonl`, `.ndjson`, optionally `.gz`).
     Jsonl,
+    /// Parquet (`.parquet`): one document per row, the JSONL field names as
+    /// column names (needs the `parquet` feature, on by default).
+    Parquet,
     /// A file of another kind found in a directory: skipped and counted.
     Other,
 }
@@ -42,6 +45,7 @@ impl SourceKind {
             "html" | "htm" | "xhtml" | "shtml" => SourceKind::Html,
             "warc" => SourceKind::Warc,
             "jsonl" | "ndjson" => SourceKind::Jsonl,
+            "parquet" if !lower.ends_with(".gz") => SourceKind::Parquet,
             _ => SourceKind::Other,
         }
     }
@@ -186,6 +190,19 @@ impl Inputs {
                 Ok(r) => Box::new(WarcReader::new(r, name, limit)),
                 Err(kind) => Box::new(std::iter::once(Item::Error(DocError { id: name, kind }))),
             },
+            #[cfg(feature = "parquet")]
+            SourceKind::Parquet => Box::new(crate::parquet_input::ParquetReader::new(
+                &source.path,
+                self.config.fields.clone(),
+                limit,
+            )),
+            #[cfg(not(feature = "parquet"))]
+            SourceKind::Parquet => Box::new(std::iter::once(Item::Error(DocError {
+                id: name,
+                kind: DocErrorKind::Read(
+                    "Parquet support is not built in (cargo feature `parquet`)".into(),
+                ),
+            }))),
             SourceKind::Jsonl => match open_stream(&source.path, self.config.counter.as_ref()) {
                 Ok(r) => Box::new(JsonlReader::new(r, name, self.config.fields.clone(), limit)),
                 Err(kind) => Box::new(std::iter::once(Item::Error(DocError { id: name, kind }))),
@@ -282,6 +299,7 @@ mod tests {
             ("x.warc", SourceKind::Warc),
             ("c.jsonl", SourceKind::Jsonl),
             ("c.ndjson.gz", SourceKind::Jsonl),
+            ("docs.parquet", SourceKind::Parquet),
             ("readme.txt", SourceKind::Other),
             ("noext", SourceKind::Other),
             (".gz", SourceKind::Other),
