@@ -1,0 +1,178 @@
+"""Type stubs of the neardup extension module (Rust, PyO3)."""
+
+from typing import Dict, Iterator, List, Optional, Tuple, Union
+
+__version__: str
+
+class NeardupError(ValueError):
+    """A document that cannot be read or extracted, a signature that cannot
+    be decoded or compared, a bad parameter."""
+
+class Document:
+    """A page after charset decoding and main-text extraction."""
+
+    url: Optional[str]
+    title: str
+    text: str
+    paragraphs: List[str]
+    charset: Optional[str]
+    def __len__(self) -> int: ...
+
+def extract(
+    html: Union[bytes, str],
+    url: Optional[str] = None,
+    *,
+    content_type: Optional[str] = None,
+    all_text: bool = False,
+) -> Document:
+    """Decodes a page and extracts its main text."""
+
+class Signature:
+    """A fingerprint of one text by one method (Rust byte format)."""
+
+    @classmethod
+    def from_bytes(
+        cls,
+        data: bytes,
+        *,
+        threshold: Optional[float] = None,
+        max_distance: Optional[int] = None,
+    ) -> "Signature": ...
+    def to_bytes(self) -> bytes: ...
+    @property
+    def method(self) -> str: ...
+    def similarity(self, other: "Signature") -> float: ...
+    def distance(self, other: "Signature") -> float: ...
+    def is_duplicate(self, other: "Signature") -> bool: ...
+    def hamming(self, other: "Signature") -> int: ...
+    def values(self) -> List[int]: ...
+    @property
+    def value(self) -> int: ...
+    def index_keys(self) -> List[int]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+def sketch(
+    method: str,
+    text: str,
+    paragraphs: Optional[List[str]] = None,
+    *,
+    threshold: Optional[float] = None,
+    max_distance: Optional[int] = None,
+    num_perm: Optional[int] = None,
+    seed: Optional[int] = None,
+) -> Signature:
+    """Fingerprints text with a method by name."""
+
+def methods() -> List[str]:
+    """The names of the fingerprinting methods."""
+
+class Verdict:
+    """The decision for one document."""
+
+    id: Optional[str]
+    duplicate: bool
+    duplicate_of: Optional[str]
+    similarity: Optional[float]
+    empty: bool
+    def __bool__(self) -> bool: ...
+
+class Deduplicator:
+    """An incremental first-seen near-duplicate index."""
+
+    def __init__(
+        self,
+        method: str = "minhash",
+        threshold: Optional[float] = None,
+        keep: str = "first",
+        *,
+        max_distance: Optional[int] = None,
+        all_text: bool = False,
+    ) -> None: ...
+    def add(
+        self,
+        id: str,
+        html: Optional[Union[bytes, str]] = None,
+        *,
+        text: Optional[str] = None,
+        signature: Optional[Signature] = None,
+        url: Optional[str] = None,
+    ) -> Verdict: ...
+    def query(
+        self,
+        html: Optional[Union[bytes, str]] = None,
+        *,
+        text: Optional[str] = None,
+        signature: Optional[Signature] = None,
+        url: Optional[str] = None,
+    ) -> Verdict: ...
+    def fingerprint(
+        self,
+        html: Optional[Union[bytes, str]] = None,
+        *,
+        text: Optional[str] = None,
+        url: Optional[str] = None,
+    ) -> Optional[Signature]: ...
+    def clusters(self) -> Dict[str, List[str]]: ...
+    def rows(self) -> List[Dict[str, Optional[Union[str, float]]]]: ...
+    @property
+    def method(self) -> str: ...
+    def __len__(self) -> int: ...
+    def __contains__(self, id: str) -> bool: ...
+
+class Record:
+    """One document read from an input file."""
+
+    id: str
+    url: Optional[str]
+    html: Optional[bytes]
+    content_type: Optional[str]
+    text: Optional[str]
+    error: Optional[str]
+
+class RecordIter(Iterator[Record]):
+    def __iter__(self) -> "RecordIter": ...
+    def __next__(self) -> Record: ...
+
+def read_documents(paths: List[str]) -> RecordIter:
+    """Reads HTML, WARC and JSON Lines files lazily."""
+
+def dedup_files(
+    paths: List[str],
+    method: str = "minhash",
+    threshold: Optional[float] = None,
+    *,
+    max_distance: Optional[int] = None,
+    keep: str = "first",
+    all_text: bool = False,
+    threads: int = 0,
+) -> List[Dict[str, Union[str, float, bool, None]]]:
+    """Deduplicates files with the batch engine of `neardup dedup`."""
+
+def fingerprint_batch(
+    method: str,
+    threshold: Optional[float],
+    max_distance: Optional[int],
+    ids: List[str],
+    htmls: Optional[List[Optional[Union[bytes, str]]]] = None,
+    texts: Optional[List[Optional[str]]] = None,
+    all_text: bool = False,
+) -> Tuple[List[Optional[bytes]], List[Optional[str]], List[int]]: ...
+def candidate_keys_batch(
+    method: str,
+    threshold: Optional[float],
+    max_distance: Optional[int],
+    sigs: List[bytes],
+) -> Tuple[List[int], List[int], List[int]]: ...
+def verify_batch(
+    method: str,
+    threshold: Optional[float],
+    max_distance: Optional[int],
+    a: List[bytes],
+    b: List[bytes],
+) -> List[Optional[float]]: ...
+def candidate_rule(
+    method: str,
+    threshold: Optional[float] = None,
+    max_distance: Optional[int] = None,
+) -> Tuple[int, Optional[int]]: ...

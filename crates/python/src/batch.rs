@@ -1,0 +1,350 @@
+//! Reading inputs and batch deduplication of files: `read_documents` and
+//! `dedup_files`, the Python side of `neardup dedup`.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use neardup::io::{Content, Inputs, Item, Source};
+use neardup::sketch::{DocText, Signature as Sig};
+use neardup::{Dedup, DocFingerprint, KeepPolicy, Page};
+use pyo3::exceptions::PyOSError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use rayon::prelude::*;
+
+use crate::document::extractor;
+use crate::errors::err;
+use crate::method::MethodSpec;
+
+/// One document read from an input file.
+#[pyclass(frozen, get_all, module = "neardup")]
+pub struct Record {
+    /// Its id: the path for files, `WARC-Target-URI` for WARC records, the
+    /// id field for JSON Lines.
+    pub id: String,
+    /// Its URL when the input says it.
+    pub url: Option<String>,
+    /// The raw HTML bytes (`None` for plain-text JSONL documents).
+    pub html: Option<Py<PyBytes>>,
+    /// The HTTP `Content-Type` header, if the input had one.
+    pub content_type: Option<String>,
+    /// The plain text of a JSONL `text` document.
+    pub text: Option<String>,
+    /// Why the document could not be read (then it has no content).
+    pub error: Option<String>,
+}
+
+#[pymethods]
+impl Record {
+    fn __repr__(&self) -> String {
+        format!("Record(id={:?}, error={:?})", self.id, self.error)
+    }
+}
+
+struct ReadState {
+    inputs: Inputs,
+    sources: VecDeque<Source>,
+    current: Option<Box<dyn Iterator<Item = Item> + Send>>,
+}
+
+impl ReadState {
+    /// The next document or read error; skipped records are passed over.
+    fn next_item(&mut self) -> Option<Item> {
+        loop {
+            if let Some(it) = &mut self.current {
+                match it.next() {
+                    Some(Item::Skipped { .. }) => continue,
+                    Some(item) => return Some(item),
+                    None => self.current = None,
+                }
+            }
+            let source = self.sources.pop_front()?;
+            self.current = Some(self.inputs.read(&source));
+        }
+    }
+}
+
+/// Iterator over the documents of input files (see `read_documents`).
+#[pyclass(module = "neardup")]
+pub struct RecordIter {
+    state: Mutex<ReadState>,
+}
+
+#[pymethods]
+impl RecordIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<Record>> {
+        let state = &self.state;
+        let item = py.allow_threads(|| match state.lock() {
+            Ok(mut s) => Ok(s.next_item()),
+            Err(_) => Err(err("the reader failed earlier")),
+        })?;
+        Ok(item.map(|item| match item {
+            Item::Document(d) => {
+                let (html, content_type, text) = match d.content {
+                    Content::Html {
+                        bytes,
+                        content_type,
+                    } => (Some(PyBytes::new(py, &bytes).unbind()), content_type, None),
+                    Content::Text(t) => (None, None, Some(t)),
+                };
+                Record {
+                    id: d.id,
+                    url: d.url,
+                    html,
+                    content_type,
+                    text,
+                    error: None,
+                }
+            }
+            Item::Error(e) => Record {
+                error: Some(e.kind.to_string()),
+                id: e.id,
+                url: None,
+                html: None,
+                content_type: None,
+                text: None,
+            },
+            Item::Skipped { id, .. } => Record {
+                id,
+                url: None,
+                html: None,
+                content_type: None,
+                text: None,
+                error: None,
+            },
+        }))
+    }
+}
+
+fn open_sources(paths: &[PathBuf]) -> PyResult<(Inputs, Vec<Source>)> {
+    let inputs = Inputs::new();
+    let sources = inputs
+        .sources(paths)
+        .map_err(|e| PyOSError::new_err(e.to_string()))?;
+    Ok((inputs, sources))
+}
+
+/// Reads HTML files, directories, WARC files (`.warc`, `.warc.gz`) and JSON
+/// Lines (`.jsonl`, `.ndjson`, optionally `.gz`) lazily, like the CLI:
+/// yields a `Record` per document (WARC `response` records with an HTML
+/// payload; other records are passed over), and a `Record` with `error` set
+/// for a document that cannot be read. Raises `OSError` when a path cannot
+/// be opened.
+#[pyfunction]
+pub fn read_documents(paths: Vec<PathBuf>) -> PyResult<RecordIter> {
+    let (inputs, sources) = open_sources(&paths)?;
+    Ok(RecordIter {
+        state: Mutex::new(ReadState {
+            inputs,
+            sources: sources.into(),
+            current: None,
+        }),
+    })
+}
+
+struct Entry {
+    id: String,
+    url: Option<String>,
+    text_len: usize,
+    signature: Option<Sig>,
+    error: Option<String>,
+}
+
+fn keep_policy(s: &str) -> PyResult<KeepPolicy> {
+    Ok(match s {
+        "first" => KeepPolicy::First,
+        "longest" => KeepPolicy::Longest,
+        _ => match s.strip_prefix("url:") {
+            Some(p) if !p.is_empty() => KeepPolicy::PreferUrl(p.to_string()),
+            _ => {
+                return Err(err(format!(
+                    "keep takes \"first\", \"longest\" or \"url:PATTERN\", not {s:?}"
+                )))
+            }
+        },
+    })
+}
+
+fn fingerprint_item(item: Item, dedup: &Dedup, all_text: bool) -> Option<Entry> {
+    match item {
+        Item::Document(raw) => {
+            let id = raw.id.clone();
+            let url = raw.url.clone();
+            Some(match Page::from_raw(raw, extractor(all_text)) {
+                Ok(page) => Entry {
+                    signature: dedup.fingerprint(&page.text, &page.paragraphs),
+                    text_len: page.text.len(),
+                    id,
+                    url,
+                    error: None,
+                },
+                Err(e) => Entry {
+                    id,
+                    url,
+                    text_len: 0,
+                    signature: None,
+                    error: Some(e.to_string()),
+                },
+            })
+        }
+        Item::Error(e) => Some(Entry {
+            error: Some(e.kind.to_string()),
+            id: e.id,
+            url: None,
+            text_len: 0,
+            signature: None,
+        }),
+        Item::Skipped { .. } => None,
+    }
+}
+
+/// Rows of the result, before conversion to Python.
+struct Row {
+    id: String,
+    cluster: String,
+    duplicate_of: Option<String>,
+    similarity: Option<f64>,
+    empty: bool,
+    error: Option<String>,
+}
+
+fn run_batch(
+    paths: &[PathBuf],
+    dedup: &Dedup,
+    all_text: bool,
+    threads: usize,
+) -> Result<Vec<Row>, String> {
+    let (inputs, sources) = {
+        let inputs = Inputs::new();
+        let sources = inputs.sources(paths).map_err(|e| e.to_string())?;
+        (inputs, sources)
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| format!("thread pool: {e}"))?;
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut items = inputs.read_all(&sources).peekable();
+    const CHUNK: usize = 256;
+    while items.peek().is_some() {
+        let chunk: Vec<Item> = items.by_ref().take(CHUNK).collect();
+        let done: Vec<Option<Entry>> = pool.install(|| {
+            chunk
+                .into_par_iter()
+                .map(|i| fingerprint_item(i, dedup, all_text))
+                .collect()
+        });
+        entries.extend(done.into_iter().flatten());
+    }
+    let mut seen: HashMap<&str, ()> = HashMap::with_capacity(entries.len());
+    for e in &entries {
+        if seen.insert(&e.id, ()).is_some() {
+            return Err(format!(
+                "document ids must be unique; {:?} occurs more than once",
+                e.id
+            ));
+        }
+    }
+    let docs: Vec<DocFingerprint<'_>> = entries
+        .iter()
+        .map(|e| DocFingerprint {
+            signature: e.signature.as_ref(),
+            url: e.url.as_deref().unwrap_or(&e.id),
+            text_len: e.text_len,
+        })
+        .collect();
+    let groups = pool
+        .install(|| dedup.cluster(&docs))
+        .map_err(|e| e.to_string())?;
+    Ok(entries
+        .iter()
+        .zip(&groups.assignments)
+        .map(|(e, a)| Row {
+            id: e.id.clone(),
+            cluster: entries[a.representative as usize].id.clone(),
+            duplicate_of: a.duplicate_of.map(|d| entries[d as usize].id.clone()),
+            similarity: a.duplicate_of.map(|_| (a.similarity * 1e4).round() / 1e4),
+            empty: e.error.is_none() && e.signature.is_none(),
+            error: e.error.clone(),
+        })
+        .collect())
+}
+
+/// Deduplicates the documents of files and directories (HTML, WARC, JSON
+/// Lines) with the batch engine of `neardup dedup`, with the same result:
+/// one dict per document in input order, `{"id", "cluster", "duplicate_of",
+/// "similarity"}`, plus `"empty": True` for a document without text and
+/// `"error"` for one that could not be read or extracted (each its own
+/// group). `keep` is `"first"`, `"longest"` or `"url:PATTERN"`; `threads`
+/// 0 uses every core.
+#[pyfunction]
+#[pyo3(signature = (paths, method="minhash", threshold=None, *, max_distance=None, keep="first", all_text=false, threads=0))]
+#[allow(clippy::too_many_arguments)]
+pub fn dedup_files<'py>(
+    py: Python<'py>,
+    paths: Vec<PathBuf>,
+    method: &str,
+    threshold: Option<f64>,
+    max_distance: Option<u32>,
+    keep: &str,
+    all_text: bool,
+    threads: usize,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let spec = MethodSpec {
+        name: method.to_string(),
+        threshold,
+        max_distance,
+        ..MethodSpec::default()
+    };
+    let dedup = Dedup::builder()
+        .method(spec.build()?)
+        .keep(keep_policy(keep)?)
+        .build();
+    for p in &paths {
+        if std::fs::metadata(p).is_err() {
+            return Err(PyOSError::new_err(format!("cannot open {}", p.display())));
+        }
+    }
+    let rows = py
+        .allow_threads(|| run_batch(&paths, &dedup, all_text, threads))
+        .map_err(err)?;
+    rows.into_iter()
+        .map(|r| {
+            let d = PyDict::new(py);
+            d.set_item("id", r.id)?;
+            d.set_item("cluster", r.cluster)?;
+            d.set_item("duplicate_of", r.duplicate_of)?;
+            d.set_item("similarity", r.similarity)?;
+            if r.empty {
+                d.set_item("empty", true)?;
+            }
+            if let Some(e) = r.error {
+                d.set_item("error", e)?;
+            }
+            Ok(d)
+        })
+        .collect()
+}
+
+/// Extracts and fingerprints one document for the Spark kernels.
+pub fn fingerprint_content(
+    id: &str,
+    content: Content,
+    dedup_method: &neardup::sketch::Method,
+    all_text: bool,
+) -> Result<(Option<Sig>, usize), String> {
+    let page = crate::document::page_of(id, None, content, all_text)?;
+    if !page.text.chars().any(char::is_alphanumeric) {
+        return Ok((None, page.text.len()));
+    }
+    use neardup::sketch::Sketcher;
+    Ok((
+        Some(dedup_method.sketch(&DocText::new(&page.text, &page.paragraphs))),
+        page.text.len(),
+    ))
+}

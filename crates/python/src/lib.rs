@@ -1,0 +1,47 @@
+//! Python bindings of neardup: the `neardup._neardup` extension module.
+//!
+//! The Python package `neardup` (in `python/neardup`) re-exports this
+//! module's classes and functions and adds the pure-Python parts
+//! (`MinHash`, `SimHash`, `neardup.spark`). Every call that does real work
+//! (decoding, extraction, fingerprinting, verification, clustering, reading
+//! files) releases the GIL. No error crosses the boundary as a panic: each is
+//! a Python exception naming the document or argument at fault.
+
+#![deny(missing_docs)]
+// PyO3's macros expand to `unsafe` blocks; this crate writes none itself.
+#![allow(unsafe_code)]
+
+mod batch;
+mod dedup;
+mod document;
+mod errors;
+mod keys;
+mod method;
+mod signature;
+mod spark;
+
+use pyo3::prelude::*;
+
+/// The extension module.
+#[pymodule]
+fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("NeardupError", py.get_type::<errors::NeardupError>())?;
+    m.add_class::<document::Document>()?;
+    m.add_class::<signature::Signature>()?;
+    m.add_class::<dedup::Verdict>()?;
+    m.add_class::<dedup::Deduplicator>()?;
+    m.add_class::<batch::Record>()?;
+    m.add_class::<batch::RecordIter>()?;
+    m.add_function(wrap_pyfunction!(document::extract, m)?)?;
+    m.add_function(wrap_pyfunction!(signature::sketch, m)?)?;
+    m.add_function(wrap_pyfunction!(method::methods, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::read_documents, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::dedup_files, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::fingerprint_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::candidate_keys_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::verify_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::candidate_rule, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,139 @@
+//! Methods by name with their parameters, as the CLI's `--method`,
+//! `--threshold` and `--max-distance` choose them.
+
+use neardup::sketch::{Method, Sketcher};
+use pyo3::prelude::*;
+
+use crate::errors::err;
+
+/// A method's name and tuning, as given from Python.
+#[derive(Debug, Clone, Default)]
+pub struct MethodSpec {
+    /// Name (`minhash`, `simhash`, ...).
+    pub name: String,
+    /// Similarity threshold of the decision, when it applies.
+    pub threshold: Option<f64>,
+    /// Largest Hamming distance (simhash, paragraph).
+    pub max_distance: Option<u32>,
+    /// Permutations / bins (minhash, minhash-oph).
+    pub num_perm: Option<usize>,
+    /// Hash seed (minhash, minhash-oph, simhash).
+    pub seed: Option<u64>,
+}
+
+impl MethodSpec {
+    /// Builds the method, with the CLI's rules for which option applies to
+    /// which method.
+    pub fn build(&self) -> PyResult<Method> {
+        let mut method: Method = self.name.parse().map_err(|e| {
+            err(format!(
+                "method {:?}: {e}; known: {}",
+                self.name,
+                NAMES.join(", ")
+            ))
+        })?;
+        if let Some(t) = self.threshold {
+            if !(0.0..=1.0).contains(&t) {
+                return Err(err(format!("threshold must lie in [0, 1], not {t}")));
+            }
+            match &mut method {
+                Method::MinHash(m) => {
+                    m.threshold(t);
+                }
+                Method::OphMinHash(m) => {
+                    m.threshold(t);
+                }
+                Method::LongSentence(m) => {
+                    m.threshold(t);
+                }
+                Method::FeatureCode(m) => {
+                    m.min_overlap(t);
+                }
+                Method::Paragraph(m) => {
+                    m.min_share(t);
+                }
+                other => {
+                    return Err(err(format!(
+                        "threshold does not apply to {}",
+                        other.kind().name()
+                    )))
+                }
+            }
+        }
+        if let Some(k) = self.max_distance {
+            match &mut method {
+                Method::SimHash(m) => {
+                    m.max_distance(k);
+                }
+                Method::Paragraph(m) => {
+                    m.max_distance(k);
+                }
+                other => {
+                    return Err(err(format!(
+                        "max_distance does not apply to {}",
+                        other.kind().name()
+                    )))
+                }
+            }
+        }
+        if let Some(n) = self.num_perm {
+            if n == 0 {
+                return Err(err("num_perm must be at least 1"));
+            }
+            match &mut method {
+                Method::MinHash(m) => {
+                    m.num_perm(n);
+                }
+                Method::OphMinHash(m) => {
+                    m.num_bins(n);
+                }
+                other => {
+                    return Err(err(format!(
+                        "num_perm does not apply to {}",
+                        other.kind().name()
+                    )))
+                }
+            }
+        }
+        if let Some(s) = self.seed {
+            match &mut method {
+                Method::MinHash(m) => {
+                    m.seed(s);
+                }
+                Method::OphMinHash(m) => {
+                    m.seed(s);
+                }
+                Method::SimHash(m) => {
+                    m.seed(s);
+                }
+                other => {
+                    return Err(err(format!(
+                        "seed does not apply to {}",
+                        other.kind().name()
+                    )))
+                }
+            }
+        }
+        Ok(method)
+    }
+}
+
+/// The method names `Method::from_str` knows (aliases aside).
+pub const NAMES: [&str; 10] = [
+    "minhash",
+    "minhash-oph",
+    "simhash",
+    "simhash128",
+    "exact",
+    "supershingle",
+    "imatch",
+    "long-sentence",
+    "feature-code",
+    "paragraph",
+];
+
+/// The names of the fingerprinting methods.
+#[pyfunction]
+pub fn methods() -> Vec<&'static str> {
+    NAMES.to_vec()
+}

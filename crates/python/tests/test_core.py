@@ -1,0 +1,288 @@
+import gzip
+import json
+import pickle
+
+import pytest
+
+import neardup
+from neardup import Deduplicator, MinHash, NeardupError, Signature, SimHash
+
+from corpus import corpus
+
+ARTICLE = (
+    "<html><head><title>Cycle lanes approved</title></head><body>"
+    "<nav><a href='/'>Home</a> <a href='/news'>News</a> <a href='/sport'>Sport</a></nav>"
+    "<article><h1>Cycle lanes approved</h1>"
+    "<p>The council approved the new cycle lanes on the high street after a long debate "
+    "on Monday evening, with a majority of councillors in favour of the plan.</p>"
+    "<p>Work will start in the spring and should last about four months, the council "
+    "said, and buses will be diverted while the road is closed.</p>"
+    "</article><footer>Copyright 2024 The Daily Example. All rights reserved.</footer>"
+    "</body></html>"
+)
+
+
+def test_extract_main_text_from_bytes_and_str():
+    doc = neardup.extract(ARTICLE.encode("utf-8"), url="http://example.com/a")
+    assert doc.title == "Cycle lanes approved"
+    assert doc.text.startswith("The council approved") or "The council approved" in doc.text
+    assert "Copyright" not in doc.text
+    assert "Home" not in doc.text
+    assert len(doc.paragraphs) >= 2
+    assert doc.text == "\n".join(doc.paragraphs)
+    assert doc.url == "http://example.com/a"
+    s = neardup.extract(ARTICLE)
+    assert s.text == doc.text
+    assert s.charset == "UTF-8"
+
+
+def test_extract_decodes_declared_charset():
+    body = (
+        "<meta charset=gbk><title>标题</title><body><article><p>这是一个用中文写的段落，内容足够长，"
+        "可以作为正文。我们再多写一些文字，让它更像一篇文章。</p></article></body>"
+    )
+    doc = neardup.extract(body.encode("gbk"))
+    assert doc.charset == "GBK"
+    assert "中文写的段落" in doc.text
+    latin = neardup.extract(
+        "<p>Un café au lait, s'il vous plaît, et un croissant bien chaud pour le petit déjeuner.</p>".encode(
+            "latin-1"
+        ),
+        content_type="text/html; charset=iso-8859-1",
+    )
+    assert "café" in latin.text
+
+
+def test_all_text_keeps_boilerplate():
+    main = neardup.extract(ARTICLE)
+    full = neardup.extract(ARTICLE, all_text=True)
+    assert "Copyright" in full.text and "Copyright" not in main.text
+
+
+def split_inclusive(text, sep):
+    out, start = [], 0
+    while True:
+        i = text.find(sep, start)
+        if i < 0:
+            break
+        out.append(text[start : i + len(sep)])
+        start = i + len(sep)
+    if start < len(text):
+        out.append(text[start:])
+    return out
+
+
+def test_signatures_match_rust_golden_bytes(repo):
+    """The Rust crate's golden signatures (crates/sketch/tests/golden.txt),
+    recomputed from Python byte for byte, and decoded back."""
+    golden = repo / "crates" / "sketch" / "tests" / "golden.txt"
+    src = (repo / "crates" / "sketch" / "tests" / "golden.rs").read_text()
+
+    def const(name):
+        start = src.index(f"const {name}: &str =")
+        body = src[src.index('"', start) + 1 : src.index('";', start)]
+        return body.replace("\\\n", "")
+
+    texts = {"english": (const("ENGLISH"), ". "), "chinese": (const("CHINESE"), "。")}
+    lines = golden.read_text().splitlines()
+    assert len(lines) == 2 * len(neardup.methods())
+    for line in lines:
+        name, script, hexed = line.split(" ")
+        text, sep = texts[script]
+        sig = neardup.sketch(name, text, split_inclusive(text, sep))
+        assert sig.to_bytes().hex() == hexed, line
+        back = Signature.from_bytes(bytes.fromhex(hexed))
+        assert back == sig
+        assert back.method == name
+        assert back.similarity(sig) == 1.0
+
+
+TEXT = (
+    "The council approved the new cycle lanes on the high street after a long debate on Monday "
+    "evening. Work will start in the spring and should last about four months, the council said."
+)
+NEAR = TEXT.replace("Monday evening", "Monday night")
+OTHER = "A completely different story about the harbour festival and its fireworks, which drew large crowds."
+
+
+def test_minhash_update_jaccard_and_bytes():
+    a = MinHash(TEXT)
+    b = MinHash()
+    first, second = TEXT.split(". ", 1)
+    b.update(first + ".")
+    b.update(second)
+    assert a.jaccard(b) == 1.0  # pieces are joined by a newline: same shingles
+    near, other = MinHash(NEAR), MinHash(OTHER)
+    assert 0.4 < a.jaccard(near) < 1.0
+    assert a.jaccard(other) < 0.1
+    assert a.is_duplicate(near) == (a.jaccard(near) >= 0.5)
+    assert len(a) == 128 and len(a.digest()) == 128
+    c = MinHash.from_bytes(a.to_bytes())
+    assert c == a and c.jaccard(near) == a.jaccard(near)
+    with pytest.raises(NeardupError):
+        c.update("more")
+    small = MinHash(TEXT, num_perm=64, seed=3)
+    assert len(small) == 64
+    with pytest.raises(NeardupError, match="ParameterMismatch|different|mismatch|compare"):
+        small.jaccard(a)
+    assert MinHash(TEXT, oph=True).signature.method == "minhash-oph"
+    strict = MinHash(TEXT, threshold=0.99)
+    assert not strict.is_duplicate(near)
+
+
+def test_simhash_distance_and_wide():
+    a, b, c = SimHash(TEXT), SimHash(NEAR), SimHash(OTHER)
+    assert a.distance(a) == 0
+    assert a.distance(b) < a.distance(c)
+    assert a.similarity(b) == pytest.approx(1 - a.distance(b) / 64)
+    assert 0 <= a.value < 2**64
+    w = SimHash(TEXT, wide=True)
+    assert w.signature.method == "simhash128"
+    assert SimHash.from_bytes(w.to_bytes()).value == w.value
+    with pytest.raises(NeardupError, match="compare"):
+        a.signature.similarity(w.signature)
+
+
+def test_every_method_by_name_and_pickle():
+    for name in neardup.methods():
+        s = neardup.sketch(name, TEXT)
+        assert s.method == name
+        assert s.similarity(s) == 1.0 and s.is_duplicate(s)
+        assert pickle.loads(pickle.dumps(s)) == s
+        assert Signature.from_bytes(s.to_bytes()) == s
+    with pytest.raises(NeardupError, match="method"):
+        neardup.sketch("nope", TEXT)
+    with pytest.raises(NeardupError, match="threshold"):
+        neardup.sketch("simhash", TEXT, threshold=0.5)
+    with pytest.raises(NeardupError, match="decode"):
+        Signature.from_bytes(b"garbage")
+    with pytest.raises(NeardupError, match="cannot compare"):
+        neardup.sketch("minhash", TEXT).similarity(neardup.sketch("simhash", TEXT))
+
+
+def test_deduplicator_first_seen_no_chaining():
+    a = " ".join(f"a{i}" for i in range(60))
+    b = " ".join(f"b{i}" for i in range(60))
+    half_a_b = " ".join(f"a{i}" for i in range(30)) + " " + b
+    d = Deduplicator(threshold=0.5)
+    assert not d.add("A", text=a).duplicate
+    v = d.add("B", text=b)
+    assert not v and v.duplicate_of is None and v.similarity is None
+    v = d.add("AB", text=half_a_b)
+    assert v.duplicate and v.duplicate_of == "B" and 0.5 <= v.similarity < 1.0
+    # An exact copy of a duplicate follows it to the kept document.
+    v = d.add("AB2", text=half_a_b)
+    assert v.duplicate_of == "B"
+    v = d.add("A2", text=a)
+    assert v.duplicate_of == "A" and v.similarity == 1.0
+    # query does not insert.
+    q = d.query(text=a)
+    assert q.duplicate_of == "A" and q.id is None
+    assert len(d) == 5 and "A2" in d and "nope" not in d
+    assert d.clusters() == {"A": ["A", "A2"], "B": ["B", "AB", "AB2"]}
+    e = d.add("E", text="  ... ")
+    assert e.empty and not e.duplicate
+    with pytest.raises(NeardupError, match="already added"):
+        d.add("A", text=a)
+    with pytest.raises(NeardupError, match="exactly one"):
+        d.add("X")
+    with pytest.raises(NeardupError, match="keep"):
+        Deduplicator(keep="longest")
+
+
+def test_deduplicator_takes_html_and_signatures():
+    d = Deduplicator()
+    d.add("page", ARTICLE.encode())
+    v = d.add("page-copy", ARTICLE.replace("Monday evening", "Monday night"))
+    assert v.duplicate_of == "page"
+    sig = d.fingerprint(ARTICLE)
+    assert d.query(signature=sig).duplicate_of == "page"
+    with pytest.raises(NeardupError, match="signature"):
+        d.query(signature=neardup.sketch("simhash", TEXT))
+
+
+def write_jsonl(path, docs):
+    with open(path, "w") as f:
+        for i, t in docs:
+            f.write(json.dumps({"id": i, "text": t}) + "\n")
+
+
+@pytest.mark.parametrize(
+    "method,kw",
+    [
+        ("minhash", {}),
+        ("minhash", {"threshold": 0.8}),
+        ("minhash-oph", {}),
+        ("simhash", {"max_distance": 6}),
+        ("exact", {}),
+        ("supershingle", {}),
+        ("long-sentence", {}),
+        ("paragraph", {}),
+    ],
+)
+def test_incremental_equals_batch_engine(tmp_path, method, kw):
+    docs = corpus()
+    path = tmp_path / "docs.jsonl"
+    write_jsonl(path, docs)
+    batch = neardup.dedup_files([str(path)], method, **kw)
+    d = Deduplicator(method, **kw)
+    for i, t in docs:
+        d.add(i, text=t)
+    rows = d.rows()
+    for r in batch:
+        r.pop("empty", None)
+    assert rows == batch
+    assert sum(r["duplicate_of"] is not None for r in rows) > 0 or method == "exact"
+
+
+def test_dedup_files_formats_keep_and_errors(tmp_path):
+    docs = [("x", TEXT), ("y", NEAR), ("z", OTHER), ("e", "")]
+    path = tmp_path / "docs.jsonl.gz"
+    with gzip.open(path, "wt") as f:
+        for i, t in docs:
+            f.write(json.dumps({"id": i, "text": t}) + "\n")
+        f.write("not json\n")
+    rows = neardup.dedup_files([str(path)])
+    by = {r["id"]: r for r in rows}
+    assert by["y"]["duplicate_of"] == "x" and by["y"]["cluster"] == "x"
+    assert by["z"]["duplicate_of"] is None and by["z"]["cluster"] == "z"
+    assert by["e"].get("empty") is True
+    assert [r for r in rows if "error" in r], rows
+    longest = {r["id"]: r for r in neardup.dedup_files([str(path)], keep="longest")}
+    assert longest["x"]["duplicate_of"] == "y" or longest["y"]["duplicate_of"] == "x"
+    with pytest.raises(OSError):
+        neardup.dedup_files([str(tmp_path / "missing.warc.gz")])
+    with pytest.raises(NeardupError, match="keep"):
+        neardup.dedup_files([str(path)], keep="best")
+    dup = tmp_path / "dup.jsonl"
+    write_jsonl(dup, [("same", TEXT), ("same", OTHER)])
+    with pytest.raises(NeardupError, match="unique"):
+        neardup.dedup_files([str(dup)])
+
+
+def warc_record(uri, html, ctype="text/html; charset=utf-8"):
+    payload = f"HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\n\r\n".encode() + html
+    head = (
+        "WARC/1.0\r\nWARC-Type: response\r\n"
+        f"WARC-Target-URI: {uri}\r\n"
+        "Content-Type: application/http; msgtype=response\r\n"
+        f"Content-Length: {len(payload)}\r\n\r\n"
+    ).encode()
+    return head + payload + b"\r\n\r\n"
+
+
+def test_read_documents_warc(tmp_path):
+    path = tmp_path / "x.warc.gz"
+    with gzip.open(path, "wb") as f:
+        f.write(warc_record("http://a.example/", ARTICLE.encode()))
+        f.write(
+            b"WARC/1.0\r\nWARC-Type: request\r\nWARC-Target-URI: http://a.example/\r\n"
+            b"Content-Length: 4\r\n\r\nGET \r\n\r\n"
+        )
+        f.write(warc_record("http://b.example/", ARTICLE.encode("utf-8")))
+    recs = list(neardup.read_documents([str(path)]))
+    assert [r.id for r in recs] == ["http://a.example/", "http://b.example/"]
+    assert recs[0].html == ARTICLE.encode() and recs[0].error is None
+    assert recs[0].content_type.startswith("text/html")
+    rows = neardup.dedup_files([str(path)])
+    assert rows[1]["duplicate_of"] == "http://a.example/" and rows[1]["similarity"] == 1.0
