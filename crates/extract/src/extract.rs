@@ -1,8 +1,10 @@
-//! The extraction pipeline: parse, analyse, segment, select, clean.
+//! The extraction pipeline: pre-filter, parse, analyse, segment, score,
+//! select the container, clean it.
 
 use html5ever::local_name;
 
 use crate::analyze::{analyze, Analysis};
+use crate::clean::clean;
 use crate::dom::{Dom, NodeId, DOCUMENT};
 use crate::jsonld::{article_body, Reference};
 use crate::parse::parse_tendril;
@@ -14,21 +16,10 @@ use crate::{Document, Mode};
 
 /// Coverage above which a block counts as confirmed by JSON-LD.
 const JSONLD_MATCH: f32 = 0.5;
+/// Scoring weight of blocks not confirmed by a JSON-LD body that exists.
+const JSONLD_OTHER_WEIGHT: f32 = 0.2;
 /// Scoring weight of good-looking text inside boilerplate-flagged elements.
 const BOILER_WEIGHT: f32 = 0.25;
-/// Share of the container's good text that boilerplate removal must keep.
-const KEEP_GOOD_SHARE: f32 = 0.4;
-/// ... unless at least this many good tokens remain anyway.
-const KEEP_GOOD_MIN: u32 = 100;
-/// A container whose good blocks hold less than this share of its tokens is
-/// list-like: its link-dense blocks are content, not furniture.
-const LISTING_GOOD_SHARE: f32 = 0.6;
-/// Short blocks before the first or after the last running-text block of an
-/// article-like container are notes (bylines, dates, tags) below this size.
-const NOTE_MAX_TOKENS: u32 = 20;
-/// Link-dense blocks of a list-like container are kept from this size.
-const LISTING_MIN_TOKENS: u32 = 4;
-
 fn body_of(dom: &Dom, a: &Analysis) -> NodeId {
     a.order
         .iter()
@@ -58,16 +49,6 @@ pub(crate) fn run(html: &str, mode: Mode, max_depth: usize) -> Document {
     }
 }
 
-/// Is the block an item of a list or table (content, not a tail note)?
-fn in_list(dom: &Dom, owner: NodeId) -> bool {
-    dom.local_name(owner).is_some_and(|n| {
-        matches!(
-            *n,
-            local_name!("li") | local_name!("td") | local_name!("th") | local_name!("dd")
-        )
-    })
-}
-
 fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
     let mut classes: Vec<Class> = blocks.iter().map(classify).collect();
     let mut boosts = vec![1.0f32; blocks.len()];
@@ -81,75 +62,89 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
     }
     if let Some(body) = article_body(dom, a) {
         let reference = Reference::new(&body);
-        for ((b, c), w) in blocks.iter().zip(classes.iter_mut()).zip(boosts.iter_mut()) {
+        let mut matched = vec![false; blocks.len()];
+        for (((b, c), w), m) in blocks
+            .iter()
+            .zip(classes.iter_mut())
+            .zip(boosts.iter_mut())
+            .zip(matched.iter_mut())
+        {
             if b.tokens >= 8 && reference.coverage(&b.text) > JSONLD_MATCH {
                 *c = Class::Good;
                 *w = 3.0;
+                *m = true;
+            }
+        }
+        // The page says which text is its article: other text counts less.
+        if matched.iter().any(|&m| m) {
+            for (w, m) in boosts.iter_mut().zip(&matched) {
+                if !m {
+                    *w *= JSONLD_OTHER_WEIGHT;
+                }
             }
         }
     }
     let container = select_container(dom, a, blocks, &classes, &boosts);
-    let local = a.boiler_within(dom, container);
-    let visible = |id: NodeId| {
-        !a.invisible.get(id).copied().unwrap_or(true) && !local.get(id).copied().unwrap_or(true)
-    };
-    let mut inner = segment(dom, a, container, &visible);
-    // Class names are only hints: when they would remove most of the
-    // container's running text, they are wrong about this page.
     let good_before: u32 = blocks
         .iter()
         .zip(&classes)
         .filter(|(b, c)| **c == Class::Good && a.contains(container, b.owner))
         .map(|(b, _)| b.tokens)
         .sum();
-    let good_after: u32 = inner
-        .iter()
-        .filter(|b| classify(b) == Class::Good)
-        .map(|b| b.tokens)
-        .sum();
-    if (good_after as f32) < KEEP_GOOD_SHARE * good_before as f32 && good_after < KEEP_GOOD_MIN {
-        let visible = |id: NodeId| !a.invisible.get(id).copied().unwrap_or(true);
-        inner = segment(dom, a, container, &visible);
+    clean(dom, a, container, good_before)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn main_text(html: &str) -> Vec<String> {
+        run(html, Mode::Main, 512).paragraphs
     }
-    let classes: Vec<Class> = inner.iter().map(classify).collect();
-    let total: u32 = inner.iter().map(|b| b.tokens).sum();
-    let good: u32 = inner
-        .iter()
-        .zip(&classes)
-        .filter(|(_, c)| **c == Class::Good)
-        .map(|(b, _)| b.tokens)
-        .sum();
-    // In a list-like container (little running text), links are the content.
-    let listing = (good as f32) < LISTING_GOOD_SHARE * total as f32;
-    let mut kept: Vec<Block> = inner
-        .into_iter()
-        .zip(classes)
-        .filter(|(b, c)| *c != Class::Bad || (listing && b.tokens >= LISTING_MIN_TOKENS))
-        .map(|(b, _)| b)
-        .collect();
-    if kept
-        .first()
-        .is_some_and(|b| dom.local_name(b.owner) == Some(&local_name!("h1")))
-    {
-        kept.remove(0);
+
+    const PARA: &str = "A sentence of real running text, long enough and with punctuation, \
+                        that should be recognised as the article body of this page.";
+
+    #[test]
+    fn picks_the_densest_container() {
+        let html = format!(
+            "<body><div id=nav><a href=/a>Home</a> <a href=/b>About</a></div>\
+             <div id=story><p>{PARA}</p><p>{PARA}</p></div>\
+             <div id=side><p>Short note.</p></div></body>"
+        );
+        assert_eq!(main_text(&html), vec![PARA, PARA]);
     }
-    if !listing {
-        // Head and tail notes: bylines, dates, share prompts, tag lines.
-        let first_good = kept
-            .iter()
-            .position(|b| classify(b) == Class::Good)
-            .unwrap_or(0);
-        let cut = kept
-            .iter()
-            .take(first_good)
-            .take_while(|b| b.tokens < NOTE_MAX_TOKENS)
-            .count();
-        kept.drain(..cut);
-        while kept.last().is_some_and(|b| {
-            classify(b) != Class::Good && b.tokens < NOTE_MAX_TOKENS && !in_list(dom, b.owner)
-        }) {
-            kept.pop();
-        }
+
+    #[test]
+    fn json_ld_points_at_the_right_container() {
+        let teaser = "A teaser paragraph of another story, long enough and with commas, \
+                      which is not the article although it looks like one.";
+        let body = "The real article starts here, and it says what the JSON-LD says, word \
+                    for word, so that the matching block is found by the scorer.";
+        let links = "<li><a href=/x>a link to somewhere else</a></li>".repeat(8);
+        let html = format!(
+            "<script type='application/ld+json'>{{\"articleBody\": \"{body} {body} {body}\"}}</script>\
+             <div id=teasers><p>{teaser}</p><p>{teaser}</p><p>{teaser}</p></div>\
+             <ul>{links}</ul><div id=text><p>{body}</p></div>"
+        );
+        assert_eq!(main_text(&html), vec![body]);
+        // Without the JSON-LD the teasers win: they hold more text.
+        let plain = html.replace("articleBody", "description");
+        assert_eq!(main_text(&plain).len(), 3);
     }
-    kept
+
+    #[test]
+    fn all_text_mode_keeps_everything() {
+        let html = "<nav><a href=/>Home</a></nav><p>Body text.</p><footer>Foot</footer>";
+        assert_eq!(
+            run(html, Mode::AllText, 512).paragraphs,
+            vec!["Home", "Body text.", "Foot"]
+        );
+    }
+
+    #[test]
+    fn text_is_joined_paragraphs() {
+        let doc = run(&format!("<p>{PARA}</p><p>{PARA}</p>"), Mode::Main, 512);
+        assert_eq!(doc.text, doc.paragraphs.join("\n"));
+    }
 }

@@ -34,6 +34,7 @@
 #![forbid(unsafe_code)]
 
 mod analyze;
+mod clean;
 mod dom;
 mod error;
 mod evidence;

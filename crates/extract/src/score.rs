@@ -106,3 +106,48 @@ pub(crate) fn select_container(
 fn min_share() -> f32 {
     0.5
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::analyze;
+    use crate::parse::parse;
+    use crate::segment::segment;
+
+    fn block(tokens: u32, link_tokens: u32, punct: u32) -> Block {
+        Block {
+            text: String::from("x"),
+            owner: DOCUMENT,
+            tokens,
+            link_tokens,
+            boiler_tokens: 0,
+            punct,
+        }
+    }
+
+    #[test]
+    fn classify_blocks() {
+        assert_eq!(classify(&block(40, 0, 2)), Class::Good);
+        assert_eq!(classify(&block(12, 0, 1)), Class::Good);
+        assert_eq!(classify(&block(12, 0, 0)), Class::Neutral);
+        assert_eq!(classify(&block(3, 0, 0)), Class::Neutral);
+        assert_eq!(classify(&block(40, 30, 2)), Class::Bad);
+        assert_eq!(classify(&block(40, 15, 2)), Class::Neutral);
+    }
+
+    #[test]
+    fn container_is_the_text_holder_not_the_page() {
+        let p = "<p>Running text with enough words, and commas, to be good content here.</p>";
+        let links = "<li><a href=/x>one link</a></li>".repeat(20);
+        let html =
+            format!("<body><ul>{links}</ul><div id=c>{p}{p}{p}</div><ul>{links}</ul></body>");
+        let dom = parse(&html, 512);
+        let a = analyze(&dom);
+        let vis = |id: NodeId| !a.invisible.get(id).copied().unwrap_or(true);
+        let blocks = segment(&dom, &a, DOCUMENT, &vis);
+        let classes: Vec<Class> = blocks.iter().map(classify).collect();
+        let boosts = vec![1.0; blocks.len()];
+        let c = select_container(&dom, &a, &blocks, &classes, &boosts);
+        assert_eq!(dom.attr(c, &html5ever::local_name!("id")), Some("c"));
+    }
+}
