@@ -9,3 +9,24 @@ fi
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked
+
+# --- Python bindings (crates/python) -------------------------------------
+# Builds the neardup wheel (maturin, release) into a virtualenv under
+# target/ and runs its pytest suite, Spark local-mode tests included
+# (pyspark from PyPI, Java 17 from the machine). NEARDUP_PYENV moves the
+# virtualenv; NEARDUP_SKIP_PYTHON=1 skips this block.
+if [ "${NEARDUP_SKIP_PYTHON:-0}" != 1 ]; then
+  pyenv="${NEARDUP_PYENV:-${CARGO_TARGET_DIR:-target}/pyenv}"
+  case "$pyenv" in /*) ;; *) pyenv="$PWD/$pyenv" ;; esac
+  if [ ! -x "$pyenv/bin/python" ]; then
+    python3 -m venv "$pyenv"
+  fi
+  "$pyenv/bin/python" -m pip install -q --disable-pip-version-check \
+    "maturin>=1.5,<2" pytest pyarrow "pandas<3" pyspark
+  # maturin (the build backend) runs from the virtualenv's bin/.
+  PATH="$pyenv/bin:$PATH" "$pyenv/bin/python" -m pip install -q \
+    --disable-pip-version-check --no-build-isolation --force-reinstall \
+    --no-deps ./crates/python
+  PYSPARK_PYTHON="$pyenv/bin/python" "$pyenv/bin/python" -m pytest -q \
+    -p no:cacheprovider crates/python/tests
+fi
