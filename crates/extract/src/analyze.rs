@@ -82,12 +82,8 @@ fn hidden(dom: &Dom, id: NodeId) -> bool {
     if dom.attr(id, &local_name!("hidden")).is_some() {
         return true;
     }
-    if dom
-        .attr(id, &local_name!("aria-hidden"))
-        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
-    {
-        return true;
-    }
+    // `aria-hidden` is not checked: it hides decoration from screen readers,
+    // but the text is on screen (and often part of the main content).
     if let Some(style) = dom.attr(id, &local_name!("style")) {
         let maybe = style.len() < 2048
             && (style.contains("none")

@@ -49,17 +49,7 @@ fn stripped_name(bytes: &[u8], at: usize) -> Option<&'static str> {
 
 /// Attributes the extractor reads; all others are dropped before parsing.
 const KEPT_ATTRS: &[&str] = &[
-    "class",
-    "id",
-    "role",
-    "itemprop",
-    "style",
-    "hidden",
-    "aria-hidden",
-    "href",
-    "type",
-    "property",
-    "name",
+    "class", "id", "role", "itemprop", "style", "hidden", "href", "type", "property", "name",
     "content",
 ];
 
