@@ -21,7 +21,7 @@ pub(crate) struct Analysis {
     pub(crate) pos: Vec<u32>,
     /// One past the position of the last node of each subtree.
     pub(crate) end: Vec<u32>,
-    /// Not rendered (skipped tag, hidden attribute or inline style).
+    /// Not rendered (skipped tag, or hidden by an inline style).
     pub(crate) invisible: Vec<bool>,
     /// Inside an `<a href>`.
     pub(crate) in_link: Vec<bool>,
@@ -79,11 +79,10 @@ impl Analysis {
 }
 
 fn hidden(dom: &Dom, id: NodeId) -> bool {
-    if dom.attr(id, &local_name!("hidden")).is_some() {
-        return true;
-    }
-    // `aria-hidden` is not checked: it hides decoration from screen readers,
-    // but the text is on screen (and often part of the main content).
+    // Neither `aria-hidden` (it hides decoration from screen readers while
+    // the text stays on screen) nor the `hidden` attribute (streaming
+    // server-side rendering parks real content in `<div hidden>` until a
+    // script moves it into place) is taken as invisibility.
     if let Some(style) = dom.attr(id, &local_name!("style")) {
         let maybe = style.len() < 2048
             && (style.contains("none")

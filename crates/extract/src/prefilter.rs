@@ -49,8 +49,7 @@ fn stripped_name(bytes: &[u8], at: usize) -> Option<&'static str> {
 
 /// Attributes the extractor reads; all others are dropped before parsing.
 const KEPT_ATTRS: &[&str] = &[
-    "class", "id", "role", "itemprop", "style", "hidden", "href", "type", "property", "name",
-    "content",
+    "class", "id", "role", "itemprop", "style", "href", "type", "property", "name", "content",
 ];
 
 fn is_space(b: u8) -> bool {

@@ -263,7 +263,7 @@ mod tests {
     #[test]
     fn skips_invisible() {
         assert_eq!(
-            texts("<p>shown<script>no()</script><span hidden>no</span></p><style>p{}</style>"),
+            texts("<p>shown<script>no()</script><span style='display:none'>no</span></p><style>p{}</style>"),
             vec!["shown"]
         );
     }

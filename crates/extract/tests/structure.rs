@@ -46,7 +46,7 @@ fn entities_and_whitespace() {
 #[test]
 fn hidden_and_raw_text_are_skipped() {
     let p = all_text(
-        "<p>shown</p><div hidden>no</div><div style='display:none'>no</div>\
+        "<p>shown</p><div style='visibility: hidden'>no</div><div style='display:none'>no</div>\
          <template><p>no</p></template><svg><text>no</text></svg><script>no</script>",
     );
     assert_eq!(p, vec!["shown"]);
