@@ -6,6 +6,28 @@
 //! footers, comment sections, link lists and other page furniture are
 //! removed; [`Mode::AllText`] keeps all visible text.
 //!
+//! How [`Mode::Main`] works, in order:
+//!
+//! 1. A byte-level pre-filter drops script/style/svg bodies (JSON-LD is
+//!    kept) and attributes nobody reads, then html5ever parses into an arena
+//!    DOM; a token filter caps nesting depth so hostile nesting stays linear.
+//! 2. Linear passes compute per node: visibility (skipped tags, inline
+//!    `display:none`), link ancestry, text tokens, and class/id/role/tag
+//!    evidence (`article`, `main`, `content`... vs `nav`, `footer`,
+//!    `comment`, `share`, `related`, `cookie`...).
+//! 3. The body is segmented into blocks (paragraphs); each is judged good
+//!    (running text), neutral (short) or bad (link-dense) on its own, with
+//!    text inside boilerplate-flagged elements down-weighted. Blocks that
+//!    repeat a JSON-LD `articleBody` are boosted; the JSON-LD text itself is
+//!    never emitted.
+//! 4. The container is the element maximising good minus bad text (with a
+//!    bonus for positive evidence), widened while it holds less than half
+//!    of the page's good text (listings, product grids).
+//! 5. The container is cleaned: boilerplate subtrees inside it are removed
+//!    (unless that would remove most of its text), link-dense blocks are
+//!    dropped unless the container is list-like, and a leading headline and
+//!    short head/tail notes (bylines, dates, tags) are trimmed.
+//!
 //! ```
 //! use neardup_extract::{Extractor, Mode};
 //!
