@@ -1,6 +1,8 @@
 //! Cleaning the selected container: boilerplate subtrees, link lists,
 //! a leading headline, and head/tail notes.
 
+use std::collections::HashSet;
+
 use html5ever::local_name;
 
 use crate::analyze::Analysis;
@@ -17,6 +19,8 @@ const KEEP_GOOD_MIN: u32 = 100;
 const LISTING_GOOD_SHARE: f32 = 0.6;
 /// Link-dense blocks of a list-like container are kept from this size.
 const LISTING_MIN_TOKENS: u32 = 4;
+/// Repeated paragraphs at least this long are kept once.
+const REPEAT_MIN_TOKENS: u32 = 40;
 /// Short blocks before the first or after the last running-text block of an
 /// article-like container are notes (bylines, dates, tags) below this size.
 const NOTE_MAX_TOKENS: u32 = 20;
@@ -85,6 +89,10 @@ pub(crate) fn clean(dom: &Dom, a: &Analysis, container: NodeId, good_before: u32
             kept.pop();
         }
     }
+    // Responsive layouts repeat whole sections (one copy hidden by CSS):
+    // keep the first copy of each long paragraph.
+    let mut seen = HashSet::new();
+    kept.retain(|b| b.tokens < REPEAT_MIN_TOKENS || seen.insert(b.text.clone()));
     kept
 }
 
@@ -115,6 +123,17 @@ mod tests {
              <p><a href=/1>a link</a> <a href=/2>another link</a></p><div>Tags: x</div></article>"
         );
         assert_eq!(cleaned(&html, "article", 40), vec![PARA, PARA]);
+    }
+
+    #[test]
+    fn long_repeats_are_kept_once() {
+        let long = "word ".repeat(45);
+        let html = format!(
+            "<main><p>{PARA}</p><p>{long}</p><p>{PARA}</p><p>{long}</p><p>{PARA}</p></main>"
+        );
+        let got = cleaned(&html, "main", 0);
+        assert_eq!(got.len(), 4);
+        assert_eq!(got.iter().filter(|p| p.as_str() == PARA).count(), 3);
     }
 
     #[test]
