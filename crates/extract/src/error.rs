@@ -19,8 +19,8 @@ pub enum ErrorKind {
         /// Configured limit in bytes.
         limit: usize,
     },
-    /// The input does not look like text (mostly control characters or
-    /// replacement characters), e.g. an image served as HTML.
+    /// The input does not look like text (many control characters), e.g. an
+    /// image or compressed data served as HTML.
     NotHtml,
 }
 

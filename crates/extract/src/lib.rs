@@ -141,18 +141,19 @@ impl Extractor {
     }
 }
 
-/// Binary garbage: a sizeable share of control or replacement characters
-/// in the first few kilobytes.
+/// Binary garbage: many control characters in the first few kilobytes.
+/// Replacement characters alone do not count: a page decoded with the wrong
+/// charset is still a page.
 fn looks_binary(html: &str) -> bool {
     let mut total = 0u32;
     let mut bad = 0u32;
     for c in html.chars().take(4096) {
         total += 1;
-        if c == '\u{fffd}' || (c.is_control() && !matches!(c, '\n' | '\r' | '\t' | '\u{c}')) {
+        if c.is_control() && !matches!(c, '\n' | '\r' | '\t' | '\u{c}') {
             bad += 1;
         }
     }
-    total >= 64 && bad * 10 > total
+    total >= 64 && bad * 20 > total
 }
 
 /// Builder for [`Extractor`].
@@ -231,5 +232,8 @@ mod tests {
         let garbage: String = (0..1000u32).map(|i| char::from((i % 32) as u8)).collect();
         assert!(looks_binary(&garbage));
         assert!(!looks_binary("<p>plain text</p>\n".repeat(20).as_str()));
+        assert!(!looks_binary(
+            "<p>\u{fffd}\u{fffd}\u{fffd}</p>".repeat(20).as_str()
+        ));
     }
 }
