@@ -21,6 +21,8 @@ pub(crate) enum Candidates {
     Lsh {
         threshold: f64,
         index: Option<LshIndex>,
+        /// Documents to make room for when the index is made.
+        reserve: usize,
     },
     /// Permuted SimHash tables.
     SimHash(SimHashIndex<u64>),
@@ -38,10 +40,12 @@ impl Candidates {
             Method::MinHash(m) => Candidates::Lsh {
                 threshold: m.get_threshold(),
                 index: None,
+                reserve: 0,
             },
             Method::OphMinHash(m) => Candidates::Lsh {
                 threshold: m.get_threshold(),
                 index: None,
+                reserve: 0,
             },
             Method::SimHash(m) => {
                 let mut index = SimHashIndex::<u64>::new();
@@ -66,16 +70,33 @@ impl Candidates {
         })
     }
 
+    /// Makes room for `n` more documents (LSH only; the other indexes grow
+    /// by small steps).
+    pub fn reserve(&mut self, n: usize) {
+        if let Candidates::Lsh { index, reserve, .. } = self {
+            match index {
+                Some(ix) => ix.reserve(n),
+                None => *reserve = n,
+            }
+        }
+    }
+
     /// Adds an original under its dense id.
     pub fn insert(&mut self, id: u32, sig: &Signature) -> Result<(), Error> {
         match self {
-            Candidates::Lsh { threshold, index } => {
+            Candidates::Lsh {
+                threshold,
+                index,
+                reserve,
+            } => {
                 let values = minhash_values(sig)?;
                 if index.is_none() {
                     let t = (*threshold - LSH_MARGIN).clamp(0.05, 1.0);
                     let params =
                         LshParams::optimal(t, values.len(), 0.3, 0.7).map_err(index_error)?;
-                    *index = Some(MinHashLsh::new().set_params(params).index());
+                    let mut ix = MinHashLsh::new().set_params(params).index();
+                    ix.reserve(*reserve);
+                    *index = Some(ix);
                 }
                 match index {
                     Some(ix) => ix.insert(id, values).map_err(index_error),

@@ -20,6 +20,7 @@ struct Inner {
     method: Method,
     store_duplicates: bool,
     max_batch: usize,
+    reserve: usize,
 }
 
 impl Default for Config {
@@ -37,6 +38,7 @@ impl Config {
                 method: neardup::default_method(),
                 store_duplicates: true,
                 max_batch: 512,
+                reserve: 0,
             },
         }
     }
@@ -60,6 +62,20 @@ impl Config {
     pub fn max_batch(&mut self, n: usize) -> &mut Config {
         self.inner.max_batch = n.max(1);
         self
+    }
+
+    /// Room to make in the in-memory index at open for this many documents
+    /// in all (default 0: grow as needed). Growing a large index rehashes
+    /// its tables at once, a pause of seconds at a million documents;
+    /// reserving avoids it.
+    pub fn expected_documents(&mut self, n: usize) -> &mut Config {
+        self.inner.reserve = n;
+        self
+    }
+
+    /// The documents room is made for at open.
+    pub fn get_expected_documents(&self) -> usize {
+        self.inner.reserve
     }
 
     /// The method.

@@ -206,6 +206,14 @@ impl std::fmt::Debug for ContentSeen {
     }
 }
 
+/// The method as the store records it: its name and a hash of every
+/// parameter (shingle size, threshold, seeds), so that a store is never
+/// read with fingerprints it was not made with.
+fn method_description(method: &neardup::sketch::Method) -> String {
+    let params = xxhash_rust::xxh3::xxh3_64(format!("{method:?}").as_bytes());
+    format!("{} (parameters {params:016x})", method.kind().name())
+}
+
 fn check_id(id: &str) -> Result<(), Error> {
     if id.is_empty() {
         return Err(ErrorKind::InvalidId("the id is empty".into()).into());
@@ -226,8 +234,9 @@ impl ContentSeen {
     /// method, or one already open: never a silent reset.
     pub fn open(dir: impl AsRef<Path>, config: &Config) -> Result<ContentSeen, Error> {
         let method = config.get_method().clone();
-        let store = Store::open(dir.as_ref(), &format!("{method:?}"))?;
+        let store = Store::open(dir.as_ref(), &method_description(&method))?;
         let mut state = State::new(method.clone())?;
+        state.reserve(config.get_expected_documents());
         store.load(|id, record| {
             let sig = match &record.signature {
                 Some(b) => {

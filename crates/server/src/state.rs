@@ -57,6 +57,16 @@ pub(crate) struct State {
     pub originals: usize,
     pub duplicates: usize,
     pub empty: usize,
+    /// Heap bytes of the kept signatures and the ids, kept up to date.
+    heap_bytes: usize,
+}
+
+/// Approximate heap bytes of a kept signature.
+fn signature_heap(sig: &Signature) -> usize {
+    match sig {
+        Signature::MinHash(m) => m.values().len() * 4 + 48,
+        _ => 64,
+    }
 }
 
 /// The hash that identifies identical signatures.
@@ -75,7 +85,20 @@ impl State {
             originals: 0,
             duplicates: 0,
             empty: 0,
+            heap_bytes: 0,
         })
+    }
+
+    /// Makes room for `total` documents in all.
+    pub fn reserve(&mut self, total: usize) {
+        let more = total.saturating_sub(self.slots.len());
+        if more == 0 {
+            return;
+        }
+        self.candidates.reserve(more);
+        self.slots.reserve(more);
+        self.by_id.reserve(more);
+        self.first_of.reserve(more);
     }
 
     /// Live documents.
@@ -160,12 +183,14 @@ impl State {
             (Some((sig, key)), None) => {
                 self.candidates.insert(d, &sig)?;
                 self.originals += 1;
+                self.heap_bytes += signature_heap(&sig);
                 // A new original with a known key: the earlier holder of the
                 // key was deleted or lost its original.
                 self.first_of.insert(key, d);
                 (Role::Original, Some(key), Some(sig))
             }
         };
+        self.heap_bytes += id.len() + 16;
         self.slots.push(Slot {
             id: id.clone(),
             role,
@@ -180,6 +205,7 @@ impl State {
     /// restart), so that its duplicates can still name it.
     pub fn add_tombstone(&mut self, id: &str) -> u32 {
         let d = self.slots.len() as u32;
+        self.heap_bytes += id.len() + 16;
         self.slots.push(Slot {
             id: Arc::from(id),
             role: Role::Deleted,
@@ -202,7 +228,9 @@ impl State {
             Role::Deleted => {}
         }
         slot.role = Role::Deleted;
-        slot.signature = None;
+        if let Some(sig) = slot.signature.take() {
+            self.heap_bytes -= signature_heap(&sig);
+        }
         if let Some(key) = slot.key {
             if self.first_of.get(&key) == Some(&d) {
                 self.first_of.remove(&key);
@@ -213,22 +241,11 @@ impl State {
 
     /// Approximate heap bytes of the in-memory index.
     pub fn memory_bytes(&self) -> usize {
-        let sigs: usize = self
-            .slots
-            .iter()
-            .map(|s| match &s.signature {
-                Some(Signature::MinHash(m)) => m.values().len() * 4 + 48,
-                Some(_) => 64,
-                None => 0,
-            })
-            .sum();
-        let ids: usize = self.slots.iter().map(|s| s.id.len() + 16).sum();
         self.candidates.memory_bytes()
-            + sigs
-            + ids
+            + self.heap_bytes
             + self.slots.capacity() * std::mem::size_of::<Slot>()
-            + self.by_id.capacity() * 40
-            + self.first_of.capacity() * 24
+            + self.by_id.capacity() * (std::mem::size_of::<(Arc<str>, u32)>() + 1)
+            + self.first_of.capacity() * (std::mem::size_of::<(u128, u32)>() + 1)
     }
 }
 

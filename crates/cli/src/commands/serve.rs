@@ -40,6 +40,10 @@ pub struct ServeArgs {
     /// Requests served at once; others wait.
     #[arg(long, value_name = "N", default_value_t = 256)]
     pub max_concurrency: usize,
+    /// Make room in the in-memory index for this many documents at start
+    /// (avoids a pause of seconds when a large index grows).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub expected_documents: usize,
     /// Async worker threads (extraction runs on a separate blocking pool).
     #[arg(long, value_name = "N", default_value_t = 2)]
     pub workers: usize,
@@ -68,7 +72,8 @@ pub fn run(args: ServeArgs) -> Result<()> {
     let mut config = Config::new();
     config
         .method(args.method.method()?)
-        .store_duplicates(!args.no_store_duplicates);
+        .store_duplicates(!args.no_store_duplicates)
+        .expected_documents(args.expected_documents);
     let seen = ContentSeen::open(&args.data_dir, &config)
         .with_context(|| format!("opening the store in {}", args.data_dir.display()))?;
     let stats = seen.stats();

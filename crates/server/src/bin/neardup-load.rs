@@ -62,6 +62,7 @@ impl Opts {
 
 /// One request to send: path, content type, body; plus a label to group
 /// the answers by.
+#[derive(Clone)]
 struct Job {
     id: String,
     content_type: String,
@@ -111,7 +112,33 @@ fn run_jobs(
     clients: usize,
     deadline: Instant,
 ) -> Outcome {
+    let n = jobs.len();
     let jobs = Arc::new(jobs);
+    run_made(
+        addr,
+        token,
+        n,
+        Arc::new(move |i: usize| jobs[i].clone()),
+        clients,
+        deadline,
+    )
+}
+
+/// Makes a request body when it is sent.
+type Maker = Arc<dyn Fn(usize) -> Job + Send + Sync>;
+
+/// Sends requests `0..n`, each made by `make` in the client thread (so
+/// bodies are not all held in memory), from `clients` threads, until done
+/// or `deadline`.
+fn run_made(
+    addr: SocketAddr,
+    token: Option<&str>,
+    n: usize,
+    make: Maker,
+    clients: usize,
+    deadline: Instant,
+) -> Outcome {
+    let jobs = make;
     let next = Arc::new(AtomicUsize::new(0));
     let out = Arc::new(Mutex::new(Outcome {
         latencies: Vec::new(),
@@ -132,10 +159,10 @@ fn run_jobs(
                 let mut errors = 0;
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= jobs.len() || Instant::now() > deadline {
+                    if i >= n || Instant::now() > deadline {
                         break;
                     }
-                    let j = &jobs[i];
+                    let j = jobs(i);
                     let path = format!("/v1/documents?id={}", encode(&j.id));
                     let t = Instant::now();
                     let r = c.request("POST", &path, &[("content-type", &j.content_type)], &j.body);
@@ -285,30 +312,30 @@ fn real_main() -> Res<()> {
             let mut done = 0;
             while done < requests && Instant::now() < deadline {
                 let n = every.min(requests - done);
-                let jobs: Vec<Job> = (done..done + n)
-                    .map(|i| {
-                        // Every (1/dup_share)-th document repeats an earlier one with an edit.
-                        let period = if dup_share > 0.0 {
-                            (1.0 / dup_share).round() as usize
-                        } else {
-                            0
-                        };
-                        let dup = period > 0 && i > 0 && i % period == 0;
-                        let body = if dup {
-                            let mut t = text((i / 2) as u64, size);
-                            t.push_str("edited tail");
-                            t
-                        } else {
-                            text(i as u64, size)
-                        };
-                        Job {
-                            id: format!("doc-{i}"),
-                            content_type: "text/plain".into(),
-                            body: body.into_bytes(),
-                        }
-                    })
-                    .collect();
-                let mut out = run_jobs(addr, token.as_deref(), jobs, clients, deadline);
+                let base = done;
+                let make: Maker = Arc::new(move |k: usize| {
+                    let i = base + k;
+                    // Every (1/dup_share)-th document repeats the one before
+                    // it with an edit: a near-duplicate.
+                    let period = if dup_share > 0.0 {
+                        (1.0 / dup_share).round() as usize
+                    } else {
+                        0
+                    };
+                    let body = if period > 0 && i > 0 && i % period == 0 {
+                        let mut t = text((i - 1) as u64, size);
+                        t.push_str("edited tail");
+                        t
+                    } else {
+                        text(i as u64, size)
+                    };
+                    Job {
+                        id: format!("doc-{i}"),
+                        content_type: "text/plain".into(),
+                        body: body.into_bytes(),
+                    }
+                });
+                let mut out = run_made(addr, token.as_deref(), n, make, clients, deadline);
                 done += n;
                 let mut v = summary(&format!("text {}..{}", done - n, done), &mut out);
                 let dups = out
