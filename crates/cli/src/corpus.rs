@@ -5,7 +5,7 @@ use anyhow::{bail, Result};
 use neardup::extract::Extractor;
 use neardup::io::{Inputs, Item, Source};
 use neardup::sketch::Signature;
-use neardup::{Dedup, DocFingerprint, Page};
+use neardup::{Dedup, DocFingerprint, Page, ShingleSeq};
 
 use crate::pipeline;
 use crate::progress::Progress;
@@ -20,6 +20,8 @@ pub struct Entry {
     pub text_len: usize,
     /// Its signature; `None` when the text is empty or it failed.
     pub signature: Option<Signature>,
+    /// Its shingles, when exact verification is on.
+    pub shingles: Option<ShingleSeq>,
     /// Why it failed, if it did.
     pub error: Option<String>,
 }
@@ -33,6 +35,11 @@ impl Entry {
             text_len: self.text_len,
         }
     }
+}
+
+/// The shingles of every entry, for [`Dedup::cluster_exact`].
+pub fn shingles_of(entries: &[Entry]) -> Vec<Option<&ShingleSeq>> {
+    entries.iter().map(|e| e.shingles.as_ref()).collect()
 }
 
 /// A fingerprinted corpus.
@@ -63,18 +70,24 @@ pub fn fingerprint_corpus(
                 let id = raw.id.clone();
                 let url = raw.url.clone();
                 Some(match Page::from_raw(raw, extractor) {
-                    Ok(page) => Entry {
-                        signature: dedup.fingerprint(&page.text, &page.paragraphs),
-                        text_len: page.text.len(),
-                        id,
-                        url,
-                        error: None,
-                    },
+                    Ok(page) => {
+                        let signature = dedup.fingerprint(&page.text, &page.paragraphs);
+                        let shingles = signature.as_ref().and_then(|_| dedup.shingles(&page.text));
+                        Entry {
+                            signature,
+                            shingles,
+                            text_len: page.text.len(),
+                            id,
+                            url,
+                            error: None,
+                        }
+                    }
                     Err(e) => Entry {
                         id,
                         url,
                         text_len: 0,
                         signature: None,
+                        shingles: None,
                         error: Some(e.to_string()),
                     },
                 })
@@ -85,6 +98,7 @@ pub fn fingerprint_corpus(
                 url: None,
                 text_len: 0,
                 signature: None,
+                shingles: None,
             }),
             Item::Skipped { .. } => None,
         }

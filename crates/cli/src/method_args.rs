@@ -4,14 +4,17 @@
 use anyhow::{bail, Result};
 use clap::Args;
 use neardup::sketch::{Method, MethodKind};
+use neardup::Verifier;
 
 /// Options that pick a method and set its decision rule.
 #[derive(Debug, Clone, Args)]
 pub struct MethodArgs {
-    /// Fingerprinting method: minhash (default), minhash-oph, simhash,
+    /// Fingerprinting method: `default` (MinHash over word 3-grams with
+    /// exact verification, the best measured), or one of the literature's
+    /// methods with its paper's parameters: minhash, minhash-oph, simhash,
     /// simhash128, exact, supershingle, imatch, long-sentence, feature-code,
     /// paragraph.
-    #[arg(long, default_value = "minhash")]
+    #[arg(long, default_value = "default")]
     pub method: String,
     /// Similarity threshold of the method's decision (minhash, minhash-oph,
     /// long-sentence: Jaccard; feature-code: share of matched codes;
@@ -21,12 +24,36 @@ pub struct MethodArgs {
     /// Largest Hamming distance of a near-duplicate (simhash, paragraph).
     #[arg(long, value_name = "K")]
     pub max_distance: Option<u32>,
+    /// With the default method: decide on signatures only, without exact
+    /// verification (keeps 4 bytes less per token in memory).
+    #[arg(long)]
+    pub no_exact: bool,
+    /// With the default method: the longest run of tokens one document may
+    /// have that the other lacks (default 120); longer means a page glued to
+    /// other content, not a copy.
+    #[arg(long, value_name = "N")]
+    pub max_foreign_run: Option<usize>,
 }
 
 impl MethodArgs {
     /// The method these options describe.
     pub fn method(&self) -> Result<Method> {
         build_method(&self.method, self.threshold, self.max_distance)
+    }
+
+    /// Exact verification for the `default` method (`None` for the others,
+    /// which decide with their paper's rule on signatures).
+    pub fn verifier(&self) -> Option<Verifier> {
+        (self.method == "default" && !self.no_exact).then(|| {
+            let mut v = Verifier::default();
+            if let Some(t) = self.threshold {
+                v.threshold = t;
+            }
+            if let Some(r) = self.max_foreign_run {
+                v.max_foreign_run = r;
+            }
+            v
+        })
     }
 }
 
@@ -36,7 +63,11 @@ pub fn build_method(
     threshold: Option<f64>,
     max_distance: Option<u32>,
 ) -> Result<Method> {
-    let mut method: Method = name.parse()?;
+    let mut method: Method = if name == "default" {
+        neardup::default_method()
+    } else {
+        name.parse()?
+    };
     if let Some(t) = threshold {
         if !(0.0..=1.0).contains(&t) {
             bail!("--threshold must lie in [0, 1], not {t}");

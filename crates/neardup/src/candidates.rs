@@ -2,7 +2,7 @@
 //! permuted tables for SimHash, an inverted index over the signature's keys
 //! for every other method.
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use neardup_index::{DirStorage, InvertedIndex, LshParams, MinHashLsh, SimHashIndex};
 use neardup_sketch::{Method, Signature};
@@ -12,6 +12,25 @@ use crate::error::Error;
 /// Postings longer than this are features too common to say anything
 /// (boilerplate sentences, empty paragraphs): they make no candidates.
 pub const MAX_POSTING_LEN: usize = 10_000;
+
+/// Where and how band tables are sorted on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spill {
+    /// The directory of the sorted runs (removed when done).
+    pub dir: PathBuf,
+    /// Entries per sorted run (a run is sorted in memory, then written).
+    pub run_records: usize,
+}
+
+impl Spill {
+    /// Spilling into `dir` with runs of 4 Mi entries (about 64 MiB each).
+    pub fn new(dir: impl Into<PathBuf>) -> Spill {
+        Spill {
+            dir: dir.into(),
+            run_records: 4 << 20,
+        }
+    }
+}
 
 /// How far below the verification threshold the LSH S-curve is centred, so
 /// that pairs just above the threshold are found with high probability.
@@ -23,14 +42,14 @@ const LSH_MARGIN: f64 = 0.1;
 pub fn candidate_pairs(
     method: &Method,
     sigs: &[&Signature],
-    spill_dir: Option<&Path>,
-) -> Result<Vec<(u32, u32)>, Error> {
+    spill: Option<&Spill>,
+) -> Result<(Vec<(u32, u32)>, usize), Error> {
     if sigs.len() < 2 {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), 0));
     }
     match method {
-        Method::MinHash(m) => minhash_pairs(sigs, m.get_threshold(), spill_dir),
-        Method::OphMinHash(m) => minhash_pairs(sigs, m.get_threshold(), spill_dir),
+        Method::MinHash(m) => minhash_pairs(sigs, m.get_threshold(), spill),
+        Method::OphMinHash(m) => minhash_pairs(sigs, m.get_threshold(), spill),
         Method::SimHash(m) => {
             let mut index = SimHashIndex::<u64>::new();
             index.set_max_distance(m.get_max_distance())?;
@@ -41,11 +60,12 @@ pub fn candidate_pairs(
                     _ => 0,
                 })
                 .collect();
-            Ok(index
+            let pairs = index
                 .pairs(&fps)?
                 .into_iter()
                 .map(|(a, b, _)| (a, b))
-                .collect())
+                .collect();
+            Ok((pairs, 0))
         }
         _ => {
             let keys: Vec<Vec<u64>> = sigs.iter().map(|s| s.index_keys()).collect();
@@ -57,11 +77,12 @@ pub fn candidate_pairs(
             };
             index.set_min_shared(min_shared)?;
             index.set_max_posting_len(Some(MAX_POSTING_LEN))?;
-            Ok(index
+            let pairs = index
                 .pairs(&keys)?
                 .into_iter()
                 .map(|(a, b, _)| (a, b))
-                .collect())
+                .collect();
+            Ok((pairs, 0))
         }
     }
 }
@@ -71,8 +92,8 @@ pub fn candidate_pairs(
 fn minhash_pairs(
     sigs: &[&Signature],
     threshold: f64,
-    spill_dir: Option<&Path>,
-) -> Result<Vec<(u32, u32)>, Error> {
+    spill: Option<&Spill>,
+) -> Result<(Vec<(u32, u32)>, usize), Error> {
     let values: Vec<&[u32]> = sigs
         .iter()
         .map(|s| match s {
@@ -88,15 +109,17 @@ fn minhash_pairs(
     let params = LshParams::optimal(lsh_threshold, num_perm, 0.3, 0.7)?;
     let mut lsh = MinHashLsh::new();
     lsh.set_params(params);
-    match spill_dir {
-        None => Ok(lsh.build(&values)?.candidate_pairs()),
-        Some(dir) => {
-            let mut storage = DirStorage::new(dir);
+    match spill {
+        None => Ok((lsh.build(&values)?.candidate_pairs(), 0)),
+        Some(spill) => {
+            let mut storage = DirStorage::new(&spill.dir);
             storage.set_prefix(&format!("neardup-{}", std::process::id()));
             let mut pairs = Vec::new();
-            lsh.spill()
-                .candidate_pairs(values.iter(), &mut storage, |a, b| pairs.push((a, b)))?;
-            Ok(pairs)
+            let mut external = lsh.spill();
+            external.set_run_records(spill.run_records);
+            let stats =
+                external.candidate_pairs(values.iter(), &mut storage, |a, b| pairs.push((a, b)))?;
+            Ok((pairs, stats.entry_runs + stats.pair_runs))
         }
     }
 }

@@ -10,14 +10,15 @@
 //! groups together.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use neardup_index::{Assignment, Clusterer};
 use neardup_sketch::{DocText, Method, Signature, Sketcher};
+use neardup_text::ShingleUnit;
 
-use crate::candidates::candidate_pairs;
+use crate::candidates::{candidate_pairs, Spill};
 use crate::error::Error;
 use crate::keep::{KeepKey, KeepPolicy};
+use crate::verify::{ShingleSeq, Verifier};
 
 /// One document as the engine sees it.
 #[derive(Debug, Clone, Copy)]
@@ -45,6 +46,8 @@ pub struct Groups {
     pub candidates: usize,
     /// Candidate pairs the method confirmed.
     pub verified: usize,
+    /// Sorted runs written to disk (0 without spilling).
+    pub spilled_runs: usize,
 }
 
 /// The deduplication engine: a method and a keep policy.
@@ -78,7 +81,8 @@ pub struct Dedup {
 struct Config {
     method: Method,
     keep: KeepPolicy,
-    spill_dir: Option<PathBuf>,
+    spill: Option<Spill>,
+    verifier: Option<Verifier>,
 }
 
 /// Configures a [`Dedup`].
@@ -93,9 +97,14 @@ impl Default for Dedup {
     }
 }
 
-/// The default method: MinHash over shingles of the main text.
+/// The default method: 128-permutation MinHash over word 3-grams
+/// (character 3-grams in CJK text) of the main text, near-duplicate at
+/// Jaccard 0.5; with exact verification (see [`Verifier`]) on by default.
 pub fn default_method() -> Method {
-    Method::MinHash(neardup_sketch::MinHash::new())
+    let v = Verifier::default();
+    let mut m = neardup_sketch::MinHash::new();
+    m.shingles(ShingleUnit::Token, v.k).threshold(v.threshold);
+    Method::MinHash(m)
 }
 
 impl Dedup {
@@ -110,7 +119,8 @@ impl Dedup {
             config: Config {
                 method: default_method(),
                 keep: KeepPolicy::First,
-                spill_dir: None,
+                spill: None,
+                verifier: Some(Verifier::default()),
             },
         }
     }
@@ -129,9 +139,37 @@ impl Dedup {
         Some(self.config.method.sketch(&DocText::new(text, paragraphs)))
     }
 
-    /// Groups documents. Deterministic: the same input gives the same groups
-    /// whatever the number of threads.
+    /// The exact verifier, if exact verification is on.
+    pub fn verifier(&self) -> Option<&Verifier> {
+        self.config.verifier.as_ref()
+    }
+
+    /// What exact verification keeps of a document (`None` when it is off).
+    pub fn shingles(&self, text: &str) -> Option<ShingleSeq> {
+        self.config.verifier.map(|v| ShingleSeq::new(text, v.k))
+    }
+
+    /// Groups documents, verifying candidate pairs with the method's own
+    /// rule on signatures. Deterministic: the same input gives the same
+    /// groups whatever the number of threads.
     pub fn cluster(&self, docs: &[DocFingerprint<'_>]) -> Result<Groups, Error> {
+        self.cluster_exact(docs, &[])
+    }
+
+    /// Groups documents, verifying candidate pairs exactly on their
+    /// shingles (from [`Dedup::shingles`]) when both have them and the
+    /// verifier is on, with the method's rule otherwise. `shingles` is empty
+    /// or has one entry per document.
+    pub fn cluster_exact(
+        &self,
+        docs: &[DocFingerprint<'_>],
+        shingles: &[Option<&ShingleSeq>],
+    ) -> Result<Groups, Error> {
+        if !shingles.is_empty() && shingles.len() != docs.len() {
+            return Err(Error::signature(
+                "one shingle sequence per document is needed",
+            ));
+        }
         let keys: Vec<KeepKey<'_>> = docs
             .iter()
             .map(|d| KeepKey {
@@ -169,10 +207,20 @@ impl Dedup {
             .map(|&d| slot[d as usize])
             .collect();
         let method = &self.config.method;
-        let candidates = candidate_pairs(method, &sigs, self.config.spill_dir.as_deref())?;
+        let (candidates, spilled_runs) =
+            candidate_pairs(method, &sigs, self.config.spill.as_ref())?;
         let mut clusterer = Clusterer::new();
         clusterer.set_threshold(0.0)?;
+        let exact = |k: u32| {
+            shingles
+                .get(distinct[k as usize] as usize)
+                .copied()
+                .flatten()
+        };
         let verified = clusterer.verify(&candidates, |a, b| {
+            if let (Some(v), Some(x), Some(y)) = (&self.config.verifier, exact(a), exact(b)) {
+                return v.verify(x, y);
+            }
             let (x, y) = (sigs[a as usize], sigs[b as usize]);
             match method.is_duplicate(x, y) {
                 Ok(true) => method.similarity(x, y).ok(),
@@ -209,6 +257,7 @@ impl Dedup {
             distinct: distinct.len(),
             candidates: candidates.len(),
             verified: verified.len(),
+            spilled_runs,
         })
     }
 }
@@ -234,11 +283,19 @@ impl DedupBuilder {
         self
     }
 
-    /// Sorts MinHash band tables on disk in `dir` (external sort, for
-    /// corpora whose tables do not fit in memory); `None` (the default)
-    /// keeps them in memory. The groups are the same either way.
-    pub fn spill_dir(&mut self, dir: Option<PathBuf>) -> &mut DedupBuilder {
-        self.config.spill_dir = dir;
+    /// Sorts MinHash band tables on disk (external sort, for corpora whose
+    /// tables do not fit in memory); `None` (the default) keeps them in
+    /// memory. The groups are the same either way.
+    pub fn spill(&mut self, spill: Option<Spill>) -> &mut DedupBuilder {
+        self.config.spill = spill;
+        self
+    }
+
+    /// Exact verification of candidate pairs (default: on, with
+    /// [`Verifier::default`]); `None` verifies with signatures only, which
+    /// keeps less in memory.
+    pub fn verifier(&mut self, verifier: Option<Verifier>) -> &mut DedupBuilder {
+        self.config.verifier = verifier;
         self
     }
 

@@ -31,6 +31,7 @@ mod dedup;
 mod error;
 mod keep;
 mod page;
+mod verify;
 
 pub use neardup_extract as extract;
 pub use neardup_index as index;
@@ -38,7 +39,9 @@ pub use neardup_io as io;
 pub use neardup_sketch as sketch;
 pub use neardup_text as text;
 
+pub use candidates::Spill;
 pub use dedup::{default_method, Dedup, DedupBuilder, DocFingerprint, Groups};
 pub use error::{Error, ErrorKind};
 pub use keep::{glob_match, KeepKey, KeepPolicy};
 pub use page::Page;
+pub use verify::{compare as compare_shingles, Comparison, ShingleSeq, Verifier};

@@ -9,7 +9,7 @@ use anyhow::{bail, Result};
 use clap::Args;
 use neardup::extract::{Extractor, Mode};
 use neardup::io::{Inputs, JsonlFields, ReadCounter};
-use neardup::{Dedup, DocFingerprint, KeepPolicy};
+use neardup::{Dedup, DocFingerprint, KeepPolicy, Spill};
 use serde::Serialize;
 
 use crate::corpus::{self, Entry};
@@ -53,6 +53,9 @@ pub struct DedupArgs {
     /// whose tables do not fit in memory); results are the same.
     #[arg(long, value_name = "DIR")]
     spill_dir: Option<PathBuf>,
+    /// Entries per sorted run when spilling (default 4 Mi).
+    #[arg(long, value_name = "N", requires = "spill_dir")]
+    spill_run_records: Option<usize>,
     /// Write a JSON summary (counts, group sizes, time per stage) here.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
@@ -94,6 +97,14 @@ pub fn run(args: DedupArgs) -> Result<()> {
     let dedup = Dedup::builder()
         .method(method)
         .keep(keep_policy(&args.keep)?)
+        .spill(args.spill_dir.as_ref().map(|dir| {
+            let mut spill = Spill::new(dir);
+            if let Some(n) = args.spill_run_records {
+                spill.run_records = n.max(1);
+            }
+            spill
+        }))
+        .verifier(args.method.verifier())
         .build();
     let fields = JsonlFields {
         id: args.id_field.clone(),
@@ -124,7 +135,8 @@ pub fn run(args: DedupArgs) -> Result<()> {
 
     let cluster_start = Instant::now();
     let docs: Vec<DocFingerprint<'_>> = entries.iter().map(Entry::as_doc).collect();
-    let groups = pool.install(|| dedup.cluster(&docs))?;
+    let shingles = corpus::shingles_of(&entries);
+    let groups = pool.install(|| dedup.cluster_exact(&docs, &shingles))?;
     let cluster_secs = cluster_start.elapsed().as_secs_f64();
 
     let mut out = output::open(args.output.as_deref())?;
@@ -200,6 +212,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
             "distinct_signatures": groups.distinct,
             "candidate_pairs": groups.candidates,
             "verified_pairs": groups.verified,
+            "spilled_runs": groups.spilled_runs,
             "group_size_histogram": histogram.iter().map(|(k, v)| (k.to_string(), serde_json::Value::from(*v))).collect::<serde_json::Map<_, _>>(),
             "seconds": {"read_extract_fingerprint": read_secs, "cluster": cluster_secs, "total": total_secs},
         });

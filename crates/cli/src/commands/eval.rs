@@ -216,7 +216,10 @@ fn sweep(args: &EvalArgs, labels: &Labels) -> Result<()> {
     let base = args.method.method()?;
     let is_distance = matches!(base, Method::SimHash(_));
     let values = parse_range(&args.range)?;
-    let dedup = Dedup::builder().method(base).build();
+    let dedup = Dedup::builder()
+        .method(base)
+        .verifier(args.method.verifier())
+        .build();
     let inputs = Inputs::new();
     let sources = inputs.sources(&args.inputs)?;
     let pool = pipeline::thread_pool(args.threads)?;
@@ -236,6 +239,7 @@ fn sweep(args: &EvalArgs, labels: &Labels) -> Result<()> {
     )?;
     progress.finish();
     let docs: Vec<DocFingerprint<'_>> = corpus.entries.iter().map(corpus::Entry::as_doc).collect();
+    let shingles = corpus::shingles_of(&corpus.entries);
     let mut points = Vec::new();
     let mut csv = String::from("threshold,precision,recall,f1,ari\n");
     println!(
@@ -253,7 +257,19 @@ fn sweep(args: &EvalArgs, labels: &Labels) -> Result<()> {
         } else {
             build_method(&args.method.method, Some(v), args.method.max_distance)?
         };
-        let groups = pool.install(|| Dedup::builder().method(method).build().cluster(&docs))?;
+        let verifier = args.method.verifier().map(|mut ver| {
+            if !is_distance {
+                ver.threshold = v;
+            }
+            ver
+        });
+        let groups = pool.install(|| {
+            Dedup::builder()
+                .method(method)
+                .verifier(verifier)
+                .build()
+                .cluster_exact(&docs, &shingles)
+        })?;
         let pred: HashMap<String, String> = corpus
             .entries
             .iter()

@@ -1,0 +1,226 @@
+//! Exact verification of candidate pairs on the documents' token shingles.
+//!
+//! Signatures estimate similarity; the exact check decides. It keeps, per
+//! document, the sequence of its word k-gram hashes (4 bytes a token), and a
+//! pair is a near-duplicate when
+//!
+//! * the exact Jaccard similarity of the two shingle sets reaches the
+//!   threshold, and
+//! * neither document has a long run of text that the other does not cover
+//!   (at most `max_foreign_run` tokens in a row whose shingles are all
+//!   missing from the other). Edits, an editor's note or a credit line make
+//!   short runs; a page that glues half of another article in front of this
+//!   one (a "merged" page) makes a long one, even when the other article is
+//!   short enough to keep the Jaccard similarity high.
+
+use neardup_text::{normalize, NormalizeOptions, ShingleUnit, Shingler};
+
+/// A document's token shingles, in text order, as 32-bit hashes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShingleSeq {
+    seq: Vec<u32>,
+    /// Tokens covered by the sequence (shingles + k - 1).
+    tokens: usize,
+}
+
+impl ShingleSeq {
+    /// The `k`-gram shingles of `text` (normalized first); tokens are words,
+    /// or single characters in CJK scripts.
+    pub fn new(text: &str, k: usize) -> ShingleSeq {
+        let k = k.max(1);
+        let norm = normalize(text, NormalizeOptions::default());
+        let mut shingler = Shingler::new(ShingleUnit::Token, k);
+        let mut seq = Vec::new();
+        shingler.for_each(&norm, |h| seq.push((h >> 32) as u32 ^ h as u32));
+        let tokens = if seq.is_empty() { 0 } else { seq.len() + k - 1 };
+        ShingleSeq { seq, tokens }
+    }
+
+    /// Number of shingles.
+    pub fn len(&self) -> usize {
+        self.seq.len()
+    }
+
+    /// Whether there are no shingles.
+    pub fn is_empty(&self) -> bool {
+        self.seq.is_empty()
+    }
+
+    /// Bytes of memory held.
+    pub fn memory_bytes(&self) -> usize {
+        self.seq.capacity() * 4
+    }
+
+    fn sorted_set(&self) -> Vec<u32> {
+        let mut s = self.seq.clone();
+        s.sort_unstable();
+        s.dedup();
+        s
+    }
+}
+
+/// The outcome of an exact comparison.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Comparison {
+    /// Exact Jaccard similarity of the shingle sets.
+    pub jaccard: f64,
+    /// Longest run of tokens of A not covered by B's shingles.
+    pub run_a: usize,
+    /// Longest run of tokens of B not covered by A's shingles.
+    pub run_b: usize,
+}
+
+/// Compares two documents exactly; `k` is the shingle length they were made
+/// with.
+pub fn compare(a: &ShingleSeq, b: &ShingleSeq, k: usize) -> Comparison {
+    let (sa, sb) = (a.sorted_set(), b.sorted_set());
+    let shared = intersection(&sa, &sb);
+    let union = sa.len() + sb.len() - shared;
+    Comparison {
+        jaccard: if union == 0 {
+            1.0
+        } else {
+            shared as f64 / union as f64
+        },
+        run_a: longest_uncovered(a, &sb, k),
+        run_b: longest_uncovered(b, &sa, k),
+    }
+}
+
+fn intersection(a: &[u32], b: &[u32]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
+}
+
+/// Longest run of tokens of `a` that no shingle of `a` found in `other`
+/// covers (a shingle at position `i` covers tokens `i..i + k`).
+fn longest_uncovered(a: &ShingleSeq, other: &[u32], k: usize) -> usize {
+    let k = k.max(1);
+    let mut covered_until = 0usize; // tokens below this index are covered
+    let (mut best, mut run_start) = (0usize, 0usize);
+    for (i, h) in a.seq.iter().enumerate() {
+        if other.binary_search(h).is_ok() {
+            if i > covered_until {
+                best = best.max(i - run_start.max(covered_until));
+            }
+            covered_until = covered_until.max(i + k);
+            run_start = covered_until;
+        }
+    }
+    best.max(a.tokens.saturating_sub(run_start.max(covered_until)))
+}
+
+/// The decision rule of exact verification.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Verifier {
+    /// Shingle length in tokens.
+    pub k: usize,
+    /// Least exact Jaccard similarity of a near-duplicate.
+    pub threshold: f64,
+    /// Longest run of tokens one document may have that the other lacks.
+    pub max_foreign_run: usize,
+}
+
+impl Default for Verifier {
+    fn default() -> Verifier {
+        Verifier {
+            k: 3,
+            threshold: 0.5,
+            max_foreign_run: 120,
+        }
+    }
+}
+
+impl Verifier {
+    /// `Some(jaccard)` when the pair is a near-duplicate.
+    pub fn verify(&self, a: &ShingleSeq, b: &ShingleSeq) -> Option<f64> {
+        if a.is_empty() || b.is_empty() {
+            return None;
+        }
+        let c = compare(a, b, self.k);
+        let ok = c.jaccard >= self.threshold && c.run_a.max(c.run_b) <= self.max_foreign_run;
+        ok.then_some(c.jaccard)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(n: usize, seed: usize) -> String {
+        (0..n)
+            .map(|i| format!("w{}", (i * 7919 + seed * 104729) % 100_003))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn identical_and_disjoint() {
+        let a = ShingleSeq::new(&words(100, 1), 3);
+        let c = compare(&a, &a, 3);
+        assert_eq!((c.jaccard, c.run_a, c.run_b), (1.0, 0, 0));
+        let b = ShingleSeq::new(&words(50, 2), 3);
+        let c = compare(&a, &b, 3);
+        assert_eq!((c.jaccard, c.run_a, c.run_b), (0.0, 100, 50));
+    }
+
+    #[test]
+    fn runs_measure_the_foreign_block() {
+        let body = words(300, 1);
+        let note = "editor's note this story was updated";
+        let foreign = words(120, 9);
+        let original = ShingleSeq::new(&body, 3);
+        let noted = ShingleSeq::new(&format!("{note} {body}"), 3);
+        let merged = ShingleSeq::new(&format!("{foreign} {body}"), 3);
+        let c = compare(&noted, &original, 3);
+        assert!(c.run_a <= 8 && c.run_b == 0, "{c:?}");
+        let c = compare(&merged, &original, 3);
+        assert!((120..=122).contains(&c.run_a), "{c:?}");
+        assert_eq!(c.run_b, 0);
+        let v = Verifier::default();
+        assert!(v.verify(&noted, &original).is_some());
+        assert!(compare(&merged, &original, 3).jaccard > 0.7);
+        assert_eq!(
+            v.verify(&merged, &original),
+            None,
+            "the merged page is not a copy"
+        );
+    }
+
+    #[test]
+    fn a_run_in_the_middle_counts() {
+        let (x, y) = (words(100, 1), words(100, 2));
+        let mid = ShingleSeq::new(&format!("{x} {} {y}", words(90, 3)), 3);
+        let both = ShingleSeq::new(&format!("{x} {y}"), 3);
+        let c = compare(&mid, &both, 3);
+        assert!((88..=92).contains(&c.run_a), "{c:?}");
+    }
+
+    #[test]
+    fn symmetric_and_bounded() {
+        let a = ShingleSeq::new(&format!("{} {}", words(80, 1), words(40, 5)), 3);
+        let b = ShingleSeq::new(&format!("{} {}", words(30, 7), words(80, 1)), 3);
+        let (x, y) = (compare(&a, &b, 3), compare(&b, &a, 3));
+        assert_eq!(x.jaccard, y.jaccard);
+        assert_eq!((x.run_a, x.run_b), (y.run_b, y.run_a));
+        assert!((0.0..=1.0).contains(&x.jaccard));
+    }
+
+    #[test]
+    fn empty_documents_are_never_duplicates() {
+        let e = ShingleSeq::new("", 3);
+        assert!(e.is_empty());
+        assert_eq!(Verifier::default().verify(&e, &e), None);
+    }
+}
