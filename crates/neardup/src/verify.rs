@@ -179,18 +179,18 @@ mod tests {
     fn runs_measure_the_foreign_block() {
         let body = words(300, 1);
         let note = "editor's note this story was updated";
-        let foreign = words(120, 9);
+        let foreign = words(150, 9);
         let original = ShingleSeq::new(&body, 3);
         let noted = ShingleSeq::new(&format!("{note} {body}"), 3);
         let merged = ShingleSeq::new(&format!("{foreign} {body}"), 3);
         let c = compare(&noted, &original, 3);
         assert!(c.run_a <= 8 && c.run_b == 0, "{c:?}");
         let c = compare(&merged, &original, 3);
-        assert!((120..=122).contains(&c.run_a), "{c:?}");
+        assert!((150..=152).contains(&c.run_a), "{c:?}");
         assert_eq!(c.run_b, 0);
         let v = Verifier::default();
         assert!(v.verify(&noted, &original).is_some());
-        assert!(compare(&merged, &original, 3).jaccard > 0.7);
+        assert!(compare(&merged, &original, 3).jaccard > 0.65);
         assert_eq!(
             v.verify(&merged, &original),
             None,
