@@ -251,6 +251,23 @@ fn every_error_status() {
             "not_found",
         ),
         ("GET", "/v2/anything", vec![], vec![], 404, "no_route"),
+        (
+            "PUT",
+            "/v1/documents",
+            vec![],
+            vec![],
+            405,
+            "method_not_allowed",
+        ),
+        (
+            "GET",
+            "/v1/check",
+            vec![],
+            vec![],
+            405,
+            "method_not_allowed",
+        ),
+        ("GET", "/v1/documents/%FF%FE", vec![], vec![], 400, "bad_id"),
     ];
     for (method, path, headers, body, status, code) in cases {
         let r = c.request(method, path, &headers, &body).unwrap();

@@ -2,6 +2,7 @@
 //! writer's commit run on tokio's blocking pool, never on the async
 //! workers.
 
+use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, Request, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -76,8 +77,22 @@ fn not_found(id: &str) -> ApiError {
     )
 }
 
+fn path_id(path: Result<Path<String>, PathRejection>) -> Result<String, Response> {
+    path.map(|Path(id)| id).map_err(|e| {
+        ApiError::bad_request("bad_id", format!("the id in the path is not valid: {e}"))
+            .into_response()
+    })
+}
+
 /// `GET /v1/documents/{id}`.
-pub(crate) async fn get_document(State(app): State<App>, Path(id): Path<String>) -> Response {
+pub(crate) async fn get_document(
+    State(app): State<App>,
+    path: Result<Path<String>, PathRejection>,
+) -> Response {
+    let id = match path_id(path) {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
     let seen = app.seen.clone();
     let key = id.clone();
     match blocking(move || seen.get(&key)).await {
@@ -105,7 +120,14 @@ pub(crate) async fn get_document(State(app): State<App>, Path(id): Path<String>)
 }
 
 /// `DELETE /v1/documents/{id}`.
-pub(crate) async fn delete_document(State(app): State<App>, Path(id): Path<String>) -> Response {
+pub(crate) async fn delete_document(
+    State(app): State<App>,
+    path: Result<Path<String>, PathRejection>,
+) -> Response {
+    let id = match path_id(path) {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
     let seen = app.seen.clone();
     let key = id.clone();
     match blocking(move || seen.delete(&key)).await {
@@ -157,6 +179,16 @@ pub(crate) async fn metrics(State(app): State<App>) -> Response {
 /// `GET /openapi.json`.
 pub(crate) async fn openapi() -> Response {
     ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
+}
+
+/// A known path with another method.
+pub(crate) async fn method_not_allowed(req: Request) -> Response {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!("{} is not allowed on {}", req.method(), req.uri().path()),
+    )
+    .into_response()
 }
 
 /// Any other path.

@@ -137,6 +137,7 @@ impl Server {
             .route("/metrics", get(handlers::metrics))
             .route("/openapi.json", get(handlers::openapi))
             .fallback(handlers::fallback)
+            .method_not_allowed_fallback(handlers::method_not_allowed)
             .layer(middleware::from_fn_with_state(app.clone(), guard))
             .with_state(app)
     }
