@@ -77,10 +77,9 @@ fn not_found(id: &str) -> ApiError {
     )
 }
 
-fn path_id(path: Result<Path<String>, PathRejection>) -> Result<String, Response> {
+fn path_id(path: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
     path.map(|Path(id)| id).map_err(|e| {
         ApiError::bad_request("bad_id", format!("the id in the path is not valid: {e}"))
-            .into_response()
     })
 }
 
@@ -91,7 +90,7 @@ pub(crate) async fn get_document(
 ) -> Response {
     let id = match path_id(path) {
         Ok(id) => id,
-        Err(r) => return r,
+        Err(e) => return e.into_response(),
     };
     let seen = app.seen.clone();
     let key = id.clone();
@@ -126,7 +125,7 @@ pub(crate) async fn delete_document(
 ) -> Response {
     let id = match path_id(path) {
         Ok(id) => id,
-        Err(r) => return r,
+        Err(e) => return e.into_response(),
     };
     let seen = app.seen.clone();
     let key = id.clone();
