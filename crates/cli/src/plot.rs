@@ -16,6 +16,9 @@ pub struct CurvePoint {
     pub f1: f64,
 }
 
+/// A named, coloured series of the chart.
+type Series = (&'static str, &'static str, fn(&CurvePoint) -> f64);
+
 const W: f64 = 640.0;
 const H: f64 = 400.0;
 const LEFT: f64 = 60.0;
@@ -81,7 +84,7 @@ pub fn curve_svg(title: &str, xlabel: &str, points: &[CurvePoint]) -> String {
         H - 12.0,
         escape(xlabel)
     );
-    let series: [(&str, &str, fn(&CurvePoint) -> f64); 3] = [
+    let series: [Series; 3] = [
         ("precision", "#1f77b4", |p| p.precision),
         ("recall", "#ff7f0e", |p| p.recall),
         ("F1", "#2ca02c", |p| p.f1),

@@ -205,7 +205,7 @@ fn parse_range(s: &str) -> Result<Vec<f64>> {
     let [a, b, step] = parts[..] else {
         bail!("--range takes three numbers: first,last,step")
     };
-    if !(step > 0.0) || b < a {
+    if step.is_nan() || step <= 0.0 || b < a {
         bail!("--range needs first <= last and a positive step");
     }
     let n = ((b - a) / step + 1e-9).floor() as usize;
