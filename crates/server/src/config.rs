@@ -1,6 +1,7 @@
 //! Settings of a [`ContentSeen`](crate::ContentSeen) store.
 
 use neardup::sketch::Method;
+use neardup::Verifier;
 
 /// How a [`ContentSeen`](crate::ContentSeen) judges and stores documents.
 ///
@@ -21,6 +22,7 @@ struct Inner {
     store_duplicates: bool,
     max_batch: usize,
     reserve: usize,
+    verifier: Option<Verifier>,
 }
 
 impl Default for Config {
@@ -30,8 +32,8 @@ impl Default for Config {
 }
 
 impl Config {
-    /// The default method ([`neardup::default_method`]), duplicates stored,
-    /// at most 512 operations per commit.
+    /// The batch engine's defaults ([`neardup::default_method`] with exact
+    /// verification), duplicates stored, at most 512 operations per commit.
     pub fn new() -> Config {
         Config {
             inner: Inner {
@@ -39,6 +41,7 @@ impl Config {
                 store_duplicates: true,
                 max_batch: 512,
                 reserve: 0,
+                verifier: Some(Verifier::default()),
             },
         }
     }
@@ -62,6 +65,21 @@ impl Config {
     pub fn max_batch(&mut self, n: usize) -> &mut Config {
         self.inner.max_batch = n.max(1);
         self
+    }
+
+    /// Exact verification of candidates on their token shingles, as the
+    /// batch engine's [`neardup::DedupBuilder::verifier`] (default: on, with
+    /// [`Verifier::default`]). With it, each original's main text is stored
+    /// too (its shingles are rebuilt from it at open). `None` decides with
+    /// the method's rule on signatures.
+    pub fn verifier(&mut self, verifier: Option<Verifier>) -> &mut Config {
+        self.inner.verifier = verifier;
+        self
+    }
+
+    /// The exact verifier, if on.
+    pub fn get_verifier(&self) -> Option<&Verifier> {
+        self.inner.verifier.as_ref()
     }
 
     /// Room to make in the in-memory index at open for this many documents

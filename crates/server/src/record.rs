@@ -3,10 +3,11 @@
 //! Layout (little endian): record version `u8` (1), insertion sequence
 //! `u64`, stored-at time in milliseconds since the Unix epoch `u64`, main
 //! text length `u32`, flags `u8` (bit 0 URL, bit 1 signature, bit 2
-//! duplicate), then the URL, the signature bytes
-//! ([`Signature::to_bytes`](neardup::sketch::Signature::to_bytes)) and the
-//! original's id as `u32` length + bytes when their flag is set, and the
-//! similarity to the original as `f64` with the duplicate flag.
+//! duplicate, bit 3 main text), then the URL, the signature bytes
+//! ([`Signature::to_bytes`](neardup::sketch::Signature::to_bytes)), the
+//! original's id (with the similarity to it as `f64`) and the main text,
+//! each as `u32` length + bytes when its flag is set. The main text is kept
+//! for originals when exact verification is on.
 
 use crate::error::Error;
 
@@ -22,6 +23,8 @@ pub(crate) struct Record {
     pub signature: Option<Vec<u8>>,
     /// The original's id and the similarity to it.
     pub duplicate_of: Option<(String, f64)>,
+    /// The main text (originals, with exact verification).
+    pub text: Option<String>,
 }
 
 impl Record {
@@ -29,7 +32,8 @@ impl Record {
         let mut out = Vec::with_capacity(
             32 + self.url.as_ref().map_or(0, |u| u.len() + 4)
                 + self.signature.as_ref().map_or(0, |s| s.len() + 4)
-                + self.duplicate_of.as_ref().map_or(0, |(d, _)| d.len() + 12),
+                + self.duplicate_of.as_ref().map_or(0, |(d, _)| d.len() + 12)
+                + self.text.as_ref().map_or(0, |t| t.len() + 4),
         );
         out.push(RECORD_VERSION);
         out.extend_from_slice(&self.seq.to_le_bytes());
@@ -37,7 +41,8 @@ impl Record {
         out.extend_from_slice(&self.text_len.to_le_bytes());
         let flags = u8::from(self.url.is_some())
             | (u8::from(self.signature.is_some()) << 1)
-            | (u8::from(self.duplicate_of.is_some()) << 2);
+            | (u8::from(self.duplicate_of.is_some()) << 2)
+            | (u8::from(self.text.is_some()) << 3);
         out.push(flags);
         if let Some(u) = &self.url {
             put_bytes(&mut out, u.as_bytes());
@@ -48,6 +53,9 @@ impl Record {
         if let Some((d, sim)) = &self.duplicate_of {
             put_bytes(&mut out, d.as_bytes());
             out.extend_from_slice(&sim.to_le_bytes());
+        }
+        if let Some(t) = &self.text {
+            put_bytes(&mut out, t.as_bytes());
         }
         out
     }
@@ -62,7 +70,7 @@ impl Record {
         let stored_at_ms = r.u64()?;
         let text_len = r.u32()?;
         let flags = r.take(1)?[0];
-        if flags & !0b111 != 0 {
+        if flags & !0b1111 != 0 {
             return Err(Error::corrupt("unknown record flags"));
         }
         let url = if flags & 1 != 0 {
@@ -82,6 +90,11 @@ impl Record {
         } else {
             None
         };
+        let text = if flags & 8 != 0 {
+            Some(r.string()?)
+        } else {
+            None
+        };
         if r.pos != bytes.len() {
             return Err(Error::corrupt("trailing bytes in a record"));
         }
@@ -92,6 +105,7 @@ impl Record {
             url,
             signature,
             duplicate_of,
+            text,
         })
     }
 }
@@ -156,6 +170,7 @@ mod tests {
             url: Some("https://example.com/a".into()),
             signature: Some(vec![1, 2, 3]),
             duplicate_of: Some(("orig".into(), 0.875)),
+            text: Some("main text".into()),
         }
     }
 
@@ -167,6 +182,7 @@ mod tests {
             url: None,
             signature: None,
             duplicate_of: None,
+            text: None,
             ..sample()
         };
         assert_eq!(Record::decode(&bare.encode()).unwrap(), bare);

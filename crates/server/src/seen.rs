@@ -9,7 +9,7 @@ use std::thread::JoinHandle;
 use neardup::extract::Extractor;
 use neardup::io::RawDocument;
 use neardup::sketch::{Signature, Sketcher};
-use neardup::{Dedup, Page};
+use neardup::{Dedup, Page, ShingleSeq};
 
 use crate::config::Config;
 use crate::error::{Error, ErrorKind};
@@ -91,6 +91,10 @@ pub struct Prepared {
     pub(crate) bytes: Option<Vec<u8>>,
     pub(crate) key: u128,
     pub(crate) text_len: u32,
+    /// Token shingles for exact verification (when it is on).
+    pub(crate) shingles: Option<ShingleSeq>,
+    /// The main text, stored for originals when exact verification is on.
+    pub(crate) text: Option<String>,
 }
 
 impl Prepared {
@@ -209,9 +213,12 @@ impl std::fmt::Debug for ContentSeen {
 /// The method as the store records it: its name and a hash of every
 /// parameter (shingle size, threshold, seeds), so that a store is never
 /// read with fingerprints it was not made with.
-fn method_description(method: &neardup::sketch::Method) -> String {
-    let params = xxhash_rust::xxh3::xxh3_64(format!("{method:?}").as_bytes());
-    format!("{} (parameters {params:016x})", method.kind().name())
+fn method_description(config: &Config) -> String {
+    let method = config.get_method();
+    let verifier = config.get_verifier();
+    let params = xxhash_rust::xxh3::xxh3_64(format!("{method:?} {verifier:?}").as_bytes());
+    let exact = if verifier.is_some() { "+exact" } else { "" };
+    format!("{}{exact} (parameters {params:016x})", method.kind().name())
 }
 
 fn check_id(id: &str) -> Result<(), Error> {
@@ -234,8 +241,9 @@ impl ContentSeen {
     /// method, or one already open: never a silent reset.
     pub fn open(dir: impl AsRef<Path>, config: &Config) -> Result<ContentSeen, Error> {
         let method = config.get_method().clone();
-        let store = Store::open(dir.as_ref(), &method_description(&method))?;
-        let mut state = State::new(method.clone())?;
+        let store = Store::open(dir.as_ref(), &method_description(config))?;
+        let verifier = config.get_verifier().copied();
+        let mut state = State::new(method.clone(), verifier)?;
         state.reserve(config.get_expected_documents());
         store.load(|id, record| {
             let sig = match &record.signature {
@@ -250,13 +258,19 @@ impl ContentSeen {
                 let d = state.dense(o).unwrap_or_else(|| state.add_tombstone(o));
                 (d, *sim)
             });
-            state.add(id, sig, Judgement { duplicate_of }).map(|_| ())
+            let shingles = match (&verifier, &record.text, duplicate_of) {
+                (Some(v), Some(t), None) if sig.is_some() => Some(ShingleSeq::new(t, v.k)),
+                _ => None,
+            };
+            state
+                .add(id, sig, shingles, Judgement { duplicate_of })
+                .map(|_| ())
         })?;
         let shared = Arc::new(Shared {
             state: RwLock::new(state),
             store,
             config: config.clone(),
-            dedup: Dedup::builder().method(method).build(),
+            dedup: Dedup::builder().method(method).verifier(verifier).build(),
             extractor: Extractor::new(),
             failed: AtomicBool::new(false),
             commits: AtomicU64::new(0),
@@ -287,19 +301,22 @@ impl ContentSeen {
         check_id(&doc.id)?;
         let page = Page::from_raw(doc, &self.shared().extractor)
             .map_err(|e| Error::with_source(ErrorKind::Extract(e.to_string()), e))?;
-        let signature = self
-            .shared()
-            .dedup
-            .fingerprint(&page.text, &page.paragraphs);
+        let dedup = &self.shared().dedup;
+        let signature = dedup.fingerprint(&page.text, &page.paragraphs);
         let bytes = signature.as_ref().map(Signature::to_bytes);
         let key = bytes.as_deref().map_or(0, signature_key);
+        let shingles = signature.as_ref().and_then(|_| dedup.shingles(&page.text));
+        let text_len = u32::try_from(page.text.len()).unwrap_or(u32::MAX);
+        let text = shingles.as_ref().map(|_| page.text);
         Ok(Prepared {
             id: page.id,
             url: page.url,
             signature,
             bytes,
             key,
-            text_len: u32::try_from(page.text.len()).unwrap_or(u32::MAX),
+            text_len,
+            shingles,
+            text,
         })
     }
 
@@ -319,7 +336,10 @@ impl ContentSeen {
         if let Some(v) = shared.existing(&state, p) {
             return v;
         }
-        let j = state.judge(p.signature.as_ref().map(|s| (s, p.key)))?;
+        let j = state.judge(
+            p.signature.as_ref().map(|s| (s, p.key)),
+            p.shingles.as_ref(),
+        )?;
         Ok(shared.verdict(&state, &p.id, j))
     }
 

@@ -5,14 +5,17 @@
 //! document whose signature equals an earlier one's joins what that one
 //! joined (its original, similarity 1.0 when it is the original itself);
 //! otherwise it is a duplicate of the most similar original among the
-//! candidates that the method confirms (`is_duplicate`, then `similarity`;
-//! ties go to the earlier original), or a new original. Duplicates are
-//! never targets, so nothing chains.
+//! candidates that are confirmed (ties go to the earlier original), or a
+//! new original. Confirmation is the batch engine's: exact verification on
+//! token shingles ([`Verifier::verify`]) when it is on and both documents
+//! have shingles, else the method's `is_duplicate`, then `similarity`.
+//! Duplicates are never targets, so nothing chains.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use neardup::sketch::{Method, Signature, Sketcher};
+use neardup::{ShingleSeq, Verifier};
 
 use crate::candidates::Candidates;
 use crate::error::Error;
@@ -38,6 +41,8 @@ pub(crate) struct Slot {
     pub key: Option<u128>,
     /// The signature, kept for originals only.
     pub signature: Option<Signature>,
+    /// The token shingles for exact verification, originals only.
+    pub shingles: Option<ShingleSeq>,
 }
 
 /// A verdict in dense ids.
@@ -50,6 +55,7 @@ pub(crate) struct Judgement {
 #[derive(Debug)]
 pub(crate) struct State {
     method: Method,
+    verifier: Option<Verifier>,
     candidates: Candidates,
     pub slots: Vec<Slot>,
     by_id: HashMap<Arc<str>, u32>,
@@ -75,10 +81,11 @@ pub(crate) fn signature_key(bytes: &[u8]) -> u128 {
 }
 
 impl State {
-    pub fn new(method: Method) -> Result<State, Error> {
+    pub fn new(method: Method, verifier: Option<Verifier>) -> Result<State, Error> {
         Ok(State {
             candidates: Candidates::new(&method)?,
             method,
+            verifier,
             slots: Vec::new(),
             by_id: HashMap::new(),
             first_of: HashMap::new(),
@@ -117,7 +124,11 @@ impl State {
     }
 
     /// The verdict for a signature against the originals stored so far.
-    pub fn judge(&self, sig: Option<(&Signature, u128)>) -> Result<Judgement, Error> {
+    pub fn judge(
+        &self,
+        sig: Option<(&Signature, u128)>,
+        shingles: Option<&ShingleSeq>,
+    ) -> Result<Judgement, Error> {
         let Some((sig, key)) = sig else {
             return Ok(Judgement { duplicate_of: None });
         };
@@ -144,10 +155,14 @@ impl State {
             let (Role::Original, Some(other)) = (slot.role, &slot.signature) else {
                 continue;
             };
-            if !self.method.is_duplicate(sig, other).unwrap_or(false) {
-                continue;
-            }
-            let Ok(s) = self.method.similarity(sig, other) else {
+            let verdict = match (&self.verifier, shingles, &slot.shingles) {
+                (Some(v), Some(x), Some(y)) => v.verify(x, y),
+                _ => match self.method.is_duplicate(sig, other) {
+                    Ok(true) => self.method.similarity(sig, other).ok(),
+                    _ => None,
+                },
+            };
+            let Some(s) = verdict else {
                 continue;
             };
             // Candidates come in increasing dense id: ties keep the earlier.
@@ -163,6 +178,7 @@ impl State {
         &mut self,
         id: &str,
         sig: Option<(Signature, u128)>,
+        shingles: Option<ShingleSeq>,
         judgement: Judgement,
     ) -> Result<u32, Error> {
         let d = u32::try_from(self.slots.len())
@@ -190,12 +206,18 @@ impl State {
                 (Role::Original, Some(key), Some(sig))
             }
         };
-        self.heap_bytes += id.len() + 16;
+        let shingles = if role == Role::Original && self.verifier.is_some() {
+            shingles
+        } else {
+            None
+        };
+        self.heap_bytes += id.len() + 16 + shingles.as_ref().map_or(0, ShingleSeq::memory_bytes);
         self.slots.push(Slot {
             id: id.clone(),
             role,
             key,
             signature,
+            shingles,
         });
         self.by_id.insert(id, d);
         Ok(d)
@@ -211,6 +233,7 @@ impl State {
             role: Role::Deleted,
             key: None,
             signature: None,
+            shingles: None,
         });
         d
     }
@@ -230,6 +253,9 @@ impl State {
         slot.role = Role::Deleted;
         if let Some(sig) = slot.signature.take() {
             self.heap_bytes -= signature_heap(&sig);
+        }
+        if let Some(sh) = slot.shingles.take() {
+            self.heap_bytes -= sh.memory_bytes();
         }
         if let Some(key) = slot.key {
             if self.first_of.get(&key) == Some(&d) {
@@ -265,15 +291,15 @@ mod tests {
     const B: &str = "A completely different story about the harbour festival and its fireworks, which drew large crowds to the old docks this weekend.";
 
     fn put(st: &mut State, id: &str, s: (Signature, u128)) -> Judgement {
-        let j = st.judge(Some((&s.0, s.1))).unwrap();
-        st.add(id, Some(s), j).unwrap();
+        let j = st.judge(Some((&s.0, s.1)), None).unwrap();
+        st.add(id, Some(s), None, j).unwrap();
         j
     }
 
     #[test]
     fn first_seen_is_kept_and_copies_point_to_it() {
         let m = neardup::default_method();
-        let mut st = State::new(m.clone()).unwrap();
+        let mut st = State::new(m.clone(), None).unwrap();
         assert_eq!(put(&mut st, "a", sig(&m, A)).duplicate_of, None);
         let j = put(&mut st, "a2", sig(&m, A2));
         let (of, s) = j.duplicate_of.unwrap();
@@ -291,12 +317,12 @@ mod tests {
     #[test]
     fn deleted_original_is_no_target() {
         let m = neardup::default_method();
-        let mut st = State::new(m.clone()).unwrap();
+        let mut st = State::new(m.clone(), None).unwrap();
         put(&mut st, "a", sig(&m, A));
         assert!(st.remove("a"));
         assert!(!st.remove("a"));
         assert_eq!(put(&mut st, "a-again", sig(&m, A)).duplicate_of, None);
         assert_eq!(put(&mut st, "a2", sig(&m, A2)).duplicate_of.unwrap().0, 1);
-        assert_eq!(st.judge(None).unwrap().duplicate_of, None);
+        assert_eq!(st.judge(None, None).unwrap().duplicate_of, None);
     }
 }

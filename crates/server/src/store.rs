@@ -226,6 +226,7 @@ mod tests {
             url: None,
             signature: Some(vec![sig]),
             duplicate_of: None,
+            text: None,
         }
     }
 

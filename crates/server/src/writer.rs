@@ -100,7 +100,10 @@ fn apply(shared: &Shared, t: &mut Tables<'_>, op: Op) -> Result<Answer, Error> {
             if let Some(v) = shared.existing(&state, &p) {
                 return Ok(Answer::Insert(tx, v));
             }
-            let judgement = state.judge(p.signature.as_ref().map(|s| (s, p.key)))?;
+            let judgement = state.judge(
+                p.signature.as_ref().map(|s| (s, p.key)),
+                p.shingles.as_ref(),
+            )?;
             let mut verdict = shared.verdict(&state, &p.id, judgement);
             if judgement.duplicate_of.is_some() && !shared.config.get_store_duplicates() {
                 return Ok(Answer::Insert(tx, Ok(verdict)));
@@ -112,8 +115,10 @@ fn apply(shared: &Shared, t: &mut Tables<'_>, op: Op) -> Result<Answer, Error> {
                 bytes,
                 key,
                 text_len,
+                shingles,
+                text,
             } = *p;
-            state.add(&id, signature.map(|s| (s, key)), judgement)?;
+            state.add(&id, signature.map(|s| (s, key)), shingles, judgement)?;
             drop(state);
             let mut record = Record {
                 seq: 0,
@@ -122,6 +127,8 @@ fn apply(shared: &Shared, t: &mut Tables<'_>, op: Op) -> Result<Answer, Error> {
                 url,
                 signature: bytes,
                 duplicate_of: verdict.duplicate_of.clone().zip(verdict.similarity),
+                // Originals keep their text to rebuild their shingles.
+                text: text.filter(|_| judgement.duplicate_of.is_none()),
             };
             t.put(&id, &mut record)?;
             verdict.stored = true;

@@ -3,7 +3,7 @@
 mod common;
 
 use neardup::io::{Content, RawDocument};
-use neardup::{Dedup, DocFingerprint};
+use neardup::{Dedup, DocFingerprint, Verifier};
 use neardup_server::{Config, ContentSeen, ErrorKind};
 
 use common::{article, edit, temp_dir};
@@ -38,17 +38,26 @@ fn corpus() -> Vec<(String, String)> {
     docs
 }
 
-#[test]
-fn verdicts_match_the_batch_engine() {
+/// Inserts the corpus one document at a time and checks every verdict and
+/// similarity against the batch engine with the same settings.
+fn check_against_batch(name: &str, verifier: Option<Verifier>) {
     let docs = corpus();
-    let dir = temp_dir("batch");
-    let seen = ContentSeen::open(&dir, &Config::new()).unwrap();
+    let dir = temp_dir(name);
+    let mut config = Config::new();
+    config.verifier(verifier);
+    let seen = ContentSeen::open(&dir, &config).unwrap();
     let online: Vec<_> = docs
         .iter()
         .map(|(id, t)| seen.insert(text(id, t)).unwrap())
         .collect();
+    drop(seen);
+    // The same verdicts again after a restart (ids re-posted: idempotent).
+    let seen = ContentSeen::open(&dir, &config).unwrap();
+    for ((id, t), v) in docs.iter().zip(&online) {
+        assert_eq!(&seen.insert(text(id, t)).unwrap(), v, "{id} after restart");
+    }
 
-    let dedup = Dedup::new();
+    let dedup = Dedup::builder().verifier(verifier).build();
     let pages: Vec<_> = docs
         .iter()
         .map(|(id, t)| neardup::Page::from_text(id.clone(), None, t.clone()))
@@ -57,6 +66,7 @@ fn verdicts_match_the_batch_engine() {
         .iter()
         .map(|p| dedup.fingerprint(&p.text, &p.paragraphs))
         .collect();
+    let shingles: Vec<_> = pages.iter().map(|p| dedup.shingles(&p.text)).collect();
     let fps: Vec<_> = sigs
         .iter()
         .zip(&pages)
@@ -66,22 +76,33 @@ fn verdicts_match_the_batch_engine() {
             text_len: p.text.len(),
         })
         .collect();
-    let groups = dedup.cluster(&fps).unwrap();
+    let refs: Vec<_> = shingles.iter().map(Option::as_ref).collect();
+    let groups = dedup.cluster_exact(&fps, &refs).unwrap();
     let mut duplicates = 0;
     for (i, a) in groups.assignments.iter().enumerate() {
         let v = &online[i];
         let want = a.duplicate_of.map(|o| docs[o as usize].0.clone());
-        assert_eq!(v.duplicate_of, want, "{}", docs[i].0);
+        assert_eq!(v.duplicate_of, want, "{name}: {}", docs[i].0);
         if let Some(s) = v.similarity {
-            assert!((s - a.similarity).abs() < 1e-12, "{}", docs[i].0);
+            assert!((s - a.similarity).abs() < 1e-12, "{name}: {}", docs[i].0);
             duplicates += 1;
         }
     }
     // The corpus does have duplicates of each kind.
-    assert!(duplicates >= 25, "{duplicates}");
+    assert!(duplicates >= 25, "{name}: {duplicates}");
     assert_eq!(online.last().unwrap().duplicate_of, None);
     drop(seen);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn verdicts_match_the_batch_engine_with_exact_verification() {
+    check_against_batch("batch-exact", Some(Verifier::default()));
+}
+
+#[test]
+fn verdicts_match_the_batch_engine_on_signatures() {
+    check_against_batch("batch-sig", None);
 }
 
 #[test]

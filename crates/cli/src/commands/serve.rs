@@ -72,6 +72,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
     let mut config = Config::new();
     config
         .method(args.method.method()?)
+        .verifier(args.method.verifier())
         .store_duplicates(!args.no_store_duplicates)
         .expected_documents(args.expected_documents);
     let seen = ContentSeen::open(&args.data_dir, &config)
