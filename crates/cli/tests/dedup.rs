@@ -330,3 +330,38 @@ fn kept_documents_are_written_in_the_inputs_format() {
         ]
     );
 }
+
+#[test]
+fn partial_reprints_are_reported_separately() {
+    let out = neardup(&[
+        "dedup",
+        "-q",
+        "--containment",
+        "0.8",
+        example_pages().to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out.stdout);
+    let excerpt = by_id(&lines, "digest-library-excerpt.html");
+    assert!(excerpt["duplicate_of"].is_null(), "{excerpt}");
+    assert!(
+        excerpt["contained_in"]
+            .as_str()
+            .unwrap()
+            .contains("library"),
+        "{excerpt}"
+    );
+    assert!(excerpt["containment"].as_f64().unwrap() >= 0.8);
+    assert!(by_id(&lines, "gazette-bridge-delayed.html")
+        .get("contained_in")
+        .is_none());
+    // Without the option there is no such field.
+    let plain = neardup(&["dedup", "-q", example_pages().to_str().unwrap()]);
+    assert!(json_lines(&plain.stdout)
+        .iter()
+        .all(|l| l.get("contained_in").is_none()));
+}

@@ -22,7 +22,14 @@ struct Serve {
 impl Serve {
     fn start(dir: &std::path::Path) -> Serve {
         let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
-            .args(["serve", "--method", "minhash", "--listen", "127.0.0.1:0", "--data-dir"])
+            .args([
+                "serve",
+                "--method",
+                "minhash",
+                "--listen",
+                "127.0.0.1:0",
+                "--data-dir",
+            ])
             .arg(dir)
             .env_remove("NEARDUP_TOKEN")
             .stdout(Stdio::piped())

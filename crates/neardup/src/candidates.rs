@@ -87,6 +87,16 @@ pub fn candidate_pairs(
     }
 }
 
+/// Candidate pairs of MinHash signatures whose Jaccard similarity may be as
+/// low as `threshold` (for the containment side channel: a partial reprint
+/// has a low resemblance); empty for other methods.
+pub fn low_similarity_pairs(sigs: &[&Signature], threshold: f64) -> Result<Vec<(u32, u32)>, Error> {
+    if sigs.len() < 2 || !sigs.iter().all(|s| matches!(s, Signature::MinHash(_))) {
+        return Ok(Vec::new());
+    }
+    Ok(minhash_pairs(sigs, threshold + LSH_MARGIN, None)?.0)
+}
+
 /// LSH over MinHash values, its S-curve centred a little below `threshold`
 /// and weighted towards recall: verification removes the false positives.
 fn minhash_pairs(

@@ -11,14 +11,14 @@
 
 use std::collections::HashMap;
 
-use neardup_index::{Assignment, Clusterer};
+use neardup_index::{Assignment, Clusterer, Containment};
 use neardup_sketch::{DocText, Method, Signature, Sketcher};
 use neardup_text::ShingleUnit;
 
-use crate::candidates::{candidate_pairs, Spill};
+use crate::candidates::{candidate_pairs, low_similarity_pairs, Spill};
 use crate::error::Error;
 use crate::keep::{KeepKey, KeepPolicy};
-use crate::verify::{ShingleSeq, Verifier};
+use crate::verify::{containment, ShingleSeq, Verifier};
 
 /// One document as the engine sees it.
 #[derive(Debug, Clone, Copy)]
@@ -48,6 +48,10 @@ pub struct Groups {
     pub verified: usize,
     /// Sorted runs written to disk (0 without spilling).
     pub spilled_runs: usize,
+    /// Partial reprints (with [`DedupBuilder::containment`]): pairs whose
+    /// containment reaches the threshold although they are not
+    /// near-duplicates, as document indices.
+    pub contained: Vec<Containment>,
 }
 
 /// The deduplication engine: a method and a keep policy.
@@ -83,6 +87,7 @@ struct Config {
     keep: KeepPolicy,
     spill: Option<Spill>,
     verifier: Option<Verifier>,
+    containment: Option<f64>,
 }
 
 /// Configures a [`Dedup`].
@@ -121,6 +126,7 @@ impl Dedup {
                 keep: KeepPolicy::First,
                 spill: None,
                 verifier: Some(Verifier::default()),
+                containment: None,
             },
         }
     }
@@ -227,7 +233,34 @@ impl Dedup {
                 _ => None,
             }
         });
-        let clustering = clusterer.cluster(sigs.len(), Some(&distinct_order), &verified, None)?;
+        let contained_pairs = match self.config.containment {
+            Some(t) if !shingles.is_empty() => {
+                clusterer.set_containment_threshold(t)?;
+                let low = low_similarity_pairs(&sigs, (t / 4.0).max(0.05))?;
+                let within = |a: u32, b: u32| Some(containment(exact(a)?, exact(b)?));
+                let mut both = clusterer.verify(&low, within);
+                let reversed: Vec<(u32, u32)> = low.iter().map(|&(a, b)| (b, a)).collect();
+                both.extend(clusterer.verify(&reversed, within));
+                both.retain(|&(_, _, c)| c >= t);
+                Some(both)
+            }
+            _ => None,
+        };
+        let clustering = clusterer.cluster(
+            sigs.len(),
+            Some(&distinct_order),
+            &verified,
+            contained_pairs.as_deref(),
+        )?;
+        let contained = clustering
+            .contained()
+            .iter()
+            .map(|c| Containment {
+                contained: distinct[c.contained as usize],
+                container: distinct[c.container as usize],
+                ..*c
+            })
+            .collect();
         let inner = clustering.assignments();
         let assignments = (0..docs.len())
             .map(|d| match copy_of[d] {
@@ -258,6 +291,7 @@ impl Dedup {
             candidates: candidates.len(),
             verified: verified.len(),
             spilled_runs,
+            contained,
         })
     }
 }
@@ -296,6 +330,15 @@ impl DedupBuilder {
     /// keeps less in memory.
     pub fn verifier(&mut self, verifier: Option<Verifier>) -> &mut DedupBuilder {
         self.config.verifier = verifier;
+        self
+    }
+
+    /// Reports partial reprints: pairs in which at least this share of one
+    /// document's shingles is in the other although they are not
+    /// near-duplicates (a truncated copy). Needs exact verification and a
+    /// MinHash method. Default: off.
+    pub fn containment(&mut self, threshold: Option<f64>) -> &mut DedupBuilder {
+        self.config.containment = threshold;
         self
     }
 

@@ -87,6 +87,15 @@ pub fn compare(a: &ShingleSeq, b: &ShingleSeq, k: usize) -> Comparison {
     }
 }
 
+/// Share of `a`'s distinct shingles that `b` has too (1 for an empty `a`).
+pub fn containment(a: &ShingleSeq, b: &ShingleSeq) -> f64 {
+    let (sa, sb) = (a.sorted_set(), b.sorted_set());
+    if sa.is_empty() {
+        return 1.0;
+    }
+    intersection(&sa, &sb) as f64 / sa.len() as f64
+}
+
 fn intersection(a: &[u32], b: &[u32]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
@@ -215,6 +224,17 @@ mod tests {
         assert_eq!(x.jaccard, y.jaccard);
         assert_eq!((x.run_a, x.run_b), (y.run_b, y.run_a));
         assert!((0.0..=1.0).contains(&x.jaccard));
+    }
+
+    #[test]
+    fn containment_is_directional() {
+        let body = words(300, 1);
+        let full = ShingleSeq::new(&body, 3);
+        let head: String = body.split(' ').take(100).collect::<Vec<_>>().join(" ");
+        let part = ShingleSeq::new(&head, 3);
+        assert_eq!(containment(&part, &full), 1.0);
+        let back = containment(&full, &part);
+        assert!((0.32..0.34).contains(&back), "{back}");
     }
 
     #[test]

@@ -44,6 +44,11 @@ pub struct DedupArgs {
     /// JSONL field holding HTML.
     #[arg(long, default_value = "html", value_name = "NAME")]
     html_field: String,
+    /// Report partial reprints: a document of which at least this share is
+    /// found in another document it does not duplicate gets
+    /// `"contained_in"` and `"containment"` (needs the default method).
+    #[arg(long, value_name = "T")]
+    containment: Option<f64>,
     /// Also write the kept documents here, in the inputs' format: a WARC
     /// file (`.warc.gz`: one gzip member per record) for WARC inputs, JSON
     /// Lines for JSONL inputs, a directory of copies for HTML files.
@@ -76,6 +81,10 @@ struct OutLine<'a> {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     empty: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    contained_in: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    containment: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
 }
 
@@ -105,6 +114,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
             spill
         }))
         .verifier(args.method.verifier())
+        .containment(args.containment)
         .build();
     let fields = JsonlFields {
         id: args.id_field.clone(),
@@ -139,16 +149,29 @@ pub fn run(args: DedupArgs) -> Result<()> {
     let groups = pool.install(|| dedup.cluster_exact(&docs, &shingles))?;
     let cluster_secs = cluster_start.elapsed().as_secs_f64();
 
+    // Best container of each partial reprint.
+    let mut best_container: HashMap<u32, (u32, f64)> = HashMap::new();
+    for c in &groups.contained {
+        let e = best_container
+            .entry(c.contained)
+            .or_insert((c.container, c.containment));
+        if c.containment > e.1 || (c.containment == e.1 && c.container < e.0) {
+            *e = (c.container, c.containment);
+        }
+    }
     let mut out = output::open(args.output.as_deref())?;
     let mut sizes: HashMap<u32, u64> = HashMap::new();
-    for (e, a) in entries.iter().zip(&groups.assignments) {
+    for (i, (e, a)) in entries.iter().zip(&groups.assignments).enumerate() {
         *sizes.entry(a.representative).or_default() += 1;
+        let within = best_container.get(&(i as u32));
         let line = OutLine {
             id: &e.id,
             cluster: &entries[a.representative as usize].id,
             duplicate_of: a.duplicate_of.map(|d| entries[d as usize].id.as_str()),
             similarity: a.duplicate_of.map(|_| (a.similarity * 1e4).round() / 1e4),
             empty: e.error.is_none() && e.signature.is_none(),
+            contained_in: within.map(|&(c, _)| entries[c as usize].id.as_str()),
+            containment: within.map(|&(_, c)| (c * 1e4).round() / 1e4),
             error: e.error.as_deref(),
         };
         serde_json::to_writer(&mut out, &line)?;
@@ -213,6 +236,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
             "candidate_pairs": groups.candidates,
             "verified_pairs": groups.verified,
             "spilled_runs": groups.spilled_runs,
+            "partial_reprints": best_container.len(),
             "group_size_histogram": histogram.iter().map(|(k, v)| (k.to_string(), serde_json::Value::from(*v))).collect::<serde_json::Map<_, _>>(),
             "seconds": {"read_extract_fingerprint": read_secs, "cluster": cluster_secs, "total": total_secs},
         });
