@@ -10,7 +10,7 @@ use crate::jsonld::{article_body, Reference};
 use crate::parse::parse_tendril;
 use crate::prefilter::prefilter;
 use crate::score::{classify, mostly_boiler, select_container, Class};
-use crate::segment::{segment, Block};
+use crate::segment::{segment, segment_hidden, Block};
 use crate::title::title;
 use crate::{Document, Mode};
 
@@ -20,6 +20,50 @@ const JSONLD_MATCH: f32 = 0.5;
 const JSONLD_OTHER_WEIGHT: f32 = 0.2;
 /// Scoring weight of good-looking text inside boilerplate-flagged elements.
 const BOILER_WEIGHT: f32 = 0.25;
+/// A hidden microdata `articleBody` counts from this many tokens.
+const HIDDEN_BODY_MIN_TOKENS: u32 = 80;
+/// ... and is the article when less than this share of it is on screen.
+const HIDDEN_BODY_SHOWN: f32 = 0.3;
+
+/// A microdata `articleBody` hidden by an inline style whose text the page
+/// does not show anywhere: the page declares it as its article while the
+/// visible layout holds something else (a stale or leftover story). Its
+/// blocks are the article.
+fn hidden_declared_body(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Option<Vec<Block>> {
+    for &id in &a.order {
+        if !a.invisible.get(id).copied().unwrap_or(false) {
+            continue;
+        }
+        let declared = dom.attr(id, &local_name!("itemprop")).is_some_and(|v| {
+            v.split_ascii_whitespace()
+                .any(|w| w.eq_ignore_ascii_case("articleBody"))
+        });
+        if !declared {
+            continue;
+        }
+        let hb = segment_hidden(dom, a, id);
+        let total: u32 = hb.iter().map(|b| b.tokens).sum();
+        if total < HIDDEN_BODY_MIN_TOKENS {
+            continue;
+        }
+        let joined = hb
+            .iter()
+            .map(|b| b.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let reference = Reference::new(&joined);
+        let shown: u32 = blocks
+            .iter()
+            .filter(|b| b.tokens >= 8 && reference.coverage(&b.text) > JSONLD_MATCH)
+            .map(|b| b.tokens)
+            .sum();
+        if (shown as f32) < HIDDEN_BODY_SHOWN * total as f32 {
+            return Some(hb);
+        }
+    }
+    None
+}
+
 fn body_of(dom: &Dom, a: &Analysis) -> NodeId {
     a.order
         .iter()
@@ -50,6 +94,9 @@ pub(crate) fn run(html: &str, mode: Mode, max_depth: usize) -> Document {
 }
 
 fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
+    if let Some(hidden) = hidden_declared_body(dom, a, blocks) {
+        return hidden;
+    }
     let mut classes: Vec<Class> = blocks.iter().map(classify).collect();
     let mut boosts = vec![1.0f32; blocks.len()];
     for ((b, c), w) in blocks.iter().zip(classes.iter_mut()).zip(boosts.iter_mut()) {

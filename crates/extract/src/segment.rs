@@ -7,7 +7,7 @@
 
 use crate::analyze::Analysis;
 use crate::dom::{Dom, NodeData, NodeId, NONE};
-use crate::tags::{kind, TagKind};
+use crate::tags::{kind, measure, TagKind};
 
 /// One paragraph of text.
 #[derive(Clone, Debug)]
@@ -49,6 +49,9 @@ struct Builder<'a> {
     punct: u32,
     owners: Vec<NodeId>,
     root: NodeId,
+    /// Measure text here instead of reading the analysis (which counts
+    /// visible text only).
+    remeasure: bool,
 }
 
 impl Builder<'_> {
@@ -79,8 +82,15 @@ impl Builder<'_> {
     }
 
     fn text(&mut self, id: NodeId, t: &str) {
-        let tokens = self.a.tokens.get(id).copied().unwrap_or(0);
-        let punct = self.a.punct.get(id).copied().unwrap_or(0);
+        let (tokens, punct) = if self.remeasure {
+            let m = measure(t);
+            (m.tokens, m.punct)
+        } else {
+            (
+                self.a.tokens.get(id).copied().unwrap_or(0),
+                self.a.punct.get(id).copied().unwrap_or(0),
+            )
+        };
         self.tokens = self.tokens.saturating_add(tokens);
         self.punct = self.punct.saturating_add(punct);
         if self.a.in_link.get(id).copied().unwrap_or(false) {
@@ -169,6 +179,23 @@ pub(crate) fn segment(
     root: NodeId,
     visible: &dyn Fn(NodeId) -> bool,
 ) -> Vec<Block> {
+    walk(dom, a, root, visible, false)
+}
+
+/// Segment the subtree of `root` including text hidden by inline styles
+/// (only skipped tags such as scripts are left out).
+pub(crate) fn segment_hidden(dom: &Dom, a: &Analysis, root: NodeId) -> Vec<Block> {
+    let visible = |id: NodeId| dom.local_name(id).is_none_or(|n| kind(n) != TagKind::Skip);
+    walk(dom, a, root, &visible, true)
+}
+
+fn walk(
+    dom: &Dom,
+    a: &Analysis,
+    root: NodeId,
+    visible: &dyn Fn(NodeId) -> bool,
+    remeasure: bool,
+) -> Vec<Block> {
     let mut b = Builder {
         dom,
         a,
@@ -182,6 +209,7 @@ pub(crate) fn segment(
         punct: 0,
         owners: Vec::new(),
         root,
+        remeasure,
     };
     if dom.get(root).is_none() {
         return b.out;
