@@ -22,6 +22,9 @@ pub const FORMAT_VERSION: u32 = 1;
 /// The store's file name inside the data directory.
 pub const FILE_NAME: &str = "neardup.redb";
 
+/// redb's page cache.
+const CACHE_BYTES: usize = 64 << 20;
+
 const META: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("meta");
 const DOCS: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("docs");
 const ORDER: TableDefinition<'_, u64, &str> = TableDefinition::new("order");
@@ -82,7 +85,12 @@ impl Store {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::with_source(ErrorKind::Io(format!("{}: {e}", dir.display())), e))?;
         let path = dir.join(FILE_NAME);
-        let db = Database::create(&path).map_err(open_error)?;
+        // redb's page cache defaults to 1 GiB; the store is read once at
+        // open and then mostly appended to, so a small cache does.
+        let db = Database::builder()
+            .set_cache_size(CACHE_BYTES)
+            .create(&path)
+            .map_err(open_error)?;
         let store = Store { db, path };
         store.check_meta(method)?;
         Ok(store)
