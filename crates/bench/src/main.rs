@@ -1,6 +1,7 @@
 //! `neardup-bench`: tools to measure neardup at scale.
 
 mod rng;
+mod sketch;
 mod synth;
 
 use std::io::{BufWriter, Write};
@@ -40,6 +41,21 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Signatures per second of fingerprinting methods, one thread, on the
+    /// texts of a JSONL corpus; prints one JSON object per method.
+    Sketch {
+        /// A JSONL corpus with a `text` field.
+        corpus: PathBuf,
+        /// Methods to time.
+        #[arg(long, default_value = "minhash,minhash-oph,simhash")]
+        methods: String,
+        /// Documents to use.
+        #[arg(long, default_value_t = 20_000)]
+        limit: usize,
+        /// Timed rounds (the best is reported).
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+    },
 }
 
 fn main() -> Result<()> {
@@ -70,6 +86,22 @@ fn main() -> Result<()> {
             };
             synth::write_corpus(&cfg, &mut out)?;
             out.flush()?;
+        }
+        Command::Sketch {
+            corpus,
+            methods,
+            limit,
+            rounds,
+        } => {
+            let texts = sketch::load_texts(&corpus, limit)?;
+            for name in methods.split(',') {
+                let method: neardup::sketch::Method = name.parse()?;
+                let rate = sketch::signatures_per_second(&method, &texts, rounds);
+                println!(
+                    "{}",
+                    serde_json::json!({"tool": "neardup", "method": name, "docs": texts.len(), "per_second": rate.round()})
+                );
+            }
         }
     }
     Ok(())
