@@ -3,10 +3,13 @@
 
     python bench/throughput.py python PATH...        # Deduplicator.add, dedup_files
     python bench/throughput.py spark N PATH...       # neardup.spark in local[N]
+    NEARDUP_BENCH_COPIES=K ...                       # the corpus K times (ids suffixed;
+                                                     # exact copies: extraction K times)
 
 Prints one JSON line per measurement (documents, seconds, docs/s).
 """
 
+import functools
 import json
 import sys
 import time
@@ -52,12 +55,22 @@ def spark_bench(n, paths):
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
+    import os
+
+    from pyspark.sql import functions as F
+
+    copies = int(os.environ.get("NEARDUP_BENCH_COPIES", "1"))
     t = time.perf_counter()
-    df = nds.read_documents(spark, paths)
+    base = nds.read_documents(spark, paths)
+    parts = [
+        base.withColumn("id", F.concat(F.col("id"), F.lit(f"#{k}"))).withColumn("ord", F.col("ord") + F.lit(k << 44))
+        for k in range(copies)
+    ]
+    df = functools.reduce(lambda a, b: a.unionByName(b), parts) if copies > 1 else base
     out = nds.dedup(df, html_col="html", text_col="text", order_col="ord")
     rows = out.count()
     s = time.perf_counter() - t
-    print(json.dumps({"what": f"neardup.spark local[{n}]", "docs": rows, "seconds": round(s, 2),
+    print(json.dumps({"what": f"neardup.spark local[{n}] copies={copies}", "docs": rows, "seconds": round(s, 2),
                       "docs_per_s": round(rows / s)}))
     spark.stop()
 
