@@ -25,6 +25,167 @@ const REPEAT_MIN_TOKENS: u32 = 40;
 /// article-like container are notes (bylines, dates, tags) below this size.
 const NOTE_MAX_TOKENS: u32 = 20;
 
+/// Phrases that open the page furniture following an article: section
+/// headings of teaser lists, share and subscription prompts, comment
+/// sections, editor and copyright lines. Matched lowercased at the start of
+/// a short block.
+const TAIL_OPENERS: &[&str] = &[
+    "more in ",
+    "more from ",
+    "more stories",
+    "more great ",
+    "more news",
+    "most popular",
+    "most read",
+    "related articles",
+    "related stories",
+    "related posts",
+    "related news",
+    "related coverage",
+    "recommended for you",
+    "recommended stories",
+    "you may also like",
+    "you might also like",
+    "also read",
+    "read next",
+    "trending now",
+    "share this article",
+    "share this story",
+    "subscribe to ",
+    "sign up for ",
+    "leave a comment",
+    "leave a reply",
+    "post navigation",
+    "trackback",
+    "all rights reserved",
+    "copyright ©",
+    "© copyright",
+    "责任编辑",
+    "编辑：",
+    "编辑:",
+    "声明：",
+    "声明:",
+    "免责声明",
+    "版权声明",
+    "版权与免责声明",
+    "版权所有",
+    "反侵权公告",
+    "发表评论",
+    "相关新闻",
+    "相关阅读",
+    "相关文章",
+    "相关链接",
+    "热点专题",
+    "精彩回顾",
+    "更多精彩",
+    "推荐阅读",
+];
+/// Phrases that mark a short block as legal or editorial furniture wherever
+/// they occur in it.
+const TAIL_ANYWHERE: &[&str] = &[
+    "all rights reserved",
+    "未经本网授权",
+    "不得转载",
+    "转载此文",
+    "经营许可证",
+    "icp备",
+    "icp证",
+    "版权所有",
+    "责任编辑",
+];
+/// Tail markers count in blocks up to this many tokens.
+const TAIL_MARKER_MAX_TOKENS: u32 = 60;
+/// ... and only once this share of the article's running text lies before
+/// them.
+const TAIL_MARKER_AFTER_SHARE: f32 = 0.5;
+
+/// Does the block open the furniture after an article?
+fn tail_marker(b: &Block) -> bool {
+    if b.tokens > TAIL_MARKER_MAX_TOKENS {
+        return false;
+    }
+    let head: String = b
+        .text
+        .chars()
+        .skip_while(|c| !c.is_alphanumeric() && *c != '©')
+        .take(80)
+        .flat_map(char::to_lowercase)
+        .collect();
+    if TAIL_OPENERS.iter().any(|m| head.starts_with(m)) {
+        return true;
+    }
+    let lower = b.text.to_lowercase();
+    TAIL_ANYWHERE.iter().any(|m| lower.contains(m))
+}
+
+/// Index of the first block that opens the page furniture after the
+/// article, if any.
+fn tail_cut(kept: &[Block]) -> Option<usize> {
+    let total = good_tokens(kept.iter());
+    let mut before = 0u32;
+    for (i, b) in kept.iter().enumerate() {
+        if i > 0 && before as f32 >= TAIL_MARKER_AFTER_SHARE * total as f32 && tail_marker(b) {
+            return Some(i);
+        }
+        if classify(b) == Class::Good {
+            before += b.tokens;
+        }
+    }
+    None
+}
+
+/// A block with more than this share of its characters in tag syntax is
+/// escaped markup shown as text (a tracking pixel, an embed code).
+const MARKUP_SHARE: f32 = 0.5;
+
+/// Is `inner` (the text between `<` and `>`) an HTML tag: `name`,
+/// `/name`, `!...`, or a name followed by attributes with values?
+fn tag_like(inner: &str) -> bool {
+    let body = inner.strip_prefix('/').unwrap_or(inner);
+    let name_len = body
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .count();
+    if inner.starts_with('!') {
+        return true;
+    }
+    if name_len == 0 || name_len > 12 || !body.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return false;
+    }
+    let rest = body
+        .get(name_len..)
+        .unwrap_or("")
+        .trim_end_matches('/')
+        .trim();
+    rest.is_empty()
+        || (body.get(name_len..).is_some_and(|r| r.starts_with(' ')) && rest.contains('='))
+}
+
+/// Is the text mostly escaped markup (`<tag attr="...">`)?
+pub(crate) fn markup_like(text: &str) -> bool {
+    if !text.contains('<') {
+        return false;
+    }
+    let mut markup = 0usize;
+    let mut rest = text;
+    while let Some(i) = rest.find('<') {
+        let after = rest.get(i + 1..).unwrap_or("");
+        match after.find(['<', '>']) {
+            Some(j) if after.as_bytes().get(j) == Some(&b'>') => {
+                let inner = after.get(..j).unwrap_or("");
+                if tag_like(inner) {
+                    markup += inner.chars().filter(|c| !c.is_whitespace()).count() + 2;
+                }
+                rest = after.get(j + 1..).unwrap_or("");
+            }
+            Some(j) => rest = after.get(j..).unwrap_or(""),
+            None => break,
+        }
+    }
+    let total = text.chars().filter(|c| !c.is_whitespace()).count();
+    total > 0 && markup as f32 > MARKUP_SHARE * total as f32
+}
+
 /// Is the block an item of a list or table (content, not a tail note)?
 fn in_list(dom: &Dom, owner: NodeId) -> bool {
     dom.local_name(owner).is_some_and(|n| {
@@ -63,6 +224,7 @@ pub(crate) fn clean(dom: &Dom, a: &Analysis, container: NodeId, good_before: u32
     let mut kept: Vec<Block> = inner
         .into_iter()
         .filter(|b| classify(b) != Class::Bad || (listing && b.tokens >= LISTING_MIN_TOKENS))
+        .filter(|b| !markup_like(&b.text))
         .collect();
     // The headline is the title, not part of the text.
     if kept
@@ -72,6 +234,9 @@ pub(crate) fn clean(dom: &Dom, a: &Analysis, container: NodeId, good_before: u32
         kept.remove(0);
     }
     if !listing {
+        if let Some(i) = tail_cut(&kept) {
+            kept.truncate(i);
+        }
         // Head and tail notes: bylines, dates, share prompts, tag lines.
         let first_good = kept
             .iter()
@@ -161,5 +326,25 @@ mod tests {
              <div class='widget-comment'><p>{PARA}</p></div></main>"
         );
         assert_eq!(cleaned(&html, "main", 60).len(), 3);
+    }
+}
+
+#[cfg(test)]
+mod markup_tests {
+    use super::*;
+
+    #[test]
+    fn markup_detection() {
+        assert!(markup_like(
+            r#"<img height="1" width="1" style="display:none" src="https://x.example/p?a=1">"#
+        ));
+        assert!(markup_like("<div class=\"x\"></div> ok"));
+        assert!(!markup_like("<The Palace: Tale of a Scribe>"));
+        assert!(!markup_like(
+            "a < b and c > d in plain prose, said the teacher"
+        ));
+        assert!(!markup_like(
+            "Use the <br> tag to break a line inside a long paragraph."
+        ));
     }
 }

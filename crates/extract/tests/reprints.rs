@@ -61,3 +61,67 @@ fn short_hidden_body_is_ignored() {
         "{text}"
     );
 }
+
+#[test]
+fn escaped_tracking_pixel_is_dropped() {
+    let html = format!(
+        "<body><article><p>&lt;img height=\"1\" width=\"1\" style=\"display:none\" \
+         src=\"https://pixel.example.com/p?c1=2&amp;c2=99\"&gt;</p>{}</article></body>",
+        story("gardens", 5)
+    );
+    let text = main_text(&html);
+    assert!(!text.contains("img height"), "{text}");
+    assert!(text.starts_with("Paragraph 0 gardens"), "{text}");
+}
+
+#[test]
+fn text_in_angle_brackets_is_kept() {
+    let html = format!(
+        "<body><article>{}<p>&lt;The Palace: Tale of a Scribe&gt;</p>{}</article></body>",
+        story("gardens", 3),
+        story("gardens", 3)
+    );
+    assert!(main_text(&html).contains("<The Palace: Tale of a Scribe>"));
+}
+
+#[test]
+fn teaser_section_after_the_article_is_cut() {
+    let html = format!(
+        "<body><div>{}<h3>More in Local Sport</h3>{}</div></body>",
+        story("gardens", 6),
+        story("harbours", 2)
+    );
+    let text = main_text(&html);
+    assert!(text.contains("gardens"), "{text}");
+    assert!(
+        !text.contains("More in") && !text.contains("harbours"),
+        "{text}"
+    );
+}
+
+#[test]
+fn chinese_editor_and_disclaimer_lines_are_cut() {
+    let para = "<p>今天上午，市政府召开新闻发布会，介绍了今年城市绿化工作的进展情况，\
+                各区共新增公园绿地一百多公顷，市民普遍表示满意。</p>";
+    let html = format!(
+        "<body><div>{para}{para}{para}<p>（责任编辑：王明）</p>\
+         <p>版权与免责声明：凡本网注明来源的作品，未经本网授权不得转载、摘编或利用其它方式使用，\
+         违者本网将依法追究责任。</p></div></body>"
+    );
+    let text = main_text(&html);
+    assert!(text.contains("市政府"), "{text}");
+    assert!(
+        !text.contains("责任编辑") && !text.contains("免责声明"),
+        "{text}"
+    );
+}
+
+#[test]
+fn marker_words_early_in_the_article_are_kept() {
+    let html = format!(
+        "<body><article><p>Copyright © law was the subject of the hearing, as the judge said.</p>{}</article></body>",
+        story("gardens", 4)
+    );
+    let text = main_text(&html);
+    assert!(text.starts_with("Copyright ©"), "{text}");
+}
