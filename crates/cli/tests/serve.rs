@@ -162,3 +162,34 @@ fn refuses_unsafe_or_broken_start() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn sigterm_stops_cleanly_and_keeps_the_data() {
+    let dir = common::temp_dir("serve-term");
+    let mut server = Serve::start(&dir);
+    let mut c = Client::new(server.addr);
+    let r = c
+        .post_json("/v1/documents", &json!({"id": "kept", "text": text(11)}))
+        .unwrap();
+    assert_eq!(r.status, 200);
+    let pid = server.child.id().to_string();
+    let killed = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(killed.success());
+    // Graceful: the process finishes and exits with status 0.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(s) = server.child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "no exit after SIGTERM");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status:?}");
+    drop(server);
+    // The store was released and holds the document.
+    let server = Serve::start(&dir);
+    let mut c = Client::new(server.addr);
+    assert_eq!(c.get("/v1/documents/kept").unwrap().status, 200);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
