@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use neardup::io::{Content, Inputs, Item, Source};
 use neardup::sketch::{DocText, Signature as Sig};
-use neardup::{Dedup, DocFingerprint, KeepPolicy, Page};
+use neardup::{Dedup, DocFingerprint, KeepPolicy, Page, ShingleSeq};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -152,6 +152,8 @@ struct Entry {
     url: Option<String>,
     text_len: usize,
     signature: Option<Sig>,
+    /// Its shingles, when exact verification is on.
+    shingles: Option<ShingleSeq>,
     error: Option<String>,
 }
 
@@ -176,18 +178,24 @@ fn fingerprint_item(item: Item, dedup: &Dedup, all_text: bool) -> Option<Entry> 
             let id = raw.id.clone();
             let url = raw.url.clone();
             Some(match Page::from_raw(raw, extractor(all_text)) {
-                Ok(page) => Entry {
-                    signature: dedup.fingerprint(&page.text, &page.paragraphs),
-                    text_len: page.text.len(),
-                    id,
-                    url,
-                    error: None,
-                },
+                Ok(page) => {
+                    let signature = dedup.fingerprint(&page.text, &page.paragraphs);
+                    let shingles = signature.as_ref().and_then(|_| dedup.shingles(&page.text));
+                    Entry {
+                        signature,
+                        shingles,
+                        text_len: page.text.len(),
+                        id,
+                        url,
+                        error: None,
+                    }
+                }
                 Err(e) => Entry {
                     id,
                     url,
                     text_len: 0,
                     signature: None,
+                    shingles: None,
                     error: Some(e.to_string()),
                 },
             })
@@ -198,6 +206,7 @@ fn fingerprint_item(item: Item, dedup: &Dedup, all_text: bool) -> Option<Entry> 
             url: None,
             text_len: 0,
             signature: None,
+            shingles: None,
         }),
         Item::Skipped { .. } => None,
     }
@@ -258,8 +267,9 @@ fn run_batch(
             text_len: e.text_len,
         })
         .collect();
+    let shingles: Vec<Option<&ShingleSeq>> = entries.iter().map(|e| e.shingles.as_ref()).collect();
     let groups = pool
-        .install(|| dedup.cluster(&docs))
+        .install(|| dedup.cluster_exact(&docs, &shingles))
         .map_err(|e| e.to_string())?;
     Ok(entries
         .iter()
@@ -304,6 +314,7 @@ pub fn dedup_files<'py>(
     let dedup = Dedup::builder()
         .method(spec.build()?)
         .keep(keep_policy(keep)?)
+        .verifier(spec.verifier())
         .build();
     for p in &paths {
         if std::fs::metadata(p).is_err() {
@@ -331,20 +342,19 @@ pub fn dedup_files<'py>(
         .collect()
 }
 
-/// Extracts and fingerprints one document for the Spark kernels.
+/// Extracts and fingerprints one document for the Spark kernels: its
+/// signature (`None` without text) and its main text.
 pub fn fingerprint_content(
     id: &str,
     content: Content,
     dedup_method: &neardup::sketch::Method,
     all_text: bool,
-) -> Result<(Option<Sig>, usize), String> {
+) -> Result<(Option<Sig>, String), String> {
     let page = crate::document::page_of(id, None, content, all_text)?;
     if !page.text.chars().any(char::is_alphanumeric) {
-        return Ok((None, page.text.len()));
+        return Ok((None, page.text));
     }
     use neardup::sketch::Sketcher;
-    Ok((
-        Some(dedup_method.sketch(&DocText::new(&page.text, &page.paragraphs))),
-        page.text.len(),
-    ))
+    let sig = dedup_method.sketch(&DocText::new(&page.text, &page.paragraphs));
+    Ok((Some(sig), page.text))
 }

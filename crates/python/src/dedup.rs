@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 
 use neardup::sketch::{DocText, Method, Signature as Sig, Sketcher};
-use neardup::Page;
+use neardup::{Page, ShingleSeq, Verifier};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -69,6 +69,10 @@ type Decided = (Decision, Option<Vec<u8>>, Vec<(u32, u64)>);
 /// The engine behind `Deduplicator`, free of Python.
 struct Engine {
     method: Method,
+    /// Exact verification (the `default` method).
+    verifier: Option<Verifier>,
+    /// Kept documents' shingles, when verifying exactly.
+    shingles: HashMap<u32, ShingleSeq>,
     rule: Rule,
     all_text: bool,
     ids: Vec<String>,
@@ -84,7 +88,7 @@ struct Engine {
 
 impl Engine {
     /// The decision for a signature against the documents so far.
-    fn decide(&self, sig: Option<&Sig>) -> Result<Decided, String> {
+    fn decide(&self, sig: Option<&Sig>, shingles: Option<&ShingleSeq>) -> Result<Decided, String> {
         let Some(sig) = sig else {
             return Ok((
                 Decision {
@@ -136,7 +140,15 @@ impl Engine {
             let Some(kept) = self.sigs.get(&d) else {
                 continue;
             };
-            if let Some(s) = verify(&self.method, kept, sig)? {
+            let exact = match (&self.verifier, self.shingles.get(&d), shingles) {
+                (Some(v), Some(x), Some(y)) => Some(v.verify(x, y)),
+                _ => None,
+            };
+            let verdict = match exact {
+                Some(e) => e,
+                None => verify(&self.method, kept, sig)?,
+            };
+            if let Some(s) = verdict {
                 if best.is_none_or(|(bs, _)| s > bs) {
                     best = Some((s, d));
                 }
@@ -168,6 +180,7 @@ impl Engine {
         &mut self,
         id: String,
         sig: Option<Sig>,
+        shingles: Option<ShingleSeq>,
         decision: Decision,
         bytes: Option<Vec<u8>>,
         keys: Vec<(u32, u64)>,
@@ -182,6 +195,9 @@ impl Engine {
         if decision.duplicate_of.is_none() {
             if let Some(sig) = sig {
                 self.sigs.insert(d, sig);
+            }
+            if let Some(sh) = shingles {
+                self.shingles.insert(d, sh);
             }
             for k in keys {
                 self.postings.entry(k).or_default().push(d);
@@ -200,14 +216,15 @@ impl Engine {
         }
     }
 
-    fn fingerprint(&self, page: &Page) -> Option<Sig> {
+    fn fingerprint(&self, page: &Page) -> (Option<Sig>, Option<ShingleSeq>) {
         if !page.text.chars().any(char::is_alphanumeric) {
-            return None;
+            return (None, None);
         }
-        Some(
-            self.method
-                .sketch(&DocText::new(&page.text, &page.paragraphs)),
-        )
+        let sig = self
+            .method
+            .sketch(&DocText::new(&page.text, &page.paragraphs));
+        let shingles = self.verifier.map(|v| ShingleSeq::new(&page.text, v.k));
+        (Some(sig), shingles)
     }
 }
 
@@ -251,10 +268,10 @@ impl Deduplicator {
         name: &str,
         url: Option<String>,
         inp: Input,
-    ) -> PyResult<Option<Sig>> {
+    ) -> PyResult<(Option<Sig>, Option<ShingleSeq>)> {
         let engine = &self.engine;
         let method_kind = engine.method.kind();
-        py.allow_threads(|| -> Result<Option<Sig>, String> {
+        py.allow_threads(|| -> Result<(Option<Sig>, Option<ShingleSeq>), String> {
             match inp {
                 Input::Sig(s) => {
                     if s.kind() != method_kind {
@@ -264,7 +281,7 @@ impl Deduplicator {
                             method_kind.name()
                         ));
                     }
-                    Ok(Some(s))
+                    Ok((Some(s), None))
                 }
                 Input::Text(t) => {
                     Ok(engine.fingerprint(&Page::from_text(name.to_string(), url, t)))
@@ -306,6 +323,8 @@ impl Deduplicator {
         Ok(Deduplicator {
             name: method.to_string(),
             engine: Engine {
+                verifier: spec.verifier(),
+                shingles: HashMap::new(),
                 rule: rule(&m),
                 method: m,
                 all_text,
@@ -336,13 +355,13 @@ impl Deduplicator {
             return Err(err(format!("{id}: this id was already added")));
         }
         let inp = input(html, text, signature.as_deref())?;
-        let sig = self.signature_of(py, &id, url, inp)?;
+        let (sig, shingles) = self.signature_of(py, &id, url, inp)?;
         let engine = &self.engine;
         let (decision, bytes, keys) = py
-            .allow_threads(|| engine.decide(sig.as_ref()))
+            .allow_threads(|| engine.decide(sig.as_ref(), shingles.as_ref()))
             .map_err(|e| err(format!("{id}: {e}")))?;
         let verdict = self.engine.verdict(Some(id.clone()), decision);
-        self.engine.insert(id, sig, decision, bytes, keys);
+        self.engine.insert(id, sig, shingles, decision, bytes, keys);
         Ok(verdict)
     }
 
@@ -358,10 +377,10 @@ impl Deduplicator {
     ) -> PyResult<Verdict> {
         let inp = input(html, text, signature.as_deref())?;
         let name = url.clone().unwrap_or_else(|| "<query>".to_string());
-        let sig = self.signature_of(py, &name, url, inp)?;
+        let (sig, shingles) = self.signature_of(py, &name, url, inp)?;
         let engine = &self.engine;
         let (decision, _, _) = py
-            .allow_threads(|| engine.decide(sig.as_ref()))
+            .allow_threads(|| engine.decide(sig.as_ref(), shingles.as_ref()))
             .map_err(|e| err(format!("{name}: {e}")))?;
         Ok(self.engine.verdict(None, decision))
     }
@@ -377,7 +396,7 @@ impl Deduplicator {
     ) -> PyResult<Option<Signature>> {
         let inp = input(html, text, None)?;
         let name = url.clone().unwrap_or_else(|| "<document>".to_string());
-        let sig = self.signature_of(py, &name, url, inp)?;
+        let (sig, _) = self.signature_of(py, &name, url, inp)?;
         Ok(sig.map(|s| Signature::new(s, self.engine.method.clone())))
     }
 

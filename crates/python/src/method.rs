@@ -2,6 +2,7 @@
 //! `--threshold` and `--max-distance` choose them.
 
 use neardup::sketch::{Method, Sketcher};
+use neardup::Verifier;
 use pyo3::prelude::*;
 
 use crate::errors::err;
@@ -22,16 +23,37 @@ pub struct MethodSpec {
 }
 
 impl MethodSpec {
+    /// Whether this is the CLI's `default` method (MinHash over word
+    /// 3-grams, verified exactly on the texts' shingles).
+    pub fn is_default(&self) -> bool {
+        self.name == "default"
+    }
+
+    /// Exact verification, for the `default` method only (as the CLI).
+    pub fn verifier(&self) -> Option<Verifier> {
+        self.is_default().then(|| {
+            let mut v = Verifier::default();
+            if let Some(t) = self.threshold {
+                v.threshold = t;
+            }
+            v
+        })
+    }
+
     /// Builds the method, with the CLI's rules for which option applies to
     /// which method.
     pub fn build(&self) -> PyResult<Method> {
-        let mut method: Method = self.name.parse().map_err(|e| {
-            err(format!(
-                "method {:?}: {e}; known: {}",
-                self.name,
-                NAMES.join(", ")
-            ))
-        })?;
+        let mut method: Method = if self.is_default() {
+            neardup::default_method()
+        } else {
+            self.name.parse().map_err(|e| {
+                err(format!(
+                    "method {:?}: {e}; known: {}",
+                    self.name,
+                    NAMES.join(", ")
+                ))
+            })?
+        };
         if let Some(t) = self.threshold {
             if !(0.0..=1.0).contains(&t) {
                 return Err(err(format!("threshold must lie in [0, 1], not {t}")));
@@ -118,8 +140,10 @@ impl MethodSpec {
     }
 }
 
-/// The method names `Method::from_str` knows (aliases aside).
-pub const NAMES: [&str; 10] = [
+/// The method names: the CLI's `default`, then those `Method::from_str`
+/// knows (aliases aside).
+pub const NAMES: [&str; 11] = [
+    "default",
     "minhash",
     "minhash-oph",
     "simhash",

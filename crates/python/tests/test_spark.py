@@ -27,6 +27,7 @@ def normalize(rows):
 @pytest.mark.parametrize(
     "method,kw",
     [
+        ("default", {}),
         ("minhash", {}),
         ("simhash", {"max_distance": 8}),
         ("supershingle", {}),
@@ -65,20 +66,21 @@ def cli_binary():
     return b if b and os.path.exists(b) else None
 
 
-def test_spark_on_dev_benchmark_matches_cli(spark, dev_dir, tmp_path):
+@pytest.mark.parametrize("method", ["minhash", "default"])
+def test_spark_on_dev_benchmark_matches_cli(spark, dev_dir, tmp_path, method):
     warc = dev_dir / "pages.warc.gz"
     df = nds.read_documents(spark, [str(warc)])
     assert df.columns == ["ord", "id", "url", "html", "text", "error"]
-    got = nds.dedup(df.select("ord", "id", "html"), html_col="html", order_col="ord")
+    got = nds.dedup(df.select("ord", "id", "html"), html_col="html", order_col="ord", method=method)
     got_rows = [r.asDict() for r in got.collect()]
-    want = neardup.dedup_files([str(warc)])
+    want = neardup.dedup_files([str(warc)], method)
     assert len(got_rows) == len(want) > 1000
     assert normalize(got_rows) == normalize(want)
     # The CLI itself, when NEARDUP_BIN names a binary of the same sources.
     binary = cli_binary()
     if binary:
         out = tmp_path / "cli.jsonl"
-        subprocess.run([binary, "dedup", "-q", "--method", "minhash", str(warc), "-o", str(out)], check=True)
+        subprocess.run([binary, "dedup", "-q", "--method", method, str(warc), "-o", str(out)], check=True)
         cli = [json.loads(line) for line in out.read_text().splitlines()]
         assert normalize(got_rows) == normalize(cli)
     # Pairwise F1 against the labels, for the report (printed, not asserted:
@@ -93,4 +95,4 @@ def test_spark_on_dev_benchmark_matches_cli(spark, dev_dir, tmp_path):
             text=True,
             check=True,
         )
-        print("neardup.spark dev score:", res.stdout.strip().splitlines()[-1])
+        print(f"neardup.spark dev score ({method}):", res.stdout.strip().splitlines()[-1])

@@ -157,7 +157,7 @@ def fingerprint_batch(
     htmls: Optional[List[Optional[Union[bytes, str]]]] = None,
     texts: Optional[List[Optional[str]]] = None,
     all_text: bool = False,
-) -> Tuple[List[Optional[bytes]], List[Optional[str]], List[int]]: ...
+) -> Tuple[List[Optional[bytes]], List[Optional[str]], List[int], List[Optional[str]]]: ...
 def candidate_keys_batch(
     method: str,
     threshold: Optional[float],
@@ -170,6 +170,8 @@ def verify_batch(
     max_distance: Optional[int],
     a: List[bytes],
     b: List[bytes],
+    text_a: Optional[List[Optional[str]]] = None,
+    text_b: Optional[List[Optional[str]]] = None,
 ) -> List[Optional[float]]: ...
 def candidate_rule(
     method: str,

@@ -42,7 +42,7 @@ from . import _neardup as _nd
 
 __all__ = ["dedup", "read_documents"]
 
-_FP_SCHEMA = "ord long, id string, sig binary, error string, text_len long"
+_FP_SCHEMA = "ord long, id string, sig binary, error string, text_len long, text string"
 _KEY_SCHEMA = "ord long, t int, k long"
 _EDGE_SCHEMA = "u long, v long, sim double"
 _DOC_SCHEMA = "ord long, id string, url string, html binary, text string, error string"
@@ -116,6 +116,11 @@ def dedup(
     kept), ``similarity`` the method's similarity to it, rounded to 4
     decimals like the CLI (``None`` when kept).
 
+    ``method="default"`` is the CLI's default method (MinHash over word
+    3-grams, candidates verified exactly on the main texts' shingles, which
+    then travel with the candidate pairs); ``None`` means ``minhash``, the
+    signature-only method of the same name in the CLI.
+
     Documents come from ``html_col`` (binary or string HTML; decoded and
     extracted) and/or ``text_col`` (plain main text); with both, the HTML is
     used where it is not null. ``method`` (default ``minhash``),
@@ -146,7 +151,7 @@ def dedup(
     def fingerprint(batches):
         for b in batches:
             ids = _col(b, "id").to_pylist()
-            sigs, errors, lens = _nd.fingerprint_batch(
+            sigs, errors, lens, texts = _nd.fingerprint_batch(
                 m,
                 threshold,
                 md,
@@ -162,14 +167,15 @@ def dedup(
                     pa.array(sigs, pa.binary()),
                     pa.array(errors, pa.string()),
                     pa.array(lens, pa.int64()),
+                    pa.array(texts, pa.string()),
                 ],
-                names=["ord", "id", "sig", "error", "text_len"],
+                names=["ord", "id", "sig", "error", "text_len", "text"],
             )
 
     fp = _materialize(docs.mapInArrow(fingerprint, _FP_SCHEMA))
 
     # Exact copies: the earliest document of each signature stands for all.
-    with_sig = fp.where(F.col("sig").isNotNull()).select("ord", "sig")
+    with_sig = fp.where(F.col("sig").isNotNull()).select("ord", "sig", "text")
     firsts = with_sig.groupBy("sig").agg(F.min("ord").alias("rep"))
     copies = with_sig.join(firsts, "sig").select("ord", "rep")
     reps = with_sig.join(firsts.select(F.col("rep").alias("ord")), "ord")
@@ -200,14 +206,23 @@ def dedup(
     else:
         pairs = pairs.distinct()
 
-    su = reps.select(F.col("ord").alias("u"), F.col("sig").alias("su"))
-    sv = reps.select(F.col("ord").alias("v"), F.col("sig").alias("sv"))
+    # Main texts travel only for the `default` method (exact verification).
+    su = reps.select(F.col("ord").alias("u"), F.col("sig").alias("su"), F.col("text").alias("tu"))
+    sv = reps.select(F.col("ord").alias("v"), F.col("sig").alias("sv"), F.col("text").alias("tv"))
     candidates = pairs.join(su, "u").join(sv, "v")
 
     def verify(batches):
         for b in batches:
             sims = pa.array(
-                _nd.verify_batch(m, threshold, md, _col(b, "su").to_pylist(), _col(b, "sv").to_pylist()),
+                _nd.verify_batch(
+                    m,
+                    threshold,
+                    md,
+                    _col(b, "su").to_pylist(),
+                    _col(b, "sv").to_pylist(),
+                    _col(b, "tu").to_pylist(),
+                    _col(b, "tv").to_pylist(),
+                ),
                 pa.float64(),
             )
             keep = sims.is_valid()
