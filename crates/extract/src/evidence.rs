@@ -45,6 +45,11 @@ const NEGATIVE_SUBSTR: &[&str] = &[
     "readmore",
     "login",
     "copyright",
+    "author-bio",
+    "author-details",
+    "authorbio",
+    "about-author",
+    "about-the-author",
 ];
 
 /// Whole class/id words that signal boilerplate.
@@ -77,6 +82,10 @@ const NEGATIVE_WORD: &[&str] = &[
     "caption",
     "credit",
     "credits",
+    "bio",
+    "teaser",
+    "teasers",
+    "excerpt",
 ];
 
 /// Substrings of a class/id that signal main content.

@@ -171,7 +171,7 @@ mod tests {
         let links = "<li><a href=/x>a link to somewhere else</a></li>".repeat(8);
         let html = format!(
             "<script type='application/ld+json'>{{\"articleBody\": \"{body} {body} {body}\"}}</script>\
-             <div id=teasers><p>{teaser}</p><p>{teaser}</p><p>{teaser}</p></div>\
+             <div id=others><p>{teaser}</p><p>{teaser}</p><p>{teaser}</p></div>\
              <ul>{links}</ul><div id=text><p>{body}</p></div>"
         );
         assert_eq!(main_text(&html), vec![body]);

@@ -125,3 +125,27 @@ fn marker_words_early_in_the_article_are_kept() {
     let text = main_text(&html);
     assert!(text.starts_with("Copyright ©"), "{text}");
 }
+
+#[test]
+fn author_bio_and_teasers_are_furniture() {
+    let teasers: String = (0..6)
+        .map(|i| {
+            format!(
+                "<div class='teaser'><h3><a href=/t{i}>Story {i}</a></h3>\
+                 <p>Teaser sentence {i} says something catchy, with a comma, about another story.</p></div>"
+            )
+        })
+        .collect();
+    let html = format!(
+        "<body><div><div class=story>{}</div>\
+         <div class='author-details'><div class=bio>Pat Doe is a freelance writer living in Oslo, writing about towns.</div></div>\
+         {teasers}</div></body>",
+        story("gardens", 4)
+    );
+    let text = main_text(&html);
+    assert!(text.contains("gardens"), "{text}");
+    assert!(
+        !text.contains("freelance") && !text.contains("Teaser"),
+        "{text}"
+    );
+}
