@@ -172,6 +172,16 @@ impl Store {
         Ok(())
     }
 
+    /// The number of stored documents.
+    pub fn count(&self) -> Result<u64, Error> {
+        let txn = self.db.begin_read().map_err(Error::store)?;
+        match txn.open_table(DOCS) {
+            Ok(t) => t.len().map_err(Error::store),
+            Err(TableError::TableDoesNotExist(_)) => Ok(0),
+            Err(e) => Err(Error::store(e)),
+        }
+    }
+
     /// One stored document.
     pub fn get(&self, id: &str) -> Result<Option<Record>, Error> {
         let txn = self.db.begin_read().map_err(Error::store)?;
