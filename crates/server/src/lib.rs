@@ -22,6 +22,7 @@ pub mod client;
 mod config;
 mod error;
 pub mod http;
+mod rebuild;
 mod record;
 mod seen;
 mod state;

@@ -9,11 +9,10 @@ use std::thread::JoinHandle;
 use neardup::extract::Extractor;
 use neardup::io::RawDocument;
 use neardup::sketch::{Signature, Sketcher};
-use neardup::{Dedup, Page, ShingleSeq, Verifier};
+use neardup::{Dedup, Page, ShingleSeq};
 
 use crate::config::Config;
 use crate::error::{Error, ErrorKind};
-use crate::record::Record;
 use crate::state::{signature_key, Judgement, Role, State};
 use crate::store::Store;
 use crate::writer::{self, Op};
@@ -211,69 +210,6 @@ impl std::fmt::Debug for ContentSeen {
     }
 }
 
-/// Records decoded together at open.
-const REBUILD_CHUNK: usize = 4096;
-
-type Decoded = (Option<(Signature, u128)>, Option<ShingleSeq>);
-
-/// A stored document's signature, and its shingles when it is an original
-/// and exact verification is on.
-fn decode(id: &str, r: &Record, verifier: Option<Verifier>) -> Result<Decoded, Error> {
-    let sig = match &r.signature {
-        Some(b) => {
-            let s = Signature::from_bytes(b)
-                .map_err(|e| Error::corrupt(format!("signature of {id:?}: {e}")))?;
-            Some((s, signature_key(b)))
-        }
-        None => None,
-    };
-    let shingles = match (verifier, &r.text, &r.duplicate_of) {
-        (Some(v), Some(t), None) if sig.is_some() => Some(ShingleSeq::new(t, v.k)),
-        _ => None,
-    };
-    Ok((sig, shingles))
-}
-
-/// Adds a chunk of stored documents to the state, in order, decoding
-/// their signatures and shingles on every core first.
-fn rebuild(
-    state: &mut State,
-    chunk: &mut Vec<(String, Record)>,
-    verifier: Option<Verifier>,
-) -> Result<(), Error> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let per = chunk.len().div_ceil(threads.clamp(1, 8)).max(1);
-    let mut decoded = Vec::with_capacity(chunk.len());
-    std::thread::scope(|s| -> Result<(), Error> {
-        let handles: Vec<_> = chunk
-            .chunks(per)
-            .map(|part| {
-                s.spawn(move || {
-                    part.iter()
-                        .map(|(id, r)| decode(id, r, verifier))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        for h in handles {
-            let part = h
-                .join()
-                .map_err(|_| Error::corrupt("a thread decoding the store failed"))?;
-            decoded.extend(part);
-        }
-        Ok(())
-    })?;
-    for ((id, record), d) in chunk.drain(..).zip(decoded) {
-        let (sig, shingles) = d?;
-        let duplicate_of = record.duplicate_of.as_ref().map(|(o, sim)| {
-            let d = state.dense(o).unwrap_or_else(|| state.add_tombstone(o));
-            (d, *sim)
-        });
-        state.add(&id, sig, shingles, Judgement { duplicate_of })?;
-    }
-    Ok(())
-}
-
 /// The method as the store records it: its name and a hash of every
 /// parameter (shingle size, threshold, seeds), so that a store is never
 /// read with fingerprints it was not made with.
@@ -310,15 +246,7 @@ impl ContentSeen {
         let mut state = State::new(method.clone(), verifier)?;
         let stored = usize::try_from(store.count()?).unwrap_or(usize::MAX);
         state.reserve(config.get_expected_documents().max(stored));
-        let mut chunk = Vec::with_capacity(REBUILD_CHUNK);
-        store.load(|id, record| {
-            chunk.push((id.to_string(), record));
-            if chunk.len() >= REBUILD_CHUNK {
-                rebuild(&mut state, &mut chunk, verifier)?;
-            }
-            Ok(())
-        })?;
-        rebuild(&mut state, &mut chunk, verifier)?;
+        crate::rebuild::load(&store, &mut state, verifier)?;
         let shared = Arc::new(Shared {
             state: RwLock::new(state),
             store,
