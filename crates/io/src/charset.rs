@@ -54,6 +54,43 @@ pub struct Decoded {
 /// assert!(d.text.contains("你好"));
 /// ```
 pub fn decode_html(bytes: &[u8], http_content_type: Option<&str>) -> Decoded {
+    decode_html_for_url(bytes, http_content_type, None)
+}
+
+/// [`decode_html`] for a page whose URL is known: its top-level domain
+/// guides detection when nothing is declared, as browsers do (a `.cn` page
+/// is more likely GBK than windows-1252).
+///
+/// ```
+/// let gbk = b"<p>\xa1\xbe2005\xc4\xea\xd6\xd0\xb9\xfa\xb8\xef\xc3\xfc\xa1\xbf</p>";
+/// let d = neardup_io::decode_html_for_url(gbk, None, Some("http://bbs.example.cn/a.html"));
+/// assert_eq!(d.charset, "GBK");
+/// ```
+pub fn decode_html_for_url(
+    bytes: &[u8],
+    http_content_type: Option<&str>,
+    url: Option<&str>,
+) -> Decoded {
+    let tld = url.and_then(top_level_domain);
+    decode_with_tld(bytes, http_content_type, tld.as_deref())
+}
+
+/// The lower-case ASCII top-level domain of a URL's host, if it has one.
+fn top_level_domain(url: &str) -> Option<String> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let host = rest.split(['/', '?', '#']).next()?;
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    let host = host.split(':').next()?.trim_end_matches('.');
+    let tld = host.rsplit('.').next()?.to_ascii_lowercase();
+    let ok = !tld.is_empty()
+        && host.contains('.')
+        && tld
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    ok.then_some(tld)
+}
+
+fn decode_with_tld(bytes: &[u8], http_content_type: Option<&str>, tld: Option<&str>) -> Decoded {
     if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
         let body = bytes.get(bom_len..).unwrap_or_default();
         return finish(enc, body, CharsetSource::Bom);
@@ -70,14 +107,14 @@ pub fn decode_html(bytes: &[u8], http_content_type: Option<&str>) -> Decoded {
                 return finish(UTF_8, bytes, CharsetSource::Detected);
             }
             if enc == UTF_8 && mostly_invalid_utf8(bytes) {
-                let guess = detect(bytes);
+                let guess = detect(bytes, tld);
                 if guess != UTF_8 {
                     return finish(guess, bytes, CharsetSource::Detected);
                 }
             }
             finish(enc, bytes, source)
         }
-        None => finish(detect(bytes), bytes, CharsetSource::Detected),
+        None => finish(detect(bytes, tld), bytes, CharsetSource::Detected),
     }
 }
 
@@ -159,15 +196,16 @@ fn utf8_prefix(bytes: &[u8], limit: usize) -> &[u8] {
     bytes.get(..end).unwrap_or(bytes)
 }
 
-/// Statistical detection over the first bytes.
-fn detect(bytes: &[u8]) -> &'static Encoding {
+/// Statistical detection over the first bytes, helped by the top-level
+/// domain when known.
+fn detect(bytes: &[u8], tld: Option<&str>) -> &'static Encoding {
     let sample = bytes.get(..DETECT_BYTES).unwrap_or(bytes);
     if std::str::from_utf8(utf8_prefix(bytes, DETECT_BYTES)).is_ok() {
         return UTF_8;
     }
     let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
     detector.feed(sample, sample.len() == bytes.len());
-    detector.guess(None, chardetng::Utf8Detection::Allow)
+    detector.guess(tld.map(str::as_bytes), chardetng::Utf8Detection::Allow)
 }
 
 #[cfg(test)]
@@ -226,6 +264,21 @@ mod tests {
         let d = decode_html(&bytes, None);
         assert_eq!(d.source, CharsetSource::Detected);
         assert!(d.text.contains("café"), "{}", d.charset);
+    }
+
+    #[test]
+    fn top_level_domains() {
+        let cases = [
+            ("http://zh.example.cn/a.html", Some("cn")),
+            ("https://user@www.Example.DE:8080/x?y", Some("de")),
+            ("https://localhost/", None),
+            ("not a url", None),
+            ("http://example.com./", Some("com")),
+            ("http://[::1]/", None),
+        ];
+        for (url, want) in cases {
+            assert_eq!(top_level_domain(url).as_deref(), want, "{url}");
+        }
     }
 
     #[test]

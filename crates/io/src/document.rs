@@ -1,6 +1,6 @@
 //! What the input layer yields: documents, skipped records and errors.
 
-use crate::charset::{decode_html, Decoded};
+use crate::charset::{decode_html_for_url, Decoded};
 use crate::error::DocError;
 
 /// One document read from an input, not yet decoded or parsed.
@@ -31,13 +31,18 @@ pub enum Content {
 }
 
 impl RawDocument {
-    /// Decodes HTML content (see [`decode_html`]); `None` for plain text.
+    /// Decodes HTML content (see [`crate::decode_html`]; the URL's
+    /// top-level domain guides detection); `None` for plain text.
     pub fn decode(&self) -> Option<Decoded> {
         match &self.content {
             Content::Html {
                 bytes,
                 content_type,
-            } => Some(decode_html(bytes, content_type.as_deref())),
+            } => Some(decode_html_for_url(
+                bytes,
+                content_type.as_deref(),
+                self.url.as_deref(),
+            )),
             Content::Text(_) => None,
         }
     }

@@ -42,7 +42,7 @@ mod source;
 mod warc;
 mod warc_raw;
 
-pub use charset::{charset_param, decode_html, CharsetSource, Decoded};
+pub use charset::{charset_param, decode_html, decode_html_for_url, CharsetSource, Decoded};
 pub use counting::ReadCounter;
 pub use document::{Content, Item, RawDocument};
 pub use error::{DocError, DocErrorKind, Error, ErrorKind};

@@ -30,7 +30,11 @@ impl Page {
                 bytes,
                 content_type,
             } => {
-                let decoded = neardup_io::decode_html(&bytes, content_type.as_deref());
+                let decoded = neardup_io::decode_html_for_url(
+                    &bytes,
+                    content_type.as_deref(),
+                    url.as_deref(),
+                );
                 drop(bytes);
                 let doc = extractor.extract(&decoded.text)?;
                 Ok(Page {
