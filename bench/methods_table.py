@@ -12,7 +12,7 @@ import argparse, json, os, resource, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NEARDUP = os.environ.get('NEARDUP', os.path.join(ROOT, 'target', 'release', 'neardup'))
-METHODS = ['minhash', 'minhash-oph', 'simhash', 'simhash128', 'exact', 'supershingle',
+METHODS = ['default', 'minhash', 'minhash-oph', 'simhash', 'simhash128', 'exact', 'supershingle',
            'imatch', 'long-sentence', 'feature-code', 'paragraph']
 
 
