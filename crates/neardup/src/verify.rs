@@ -13,7 +13,7 @@
 //!   one (a "merged" page) makes a long one, even when the other article is
 //!   short enough to keep the Jaccard similarity high.
 
-use neardup_text::{normalize, NormalizeOptions, ShingleUnit, Shingler};
+use neardup_text::{ShingleUnit, Shingler};
 
 /// A document's token shingles, in text order, as 32-bit hashes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -28,10 +28,10 @@ impl ShingleSeq {
     /// or single characters in CJK scripts.
     pub fn new(text: &str, k: usize) -> ShingleSeq {
         let k = k.max(1);
-        let norm = normalize(text, NormalizeOptions::default());
         let mut shingler = Shingler::new(ShingleUnit::Token, k);
-        let mut seq = Vec::new();
-        shingler.for_each(&norm, |h| seq.push((h >> 32) as u32 ^ h as u32));
+        let mut seq = Vec::with_capacity(text.len() / 5);
+        shingler.for_each_normalizing(text, |h| seq.push((h >> 32) as u32 ^ h as u32));
+        seq.shrink_to_fit();
         let tokens = if seq.is_empty() { 0 } else { seq.len() + k - 1 };
         ShingleSeq { seq, tokens }
     }
