@@ -1,9 +1,9 @@
 //! Choosing and tuning a fingerprinting method from command-line options,
 //! shared by `dedup`, `compare` and `eval`.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
-use neardup::sketch::{Method, MethodKind};
+use neardup::sketch::Method;
 use neardup::Verifier;
 
 /// Options that pick a method and set its decision rule.
@@ -63,50 +63,5 @@ pub fn build_method(
     threshold: Option<f64>,
     max_distance: Option<u32>,
 ) -> Result<Method> {
-    let mut method: Method = if name == "default" {
-        neardup::default_method()
-    } else {
-        name.parse()?
-    };
-    if let Some(t) = threshold {
-        if !(0.0..=1.0).contains(&t) {
-            bail!("--threshold must lie in [0, 1], not {t}");
-        }
-        match &mut method {
-            Method::MinHash(m) => {
-                m.threshold(t);
-            }
-            Method::OphMinHash(m) => {
-                m.threshold(t);
-            }
-            Method::LongSentence(m) => {
-                m.threshold(t);
-            }
-            Method::FeatureCode(m) => {
-                m.min_overlap(t);
-            }
-            Method::Paragraph(m) => {
-                m.min_share(t);
-            }
-            other => bail!("--threshold does not apply to {}", kind_name(other)),
-        }
-    }
-    if let Some(k) = max_distance {
-        match &mut method {
-            Method::SimHash(m) => {
-                m.max_distance(k);
-            }
-            Method::Paragraph(m) => {
-                m.max_distance(k);
-            }
-            other => bail!("--max-distance does not apply to {}", kind_name(other)),
-        }
-    }
-    Ok(method)
-}
-
-fn kind_name(method: &Method) -> &'static str {
-    use neardup::sketch::Sketcher;
-    let kind: MethodKind = method.kind();
-    kind.name()
+    Ok(neardup::build_method(name, threshold, max_distance)?)
 }

@@ -16,12 +16,20 @@ pub enum ErrorKind {
     Index(neardup_index::Error),
     /// A signature is unusable (wrong method, no values).
     Signature(String),
+    /// An unknown method, or an option that does not apply to it.
+    Method(String),
 }
 
 impl Error {
     pub(crate) fn signature(msg: impl Into<String>) -> Error {
         Error {
             kind: ErrorKind::Signature(msg.into()),
+        }
+    }
+
+    pub(crate) fn method(msg: impl Into<String>) -> Error {
+        Error {
+            kind: ErrorKind::Method(msg.into()),
         }
     }
 
@@ -44,6 +52,7 @@ impl fmt::Display for Error {
         match &self.kind {
             ErrorKind::Index(e) => write!(f, "index: {e}"),
             ErrorKind::Signature(m) => write!(f, "signature: {m}"),
+            ErrorKind::Method(m) => write!(f, "method: {m}"),
         }
     }
 }
@@ -52,7 +61,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.kind {
             ErrorKind::Index(e) => Some(e),
-            ErrorKind::Signature(_) => None,
+            ErrorKind::Signature(_) | ErrorKind::Method(_) => None,
         }
     }
 }

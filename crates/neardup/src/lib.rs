@@ -30,6 +30,7 @@ mod candidates;
 mod dedup;
 mod error;
 mod keep;
+mod method;
 mod page;
 mod verify;
 
@@ -43,5 +44,6 @@ pub use candidates::Spill;
 pub use dedup::{default_method, Dedup, DedupBuilder, DocFingerprint, Groups};
 pub use error::{Error, ErrorKind};
 pub use keep::{glob_match, KeepKey, KeepPolicy};
+pub use method::build_method;
 pub use page::Page;
 pub use verify::{compare as compare_shingles, Comparison, ShingleSeq, Verifier};

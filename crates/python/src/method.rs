@@ -43,61 +43,8 @@ impl MethodSpec {
     /// Builds the method, with the CLI's rules for which option applies to
     /// which method.
     pub fn build(&self) -> PyResult<Method> {
-        let mut method: Method = if self.is_default() {
-            neardup::default_method()
-        } else {
-            self.name.parse().map_err(|e| {
-                err(format!(
-                    "method {:?}: {e}; known: {}",
-                    self.name,
-                    NAMES.join(", ")
-                ))
-            })?
-        };
-        if let Some(t) = self.threshold {
-            if !(0.0..=1.0).contains(&t) {
-                return Err(err(format!("threshold must lie in [0, 1], not {t}")));
-            }
-            match &mut method {
-                Method::MinHash(m) => {
-                    m.threshold(t);
-                }
-                Method::OphMinHash(m) => {
-                    m.threshold(t);
-                }
-                Method::LongSentence(m) => {
-                    m.threshold(t);
-                }
-                Method::FeatureCode(m) => {
-                    m.min_overlap(t);
-                }
-                Method::Paragraph(m) => {
-                    m.min_share(t);
-                }
-                other => {
-                    return Err(err(format!(
-                        "threshold does not apply to {}",
-                        other.kind().name()
-                    )))
-                }
-            }
-        }
-        if let Some(k) = self.max_distance {
-            match &mut method {
-                Method::SimHash(m) => {
-                    m.max_distance(k);
-                }
-                Method::Paragraph(m) => {
-                    m.max_distance(k);
-                }
-                other => {
-                    return Err(err(format!(
-                        "max_distance does not apply to {}",
-                        other.kind().name()
-                    )))
-                }
-            }
-        }
+        let mut method = neardup::build_method(&self.name, self.threshold, self.max_distance)
+            .map_err(|e| err(format!("method {:?}: {e}", self.name)))?;
         if let Some(n) = self.num_perm {
             if n == 0 {
                 return Err(err("num_perm must be at least 1"));
