@@ -29,10 +29,14 @@ pub struct MethodArgs {
     #[arg(long)]
     pub no_exact: bool,
     /// With the default method: the longest run of tokens one document may
-    /// have that the other lacks (default 120); longer means a page glued to
+    /// have that the other lacks (default 160); longer means a page glued to
     /// other content, not a copy.
     #[arg(long, value_name = "N")]
     pub max_foreign_run: Option<usize>,
+    /// With the default method: the longest such run at the head of a
+    /// document (default 60).
+    #[arg(long, value_name = "N")]
+    pub max_head_run: Option<usize>,
 }
 
 impl MethodArgs {
@@ -51,6 +55,9 @@ impl MethodArgs {
             }
             if let Some(r) = self.max_foreign_run {
                 v.max_foreign_run = r;
+            }
+            if let Some(r) = self.max_head_run {
+                v.max_head_run = r;
             }
             v
         })

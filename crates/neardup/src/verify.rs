@@ -68,6 +68,10 @@ pub struct Comparison {
     pub run_a: usize,
     /// Longest run of tokens of B not covered by A's shingles.
     pub run_b: usize,
+    /// Tokens at the head of A before the first one B covers.
+    pub head_a: usize,
+    /// Tokens at the head of B before the first one A covers.
+    pub head_b: usize,
 }
 
 /// Compares two documents exactly; `k` is the shingle length they were made
@@ -76,14 +80,18 @@ pub fn compare(a: &ShingleSeq, b: &ShingleSeq, k: usize) -> Comparison {
     let (sa, sb) = (a.sorted_set(), b.sorted_set());
     let shared = intersection(&sa, &sb);
     let union = sa.len() + sb.len() - shared;
+    let (head_a, run_a) = uncovered_runs(a, &sb, k);
+    let (head_b, run_b) = uncovered_runs(b, &sa, k);
     Comparison {
         jaccard: if union == 0 {
             1.0
         } else {
             shared as f64 / union as f64
         },
-        run_a: longest_uncovered(a, &sb, k),
-        run_b: longest_uncovered(b, &sa, k),
+        run_a,
+        run_b,
+        head_a,
+        head_b,
     }
 }
 
@@ -112,22 +120,23 @@ fn intersection(a: &[u32], b: &[u32]) -> usize {
     n
 }
 
-/// Longest run of tokens of `a` that no shingle of `a` found in `other`
-/// covers (a shingle at position `i` covers tokens `i..i + k`).
-fn longest_uncovered(a: &ShingleSeq, other: &[u32], k: usize) -> usize {
+/// Runs of tokens of `a` that no shingle of `a` found in `other` covers (a
+/// shingle at position `i` covers tokens `i..i + k`): the run at the head
+/// (before the first covered token) and the longest run anywhere.
+fn uncovered_runs(a: &ShingleSeq, other: &[u32], k: usize) -> (usize, usize) {
     let k = k.max(1);
     let mut covered_until = 0usize; // tokens below this index are covered
-    let (mut best, mut run_start) = (0usize, 0usize);
+    let mut head = None;
+    let mut best = 0usize;
     for (i, h) in a.seq.iter().enumerate() {
         if other.binary_search(h).is_ok() {
-            if i > covered_until {
-                best = best.max(i - run_start.max(covered_until));
-            }
+            head.get_or_insert(i);
+            best = best.max(i.saturating_sub(covered_until));
             covered_until = covered_until.max(i + k);
-            run_start = covered_until;
         }
     }
-    best.max(a.tokens.saturating_sub(run_start.max(covered_until)))
+    let best = best.max(a.tokens.saturating_sub(covered_until));
+    (head.unwrap_or(a.tokens), best)
 }
 
 /// The decision rule of exact verification.
@@ -139,6 +148,9 @@ pub struct Verifier {
     pub threshold: f64,
     /// Longest run of tokens one document may have that the other lacks.
     pub max_foreign_run: usize,
+    /// Longest such run at the head of a document: a merged page puts the
+    /// other article first, where an editor's note is short.
+    pub max_head_run: usize,
 }
 
 impl Default for Verifier {
@@ -146,7 +158,8 @@ impl Default for Verifier {
         Verifier {
             k: 3,
             threshold: 0.5,
-            max_foreign_run: 120,
+            max_foreign_run: 160,
+            max_head_run: 60,
         }
     }
 }
@@ -158,7 +171,9 @@ impl Verifier {
             return None;
         }
         let c = compare(a, b, self.k);
-        let ok = c.jaccard >= self.threshold && c.run_a.max(c.run_b) <= self.max_foreign_run;
+        let ok = c.jaccard >= self.threshold
+            && c.run_a.max(c.run_b) <= self.max_foreign_run
+            && c.head_a.max(c.head_b) <= self.max_head_run;
         ok.then_some(c.jaccard)
     }
 }
@@ -204,6 +219,24 @@ mod tests {
             v.verify(&merged, &original),
             None,
             "the merged page is not a copy"
+        );
+    }
+
+    #[test]
+    fn a_foreign_block_at_the_head_is_allowed_less() {
+        let body = words(400, 1);
+        let block = words(80, 7);
+        let original = ShingleSeq::new(&body, 3);
+        let head = ShingleSeq::new(&format!("{block} {body}"), 3);
+        let tail = ShingleSeq::new(&format!("{body} {block}"), 3);
+        let c = compare(&head, &original, 3);
+        assert!((80..=82).contains(&c.head_a) && c.head_b == 0, "{c:?}");
+        assert_eq!(compare(&tail, &original, 3).head_a, 0);
+        let v = Verifier::default();
+        assert_eq!(v.verify(&head, &original), None, "80 tokens glued in front");
+        assert!(
+            v.verify(&tail, &original).is_some(),
+            "80 tokens of page furniture after"
         );
     }
 
