@@ -350,7 +350,10 @@ pub fn fingerprint_content(
     dedup_method: &neardup::sketch::Method,
     all_text: bool,
 ) -> Result<(Option<Sig>, String), String> {
-    let page = crate::document::page_of(id, None, content, all_text)?;
+    // A URL id (WARC records are named by their target URI) guides charset
+    // detection as the URL does in `neardup dedup`.
+    let url = id.contains("://").then(|| id.to_string());
+    let page = crate::document::page_of(id, url, content, all_text)?;
     if !page.text.chars().any(char::is_alphanumeric) {
         return Ok((None, page.text));
     }
