@@ -14,6 +14,28 @@
 //! operations one at a time (verdicts are linearizable: two near-duplicates
 //! posted at once never both become originals) and commits them in groups,
 //! answering each caller after the commit that made its document durable.
+//!
+//! ```
+//! use neardup::io::{Content, RawDocument};
+//! use neardup_server::{Config, ContentSeen};
+//!
+//! let text = |id: &str, t: &str| RawDocument {
+//!     id: id.into(),
+//!     url: None,
+//!     content: Content::Text(t.into()),
+//! };
+//! let story = "The council approved the new cycle lanes on the high street after a \
+//!     long debate on Monday evening, and work will start in the spring.";
+//! let dir = std::env::temp_dir().join(format!("neardup-server-doc-{}", std::process::id()));
+//! # let _ = std::fs::remove_dir_all(&dir);
+//! let seen = ContentSeen::open(&dir, &Config::new())?;
+//! assert!(!seen.insert(text("a", story))?.is_duplicate());
+//! let copy = seen.check(text("b", &format!("{story} Reporting by the desk.")))?;
+//! assert_eq!(copy.duplicate_of.as_deref(), Some("a"));
+//! # drop(seen);
+//! # let _ = std::fs::remove_dir_all(&dir);
+//! # Ok::<(), neardup_server::Error>(())
+//! ```
 
 #![deny(missing_docs)]
 
