@@ -36,7 +36,7 @@ def main(argv=None):
     p.add_argument("--html-col", default=None)
     p.add_argument("--text-col", default=None)
     p.add_argument("--order-col", default=None, help="seniority column (default: input order)")
-    p.add_argument("--method", default="minhash")
+    p.add_argument("--method", default="default")
     p.add_argument("--threshold", type=float, default=None)
     p.add_argument("--max-distance", type=int, default=None)
     p.add_argument("--partitions", type=int, default=None, help="partitions for extraction")

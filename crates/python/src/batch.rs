@@ -293,7 +293,7 @@ fn run_batch(
 /// group). `keep` is `"first"`, `"longest"` or `"url:PATTERN"`; `threads`
 /// 0 uses every core.
 #[pyfunction]
-#[pyo3(signature = (paths, method="minhash", threshold=None, *, max_distance=None, keep="first", all_text=false, threads=0))]
+#[pyo3(signature = (paths, method="default", threshold=None, *, max_distance=None, keep="first", all_text=false, threads=0))]
 #[allow(clippy::too_many_arguments)]
 pub fn dedup_files<'py>(
     py: Python<'py>,

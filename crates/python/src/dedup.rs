@@ -299,7 +299,7 @@ impl Deduplicator {
 #[pymethods]
 impl Deduplicator {
     #[new]
-    #[pyo3(signature = (method="minhash", threshold=None, keep="first", *, max_distance=None, all_text=false))]
+    #[pyo3(signature = (method="default", threshold=None, keep="first", *, max_distance=None, all_text=false))]
     fn new(
         method: &str,
         threshold: Option<f64>,

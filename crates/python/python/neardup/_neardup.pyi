@@ -82,7 +82,7 @@ class Deduplicator:
 
     def __init__(
         self,
-        method: str = "minhash",
+        method: str = "default",
         threshold: Optional[float] = None,
         keep: str = "first",
         *,
@@ -139,7 +139,7 @@ def read_documents(paths: List[str]) -> RecordIter:
 
 def dedup_files(
     paths: List[str],
-    method: str = "minhash",
+    method: str = "default",
     threshold: Optional[float] = None,
     *,
     max_distance: Optional[int] = None,

@@ -116,14 +116,15 @@ def dedup(
     kept), ``similarity`` the method's similarity to it, rounded to 4
     decimals like the CLI (``None`` when kept).
 
-    ``method="default"`` is the CLI's default method (MinHash over word
-    3-grams, candidates verified exactly on the main texts' shingles, which
-    then travel with the candidate pairs); ``None`` means ``minhash``, the
-    signature-only method of the same name in the CLI.
+    ``method="default"`` (also what ``None`` means) is the CLI's default
+    method (MinHash over word 3-grams, candidates verified exactly on the
+    main texts' shingles, which then travel with the candidate pairs);
+    ``minhash`` and the other names are the literature's methods, decided on
+    signatures as in the CLI.
 
     Documents come from ``html_col`` (binary or string HTML; decoded and
     extracted) and/or ``text_col`` (plain main text); with both, the HTML is
-    used where it is not null. ``method`` (default ``minhash``),
+    used where it is not null. ``method`` (default ``default``),
     ``threshold`` and ``max_distance`` are the CLI's options. Seniority
     (which copy is kept) is ``order_col`` ascending, else the DataFrame's
     order (``monotonically_increasing_id``), as ``neardup dedup --keep
@@ -136,7 +137,7 @@ def dedup(
 
     if html_col is None and text_col is None:
         raise ValueError("give html_col= or text_col= (or both)")
-    m = method or "minhash"
+    m = method or "default"
     # Checks the method and options on the driver, with a clear message.
     min_shared, max_posting = _nd.candidate_rule(m, threshold, max_distance)
     md = max_distance
