@@ -1,51 +1,18 @@
-//! Reading a corpus into fingerprinted entries, shared by `dedup` and
+//! Reading a corpus into fingerprinted documents, shared by `dedup` and
 //! `eval --sweep`.
 
 use anyhow::{bail, Result};
 use neardup::extract::Extractor;
-use neardup::io::{Inputs, Item, Source};
-use neardup::sketch::Signature;
-use neardup::{Dedup, DocFingerprint, Page, ShingleSeq};
+use neardup::io::{Inputs, Source};
+use neardup::{Dedup, Fingerprinted};
 
 use crate::pipeline;
 use crate::progress::Progress;
 
-/// One input document after extraction and fingerprinting.
-pub struct Entry {
-    /// Its id.
-    pub id: String,
-    /// Its URL, when the input says.
-    pub url: Option<String>,
-    /// Main text length in bytes.
-    pub text_len: usize,
-    /// Its signature; `None` when the text is empty or it failed.
-    pub signature: Option<Signature>,
-    /// Its shingles, when exact verification is on.
-    pub shingles: Option<ShingleSeq>,
-    /// Why it failed, if it did.
-    pub error: Option<String>,
-}
-
-impl Entry {
-    /// The engine's view of the entry.
-    pub fn as_doc(&self) -> DocFingerprint<'_> {
-        DocFingerprint {
-            signature: self.signature.as_ref(),
-            url: self.url.as_deref().unwrap_or(&self.id),
-            text_len: self.text_len,
-        }
-    }
-}
-
-/// The shingles of every entry, for [`Dedup::cluster_exact`].
-pub fn shingles_of(entries: &[Entry]) -> Vec<Option<&ShingleSeq>> {
-    entries.iter().map(|e| e.shingles.as_ref()).collect()
-}
-
 /// A fingerprinted corpus.
 pub struct Corpus {
     /// Documents in input order.
-    pub entries: Vec<Entry>,
+    pub entries: Vec<Fingerprinted>,
     /// Records that are not documents (counted, not output).
     pub skipped: u64,
 }
@@ -64,45 +31,7 @@ pub fn fingerprint_corpus(
         entries: Vec::new(),
         skipped: 0,
     };
-    let fingerprint = |item: Item| -> Option<Entry> {
-        match item {
-            Item::Document(raw) => {
-                let id = raw.id.clone();
-                let url = raw.url.clone();
-                Some(match Page::from_raw(raw, extractor) {
-                    Ok(page) => {
-                        let signature = dedup.fingerprint(&page.text, &page.paragraphs);
-                        let shingles = signature.as_ref().and_then(|_| dedup.shingles(&page.text));
-                        Entry {
-                            signature,
-                            shingles,
-                            text_len: page.text.len(),
-                            id,
-                            url,
-                            error: None,
-                        }
-                    }
-                    Err(e) => Entry {
-                        id,
-                        url,
-                        text_len: 0,
-                        signature: None,
-                        shingles: None,
-                        error: Some(e.to_string()),
-                    },
-                })
-            }
-            Item::Error(e) => Some(Entry {
-                error: Some(e.kind.to_string()),
-                id: e.id,
-                url: None,
-                text_len: 0,
-                signature: None,
-                shingles: None,
-            }),
-            Item::Skipped { .. } => None,
-        }
-    };
+    let fingerprint = |item| dedup.fingerprint_item(item, extractor);
     pipeline::map_ordered(inputs, sources, pool, fingerprint, |e| {
         match e {
             Some(e) => {
@@ -121,7 +50,7 @@ pub fn fingerprint_corpus(
 }
 
 /// Ids must be unique: the output names documents by id.
-fn check_unique_ids(entries: &[Entry]) -> Result<()> {
+fn check_unique_ids(entries: &[Fingerprinted]) -> Result<()> {
     let mut seen: std::collections::HashMap<&str, usize> =
         std::collections::HashMap::with_capacity(entries.len());
     let mut dups: Vec<&str> = Vec::new();

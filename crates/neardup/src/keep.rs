@@ -23,6 +23,24 @@ pub enum KeepPolicy {
     PreferUrl(String),
 }
 
+impl std::str::FromStr for KeepPolicy {
+    type Err = String;
+
+    /// `first`, `longest` or `url:GLOB`.
+    fn from_str(s: &str) -> Result<KeepPolicy, String> {
+        match s {
+            "first" => Ok(KeepPolicy::First),
+            "longest" => Ok(KeepPolicy::Longest),
+            _ => match s.strip_prefix("url:") {
+                Some(p) if !p.is_empty() => Ok(KeepPolicy::PreferUrl(p.to_string())),
+                _ => Err(format!(
+                    "a keep policy is first, longest or url:PATTERN, not {s:?}"
+                )),
+            },
+        }
+    }
+}
+
 /// What the policy looks at for one document.
 #[derive(Debug, Clone, Copy)]
 pub struct KeepKey<'a> {
@@ -94,6 +112,18 @@ mod tests {
         for (p, t, want) in cases {
             assert_eq!(glob_match(p, t), want, "{p} {t}");
         }
+    }
+
+    #[test]
+    fn parses() {
+        assert_eq!("first".parse(), Ok(KeepPolicy::First));
+        assert_eq!("longest".parse(), Ok(KeepPolicy::Longest));
+        assert_eq!(
+            "url:*.gov/*".parse(),
+            Ok(KeepPolicy::PreferUrl("*.gov/*".into()))
+        );
+        assert!("url:".parse::<KeepPolicy>().is_err());
+        assert!("newest".parse::<KeepPolicy>().is_err());
     }
 
     #[test]

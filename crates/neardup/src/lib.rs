@@ -29,6 +29,7 @@
 mod candidates;
 mod dedup;
 mod error;
+mod fingerprinted;
 mod keep;
 mod method;
 mod page;
@@ -43,6 +44,7 @@ pub use neardup_text as text;
 pub use candidates::Spill;
 pub use dedup::{default_method, Dedup, DedupBuilder, DocFingerprint, Groups};
 pub use error::{Error, ErrorKind};
+pub use fingerprinted::{shingles_of, Fingerprinted};
 pub use keep::{glob_match, KeepKey, KeepPolicy};
 pub use method::build_method;
 pub use page::Page;

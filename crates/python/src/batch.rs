@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use neardup::io::{Content, Inputs, Item, Source};
 use neardup::sketch::{DocText, Signature as Sig};
-use neardup::{Dedup, DocFingerprint, KeepPolicy, Page, ShingleSeq};
+use neardup::{Dedup, DocFingerprint, Fingerprinted, KeepPolicy};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -147,69 +147,8 @@ pub fn read_documents(paths: Vec<PathBuf>) -> PyResult<RecordIter> {
     })
 }
 
-struct Entry {
-    id: String,
-    url: Option<String>,
-    text_len: usize,
-    signature: Option<Sig>,
-    /// Its shingles, when exact verification is on.
-    shingles: Option<ShingleSeq>,
-    error: Option<String>,
-}
-
 fn keep_policy(s: &str) -> PyResult<KeepPolicy> {
-    Ok(match s {
-        "first" => KeepPolicy::First,
-        "longest" => KeepPolicy::Longest,
-        _ => match s.strip_prefix("url:") {
-            Some(p) if !p.is_empty() => KeepPolicy::PreferUrl(p.to_string()),
-            _ => {
-                return Err(err(format!(
-                    "keep takes \"first\", \"longest\" or \"url:PATTERN\", not {s:?}"
-                )))
-            }
-        },
-    })
-}
-
-fn fingerprint_item(item: Item, dedup: &Dedup, all_text: bool) -> Option<Entry> {
-    match item {
-        Item::Document(raw) => {
-            let id = raw.id.clone();
-            let url = raw.url.clone();
-            Some(match Page::from_raw(raw, extractor(all_text)) {
-                Ok(page) => {
-                    let signature = dedup.fingerprint(&page.text, &page.paragraphs);
-                    let shingles = signature.as_ref().and_then(|_| dedup.shingles(&page.text));
-                    Entry {
-                        signature,
-                        shingles,
-                        text_len: page.text.len(),
-                        id,
-                        url,
-                        error: None,
-                    }
-                }
-                Err(e) => Entry {
-                    id,
-                    url,
-                    text_len: 0,
-                    signature: None,
-                    shingles: None,
-                    error: Some(e.to_string()),
-                },
-            })
-        }
-        Item::Error(e) => Some(Entry {
-            error: Some(e.kind.to_string()),
-            id: e.id,
-            url: None,
-            text_len: 0,
-            signature: None,
-            shingles: None,
-        }),
-        Item::Skipped { .. } => None,
-    }
+    s.parse().map_err(|e: String| err(format!("keep: {e}")))
 }
 
 /// Rows of the result, before conversion to Python.
@@ -237,15 +176,15 @@ fn run_batch(
         .num_threads(threads)
         .build()
         .map_err(|e| format!("thread pool: {e}"))?;
-    let mut entries: Vec<Entry> = Vec::new();
+    let mut entries: Vec<Fingerprinted> = Vec::new();
     let mut items = inputs.read_all(&sources).peekable();
     const CHUNK: usize = 256;
     while items.peek().is_some() {
         let chunk: Vec<Item> = items.by_ref().take(CHUNK).collect();
-        let done: Vec<Option<Entry>> = pool.install(|| {
+        let done: Vec<Option<Fingerprinted>> = pool.install(|| {
             chunk
                 .into_par_iter()
-                .map(|i| fingerprint_item(i, dedup, all_text))
+                .map(|i| dedup.fingerprint_item(i, extractor(all_text)))
                 .collect()
         });
         entries.extend(done.into_iter().flatten());
@@ -259,15 +198,8 @@ fn run_batch(
             ));
         }
     }
-    let docs: Vec<DocFingerprint<'_>> = entries
-        .iter()
-        .map(|e| DocFingerprint {
-            signature: e.signature.as_ref(),
-            url: e.url.as_deref().unwrap_or(&e.id),
-            text_len: e.text_len,
-        })
-        .collect();
-    let shingles: Vec<Option<&ShingleSeq>> = entries.iter().map(|e| e.shingles.as_ref()).collect();
+    let docs: Vec<DocFingerprint<'_>> = entries.iter().map(Fingerprinted::as_doc).collect();
+    let shingles = neardup::shingles_of(&entries);
     let groups = pool
         .install(|| dedup.cluster_exact(&docs, &shingles))
         .map_err(|e| e.to_string())?;

@@ -5,14 +5,14 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
 use neardup::extract::{Extractor, Mode};
 use neardup::io::{Inputs, JsonlFields, ReadCounter};
-use neardup::{Dedup, DocFingerprint, KeepPolicy, Spill};
+use neardup::{Dedup, DocFingerprint, Fingerprinted, Spill};
 use serde::Serialize;
 
-use crate::corpus::{self, Entry};
+use crate::corpus;
 use crate::method_args::MethodArgs;
 use crate::progress::Progress;
 use crate::{output, pipeline};
@@ -88,24 +88,17 @@ struct OutLine<'a> {
     error: Option<&'a str>,
 }
 
-fn keep_policy(s: &str) -> Result<KeepPolicy> {
-    Ok(match s {
-        "first" => KeepPolicy::First,
-        "longest" => KeepPolicy::Longest,
-        _ => match s.strip_prefix("url:") {
-            Some(p) if !p.is_empty() => KeepPolicy::PreferUrl(p.to_string()),
-            _ => bail!("--keep takes first, longest or url:PATTERN, not {s:?}"),
-        },
-    })
-}
-
 /// Runs the command.
 pub fn run(args: DedupArgs) -> Result<()> {
     let start = Instant::now();
     let method = args.method.method()?;
     let dedup = Dedup::builder()
         .method(method)
-        .keep(keep_policy(&args.keep)?)
+        .keep(
+            args.keep
+                .parse()
+                .map_err(|e: String| anyhow::anyhow!("--keep: {e}"))?,
+        )
         .spill(args.spill_dir.as_ref().map(|dir| {
             let mut spill = Spill::new(dir);
             if let Some(n) = args.spill_run_records {
@@ -144,8 +137,8 @@ pub fn run(args: DedupArgs) -> Result<()> {
     let read_secs = start.elapsed().as_secs_f64();
 
     let cluster_start = Instant::now();
-    let docs: Vec<DocFingerprint<'_>> = entries.iter().map(Entry::as_doc).collect();
-    let shingles = corpus::shingles_of(&entries);
+    let docs: Vec<DocFingerprint<'_>> = entries.iter().map(Fingerprinted::as_doc).collect();
+    let shingles = neardup::shingles_of(&entries);
     let groups = pool.install(|| dedup.cluster_exact(&docs, &shingles))?;
     let cluster_secs = cluster_start.elapsed().as_secs_f64();
 

@@ -238,8 +238,12 @@ fn sweep(args: &EvalArgs, labels: &Labels) -> Result<()> {
         &progress,
     )?;
     progress.finish();
-    let docs: Vec<DocFingerprint<'_>> = corpus.entries.iter().map(corpus::Entry::as_doc).collect();
-    let shingles = corpus::shingles_of(&corpus.entries);
+    let docs: Vec<DocFingerprint<'_>> = corpus
+        .entries
+        .iter()
+        .map(neardup::Fingerprinted::as_doc)
+        .collect();
+    let shingles = neardup::shingles_of(&corpus.entries);
     let mut points = Vec::new();
     let mut csv = String::from("threshold,precision,recall,f1,ari\n");
     println!(
