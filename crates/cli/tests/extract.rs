@@ -66,7 +66,10 @@ fn text_format_prints_the_text_of_one_page() {
         "-q",
         "--format",
         "text",
-        data("article.html").to_str().unwrap(),
+        example_pages()
+            .join("gazette-library-reopens.html")
+            .to_str()
+            .unwrap(),
     ]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
@@ -80,7 +83,10 @@ fn all_text_keeps_boilerplate() {
         "extract",
         "-q",
         "--all-text",
-        data("article.html").to_str().unwrap(),
+        example_pages()
+            .join("gazette-library-reopens.html")
+            .to_str()
+            .unwrap(),
     ]);
     let lines = json_lines(&out.stdout);
     assert!(lines[0]["text"]

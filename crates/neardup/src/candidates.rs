@@ -48,8 +48,8 @@ pub fn candidate_pairs(
         return Ok((Vec::new(), 0));
     }
     match method {
-        Method::MinHash(m) => minhash_pairs(sigs, m.get_threshold(), spill),
-        Method::OphMinHash(m) => minhash_pairs(sigs, m.get_threshold(), spill),
+        Method::MinHash(m) => minhash_pairs(sigs, m.get_threshold() - LSH_MARGIN, spill),
+        Method::OphMinHash(m) => minhash_pairs(sigs, m.get_threshold() - LSH_MARGIN, spill),
         Method::SimHash(m) => {
             let mut index = SimHashIndex::<u64>::new();
             index.set_max_distance(m.get_max_distance())?;
@@ -94,14 +94,15 @@ pub fn low_similarity_pairs(sigs: &[&Signature], threshold: f64) -> Result<Vec<(
     if sigs.len() < 2 || !sigs.iter().all(|s| matches!(s, Signature::MinHash(_))) {
         return Ok(Vec::new());
     }
-    Ok(minhash_pairs(sigs, threshold + LSH_MARGIN, None)?.0)
+    Ok(minhash_pairs(sigs, threshold, None)?.0)
 }
 
-/// LSH over MinHash values, its S-curve centred a little below `threshold`
-/// and weighted towards recall: verification removes the false positives.
+/// LSH over MinHash values, its S-curve centred at `lsh_threshold` (callers
+/// put it a little below their decision threshold) and weighted towards
+/// recall: verification removes the false positives.
 fn minhash_pairs(
     sigs: &[&Signature],
-    threshold: f64,
+    lsh_threshold: f64,
     spill: Option<&Spill>,
 ) -> Result<(Vec<(u32, u32)>, usize), Error> {
     let values: Vec<&[u32]> = sigs
@@ -115,8 +116,7 @@ fn minhash_pairs(
     if num_perm == 0 {
         return Err(Error::signature("a MinHash signature has no values"));
     }
-    let lsh_threshold = (threshold - LSH_MARGIN).clamp(0.05, 1.0);
-    let params = LshParams::optimal(lsh_threshold, num_perm, 0.3, 0.7)?;
+    let params = LshParams::optimal(lsh_threshold.clamp(0.05, 1.0), num_perm, 0.3, 0.7)?;
     let mut lsh = MinHashLsh::new();
     lsh.set_params(params);
     match spill {

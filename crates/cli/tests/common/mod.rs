@@ -21,13 +21,6 @@ pub fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// The path of a fixture in `tests/data`.
-pub fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
-}
-
 /// The workspace's `examples/pages` directory.
 pub fn example_pages() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/pages")
