@@ -13,9 +13,13 @@
 //! * [`sentences`] / [`clauses`]: sentence splitting on `。！？；!?.;…` and
 //!   friends, [`sentence_len`] in characters (CJK) or words.
 //!
-//! Word segmentation of Chinese (e.g. jieba) is not included: CJK text is
-//! tokenized one character at a time, and methods that need longer units use
-//! character k-grams.
+//! * [`Segmenter`]: CJK segmentation chosen at run time
+//!   ([`CjkSegmentation`]): single characters (the default), or, with the
+//!   cargo feature `jieba`, dictionary words for runs of Han characters
+//!   (jieba-rs), which make [`ShingleUnit::Word`] shingles.
+//!
+//! Without a dictionary segmenter CJK text is tokenized one character at a
+//! time, and methods that need longer units use character k-grams.
 //!
 //! ```
 //! use neardup_text::{normalize, shingle_hashes, NormalizeOptions, ShingleUnit};
@@ -29,8 +33,12 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod ascii;
+#[cfg(feature = "jieba")]
+mod jieba;
 mod normalize;
 mod script;
+mod segment;
 mod sentence;
 mod shingle;
 mod tokens;
@@ -38,7 +46,8 @@ mod tokens;
 pub use normalize::{
     normalize, normalize_into, normalize_paragraphs, NormalizeOptions, Punctuation,
 };
-pub use script::{is_cjk, is_invisible, is_punctuation, is_word_char};
+pub use script::{is_cjk, is_han, is_invisible, is_punctuation, is_word_char};
+pub use segment::{CjkSegmentation, SegmentationError, Segmenter};
 pub use sentence::{clauses, is_clause_break, is_sentence_end, sentence_len, sentences, Pieces};
 pub use shingle::{
     hash_token_hashes, shingle_hashes, token_hash, ShingleUnit, Shingler, SHINGLE_SEED, TOKEN_SEED,

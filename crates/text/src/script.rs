@@ -44,6 +44,30 @@ pub fn is_cjk(c: char) -> bool {
     )
 }
 
+/// Returns `true` for Han characters: the ideographs of [`is_cjk`]
+/// (unified, extensions, compatibility ideographs, radicals, `々 〆 〇` and
+/// the Hangzhou numerals) without kana and Hangul. Runs of them are what a
+/// dictionary segmenter (see [`crate::Segmenter`]) cuts into words.
+///
+/// ```
+/// use neardup_text::is_han;
+/// assert!(is_han('中') && is_han('〇') && is_han('\u{20000}'));
+/// assert!(!is_han('の') && !is_han('カ') && !is_han('한') && !is_han('a'));
+/// ```
+#[inline]
+pub fn is_han(c: char) -> bool {
+    matches!(c as u32,
+        0x2E80..=0x2FDF          // CJK and Kangxi radicals
+        | 0x3005..=0x3007        // 々 〆 〇
+        | 0x3021..=0x3029        // Hangzhou numerals
+        | 0x3038..=0x303B
+        | 0x3400..=0x4DBF        // Han extension A
+        | 0x4E00..=0x9FFF        // Han unified ideographs
+        | 0xF900..=0xFAFF        // CJK compatibility ideographs
+        | 0x20000..=0x3134F // Han extensions B..G
+    )
+}
+
 /// Returns `true` for punctuation and symbols: ASCII punctuation, Latin-1
 /// signs, general punctuation, CJK punctuation, full-width punctuation,
 /// arrows, mathematical and technical symbols, box drawing, dingbats and
@@ -120,5 +144,21 @@ mod tests {
         }
         assert!(is_invisible('\u{200B}') && is_invisible('\u{FEFF}'));
         assert!(!is_word_char(' ') && !is_word_char('\u{3000}'));
+    }
+
+    #[test]
+    fn han_is_the_ideographs_of_cjk() {
+        for u in (0x1100u32..0x3_2000).filter(|u| !(0xD800..=0xDFFF).contains(u)) {
+            let c = char::from_u32(u).unwrap();
+            if is_han(c) {
+                assert!(is_cjk(c), "{u:#x}");
+            }
+        }
+        for c in "中文〇々龍".chars() {
+            assert!(is_han(c), "{c}");
+        }
+        for c in "のカ한ㄱ".chars() {
+            assert!(is_cjk(c) && !is_han(c), "{c}");
+        }
     }
 }

@@ -13,10 +13,15 @@
 //!
 //! A text with at least one but fewer than `k` units yields one shingle made
 //! of all of them, so short documents are not empty.
+//!
+//! Words ([`ShingleUnit::Word`]) hash like tokens; only the tokenization
+//! differs (see [`Segmenter`]).
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
+use crate::ascii::ascii_token_hashes;
 use crate::normalize::{normalize_into, NormalizeOptions};
+use crate::segment::Segmenter;
 use crate::tokens::{char_ngrams, tokens};
 
 /// Seed of [`token_hash`].
@@ -55,9 +60,19 @@ pub enum ShingleUnit {
     Token,
     /// k consecutive characters of the text, whitespace included.
     Char,
+    /// k consecutive tokens of a dictionary [`Segmenter`]: as `Token`, but
+    /// runs of Han characters are cut into dictionary words. A [`Shingler`]
+    /// made with such a segmenter reports this unit (and signatures record
+    /// it, so they never compare with character-based ones); without one,
+    /// a shingler given `Word` makes `Token` shingles and says so.
+    Word,
 }
 
 /// Produces shingle hashes, reusing an internal buffer between calls.
+///
+/// Token shingles cut CJK text into single characters, or, with a
+/// dictionary [`Segmenter`] ([`Shingler::with_segmenter`]), Han runs into
+/// words.
 ///
 /// ```
 /// use neardup_text::{Shingler, ShingleUnit};
@@ -71,6 +86,7 @@ pub enum ShingleUnit {
 pub struct Shingler {
     unit: ShingleUnit,
     k: usize,
+    segmenter: Segmenter,
     buf: Vec<u8>,
     bounds: Vec<u32>,
     norm: String,
@@ -78,11 +94,36 @@ pub struct Shingler {
 }
 
 impl Shingler {
-    /// A shingler for `k`-grams of `unit`. `k == 0` is treated as 1.
+    /// A shingler for `k`-grams of `unit`, CJK characters as single tokens.
+    /// `k == 0` is treated as 1.
     pub fn new(unit: ShingleUnit, k: usize) -> Self {
+        Shingler::with_segmenter(unit, k, Segmenter::chars())
+    }
+
+    /// A shingler for `k`-grams of `unit` whose tokens are cut by
+    /// `segmenter`: with a dictionary, `Token` and `Word` both make word
+    /// shingles ([`Shingler::unit`] is then `Word`); `Char` shingles ignore
+    /// the segmenter.
+    ///
+    /// ```
+    /// use neardup_text::{CjkSegmentation, Segmenter, ShingleUnit, Shingler};
+    /// let s = Shingler::with_segmenter(ShingleUnit::Token, 2, Segmenter::chars());
+    /// assert_eq!(s.unit(), ShingleUnit::Token);
+    /// if let Ok(jieba) = Segmenter::new(CjkSegmentation::Jieba) {
+    ///     let mut s = Shingler::with_segmenter(ShingleUnit::Token, 2, jieba);
+    ///     assert_eq!(s.unit(), ShingleUnit::Word);
+    ///     assert_eq!(s.shingles("我来到北京清华大学").len(), 3);
+    /// }
+    /// ```
+    pub fn with_segmenter(unit: ShingleUnit, k: usize, segmenter: Segmenter) -> Self {
+        let unit = match unit {
+            ShingleUnit::Char => ShingleUnit::Char,
+            ShingleUnit::Token | ShingleUnit::Word => segmenter.token_unit(),
+        };
         Shingler {
             unit,
             k: k.max(1),
+            segmenter,
             buf: Vec::new(),
             bounds: Vec::new(),
             norm: String::new(),
@@ -90,7 +131,7 @@ impl Shingler {
         }
     }
 
-    /// The unit of this shingler.
+    /// The unit of the shingles this shingler makes.
     pub fn unit(&self) -> ShingleUnit {
         self.unit
     }
@@ -111,14 +152,18 @@ impl Shingler {
                     f(xxh3_64_with_seed(g.as_bytes(), SHINGLE_SEED));
                 }
             }
-            ShingleUnit::Token => {
+            ShingleUnit::Token | ShingleUnit::Word => {
                 self.buf.clear();
                 if text.is_ascii() {
                     ascii_token_hashes(text.as_bytes(), &mut self.bounds, &mut self.buf);
                 } else {
                     self.buf.reserve(text.len() * 8 / 3 + 8);
-                    for t in tokens(text) {
-                        self.buf.extend_from_slice(&token_hash(t).to_le_bytes());
+                    let mut push =
+                        |t: &str| self.buf.extend_from_slice(&token_hash(t).to_le_bytes());
+                    if self.unit == ShingleUnit::Word {
+                        self.segmenter.for_each_token(text, push);
+                    } else {
+                        tokens(text).for_each(&mut push);
                     }
                 }
                 self.windows(f);
@@ -140,7 +185,7 @@ impl Shingler {
     /// assert_eq!(a, s.shingles(&normalize(text, NormalizeOptions::default())));
     /// ```
     pub fn for_each_normalizing(&mut self, text: &str, f: impl FnMut(u64)) {
-        if self.unit == ShingleUnit::Token && text.is_ascii() {
+        if self.unit != ShingleUnit::Char && text.is_ascii() {
             self.buf.clear();
             let mut lower = std::mem::take(&mut self.lower);
             lower.clear();
@@ -195,78 +240,6 @@ impl Shingler {
     }
 }
 
-const LSB: u64 = 0x0101_0101_0101_0101;
-const MSB: u64 = 0x8080_8080_8080_8080;
-
-/// Per byte of `x` (all bytes < 0x80): high bit set iff `lo <= byte <= hi`.
-#[inline(always)]
-fn in_range(x: u64, lo: u8, hi: u8) -> u64 {
-    let ge_lo = x.wrapping_add(LSB * (0x80 - lo as u64));
-    let gt_hi = x.wrapping_add(LSB * (0x7F - hi as u64));
-    ge_lo & !gt_hi & MSB
-}
-
-/// Bit `j` set iff byte `j` of the 8 ASCII bytes is a word byte (the ASCII
-/// part of [`crate::is_word_char`]: letters, digits, `_`), computed eight
-/// bytes at a time (SWAR) without branches.
-#[inline(always)]
-fn word_mask8(x: u64) -> u64 {
-    let w =
-        in_range(x | (LSB * 0x20), b'a', b'z') | in_range(x, b'0', b'9') | in_range(x, b'_', b'_');
-    ((w >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
-}
-
-/// Bit `j` set iff byte `j` of the (at most 64) ASCII bytes is a word byte.
-#[inline]
-fn word_mask64(chunk: &[u8]) -> u64 {
-    let mut block = [0u8; 64];
-    let block = if chunk.len() == 64 {
-        chunk
-    } else {
-        block[..chunk.len()].copy_from_slice(chunk);
-        &block[..]
-    };
-    let mut m = 0u64;
-    for (i, w) in block.chunks_exact(8).enumerate() {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(w);
-        m |= word_mask8(u64::from_le_bytes(b)) << (8 * i);
-    }
-    m
-}
-
-/// Token hashes of ASCII bytes, as little-endian bytes appended to `out`.
-///
-/// Same tokens as [`tokens`], found without a data-dependent branch per
-/// byte: each 64-byte block becomes a bit mask of word bytes, the
-/// word/non-word transitions of the mask are the token boundaries, and the
-/// loop runs once per boundary. (Word lengths vary, so a byte-by-byte scan
-/// mispredicts about twice per token.)
-fn ascii_token_hashes(bytes: &[u8], bounds: &mut Vec<u32>, out: &mut Vec<u8>) {
-    bounds.clear();
-    // At most one token per two bytes: reserve once instead of growing.
-    bounds.reserve(bytes.len() + 2);
-    out.reserve((bytes.len() / 2 + 1) * 8);
-    let mut carry = 0u64;
-    for (ci, chunk) in bytes.chunks(64).enumerate() {
-        let m = word_mask64(chunk);
-        let mut t = m ^ ((m << 1) | carry);
-        carry = m >> 63;
-        let base = (ci * 64) as u32;
-        while t != 0 {
-            bounds.push(base + t.trailing_zeros());
-            t &= t - 1;
-        }
-    }
-    if bounds.len() % 2 == 1 {
-        bounds.push(bytes.len() as u32);
-    }
-    for pair in bounds.chunks_exact(2) {
-        let tok = &bytes[pair[0] as usize..pair[1] as usize];
-        out.extend_from_slice(&xxh3_64_with_seed(tok, TOKEN_SEED).to_le_bytes());
-    }
-}
-
 /// Convenience: the shingle hashes of `text` (see [`Shingler::shingles`]).
 ///
 /// ```
@@ -318,36 +291,65 @@ mod tests {
     }
 
     #[test]
-    fn word_mask_matches_classes() {
-        let all: Vec<u8> = (0u8..128).collect();
-        for chunk in all.chunks(64) {
-            let m = word_mask64(chunk);
-            for (j, &b) in chunk.iter().enumerate() {
-                let want = crate::is_word_char(b as char);
-                assert_eq!((m >> j) & 1 == 1, want, "byte {b:#x}");
-            }
-        }
+    fn word_without_a_dictionary_is_token() {
+        let mut s = Shingler::new(ShingleUnit::Word, 2);
+        assert_eq!(s.unit(), ShingleUnit::Token);
+        assert_eq!(
+            s.shingles("我爱北京"),
+            shingle_hashes("我爱北京", ShingleUnit::Token, 2)
+        );
+        let c = Shingler::with_segmenter(ShingleUnit::Char, 2, Segmenter::chars());
+        assert_eq!(c.unit(), ShingleUnit::Char);
     }
 
+    #[cfg(feature = "jieba")]
     #[test]
-    fn ascii_fast_path_matches_tokenizer() {
+    fn dictionary_segmenter_makes_word_shingles() {
+        let jieba = Segmenter::jieba();
+        let mut s = Shingler::with_segmenter(ShingleUnit::Token, 2, jieba.clone());
+        assert_eq!(s.unit(), ShingleUnit::Word);
+        let got = s.shingles("我来到北京清华大学");
+        let h: Vec<u64> = ["我", "来到", "北京", "清华大学"]
+            .iter()
+            .map(|w| token_hash(w))
+            .collect();
+        let want: Vec<u64> = h.windows(2).map(hash_token_hashes).collect();
+        assert_eq!(got, want);
+        // Short texts give one shingle; ASCII and empty texts are as Token.
+        assert_eq!(s.shingles("北京").len(), 1);
+        assert!(s.shingles("").is_empty() && s.shingles("。，").is_empty());
+        for text in ["plain ascii words here", "café au lait, s'il vous plaît"] {
+            assert_eq!(
+                s.shingles(text),
+                shingle_hashes(text, ShingleUnit::Token, 2)
+            );
+        }
+        // Words differ from characters on Han text, not elsewhere.
+        assert_ne!(
+            got,
+            shingle_hashes("我来到北京清华大学", ShingleUnit::Token, 2)
+        );
+        // Char shingles ignore the segmenter.
+        let mut c = Shingler::with_segmenter(ShingleUnit::Char, 3, jieba);
+        assert_eq!(c.unit(), ShingleUnit::Char);
+        assert_eq!(
+            c.shingles("清华大学"),
+            shingle_hashes("清华大学", ShingleUnit::Char, 3)
+        );
+    }
+
+    #[cfg(feature = "jieba")]
+    #[test]
+    fn word_shingles_of_normalized_text() {
+        let mut s = Shingler::with_segmenter(ShingleUnit::Word, 3, Segmenter::jieba());
         for text in [
-            "",
-            " ",
-            "a",
-            "a b",
-            " ab_c1 ,d.e  f ",
-            "x!!y",
-            "__",
-            "trailing word",
+            "The QUICK brown fox",
+            "北京ＡＢＣ大学，「清华」  Tsinghua University 2024年",
         ] {
-            let mut bounds = Vec::new();
-            let mut fast = Vec::new();
-            ascii_token_hashes(text.as_bytes(), &mut bounds, &mut fast);
-            let slow: Vec<u8> = tokens(text)
-                .flat_map(|t| token_hash(t).to_le_bytes())
-                .collect();
-            assert_eq!(fast, slow, "{text:?}");
+            let mut a = Vec::new();
+            s.for_each_normalizing(text, |h| a.push(h));
+            let norm = crate::normalize(text, NormalizeOptions::default());
+            assert_eq!(a, s.shingles(&norm), "{text}");
         }
     }
 
