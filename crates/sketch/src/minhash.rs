@@ -31,7 +31,7 @@ pub enum MinHashScheme {
 /// needed to check that two signatures are comparable.
 ///
 /// Body format: scheme u8 (0 classic, 1 one-permutation), shingle unit u8
-/// (0 token, 1 char), k u16, seed u64, count u32, `count` u32 values.
+/// (0 token, 1 char, 2 dictionary word), k u16, seed u64, count u32, `count` u32 values.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MinHashSig {
     pub(crate) scheme: MinHashScheme,
@@ -118,6 +118,7 @@ pub(crate) fn unit_tag(unit: ShingleUnit) -> u8 {
     match unit {
         ShingleUnit::Token => 0,
         ShingleUnit::Char => 1,
+        ShingleUnit::Word => 2,
     }
 }
 
@@ -125,6 +126,7 @@ pub(crate) fn unit_from_tag(tag: u8) -> Result<ShingleUnit> {
     match tag {
         0 => Ok(ShingleUnit::Token),
         1 => Ok(ShingleUnit::Char),
+        2 => Ok(ShingleUnit::Word),
         _ => Err(ErrorKind::Malformed("bad shingle unit").into()),
     }
 }
