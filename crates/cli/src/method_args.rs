@@ -1,9 +1,10 @@
 //! Choosing and tuning a fingerprinting method from command-line options,
 //! shared by `dedup`, `compare` and `eval`.
 
-use anyhow::Result;
+use anyhow::{anyhow, bail, Result};
 use clap::Args;
-use neardup::sketch::Method;
+use neardup::sketch::{Method, Sketcher};
+use neardup::text::{CjkSegmentation, Segmenter, ShingleUnit};
 use neardup::Verifier;
 
 /// Options that pick a method and set its decision rule.
@@ -37,12 +38,66 @@ pub struct MethodArgs {
     /// document (default 60).
     #[arg(long, value_name = "N")]
     pub max_head_run: Option<usize>,
+    /// How runs of Chinese characters are tokenized: `chars` (one token per
+    /// character) or `jieba` (dictionary words; needs a build with the
+    /// cargo feature `jieba`). Words apply to default, minhash, minhash-oph
+    /// and supershingle.
+    #[arg(long, value_name = "MODE", default_value = "chars")]
+    pub cjk: CjkSegmentation,
+    /// Shingle length in tokens (default, minhash, minhash-oph,
+    /// supershingle); the default method uses 3, the others 5.
+    #[arg(long, value_name = "K")]
+    pub shingle: Option<usize>,
 }
 
 impl MethodArgs {
     /// The method these options describe.
     pub fn method(&self) -> Result<Method> {
-        build_method(&self.method, self.threshold, self.max_distance)
+        self.method_at(self.threshold, self.max_distance, &self.segmenter()?)
+    }
+
+    /// The segmenter of `--cjk` (loads its dictionary: make it once).
+    pub fn segmenter(&self) -> Result<Segmenter> {
+        Segmenter::new(self.cjk).map_err(|e| match e {
+            neardup::text::SegmentationError::NotCompiledIn(_) => anyhow!(
+                "--cjk {}: {e} (e.g. cargo build --release --features {})",
+                self.cjk,
+                self.cjk
+            ),
+            _ => anyhow!("--cjk {}: {e}", self.cjk),
+        })
+    }
+
+    /// The method with this threshold and distance (a sweep point), the
+    /// shingle length of `--shingle` and tokens cut by `segmenter`.
+    pub fn method_at(
+        &self,
+        threshold: Option<f64>,
+        max_distance: Option<u32>,
+        segmenter: &Segmenter,
+    ) -> Result<Method> {
+        let mut method = build_method(&self.method, threshold, max_distance)?;
+        if let Some(k) = self.shingle {
+            if k == 0 {
+                bail!("--shingle must be at least 1");
+            }
+            match &mut method {
+                Method::MinHash(m) => {
+                    m.shingles(ShingleUnit::Token, k);
+                }
+                Method::OphMinHash(m) => {
+                    m.shingles(ShingleUnit::Token, k);
+                }
+                Method::SuperShingle(m) => {
+                    m.shingles(ShingleUnit::Token, k);
+                }
+                other => bail!("--shingle does not apply to {}", other.kind()),
+            }
+        }
+        method
+            .set_segmenter(segmenter.clone())
+            .map_err(|e| anyhow!("--cjk {}: {e}", self.cjk))?;
+        Ok(method)
     }
 
     /// Exact verification for the `default` method (`None` for the others,
@@ -59,16 +114,15 @@ impl MethodArgs {
             if let Some(r) = self.max_head_run {
                 v.max_head_run = r;
             }
+            if let Some(k) = self.shingle {
+                v.k = k;
+            }
             v
         })
     }
 }
 
 /// A method by name with an optional threshold and Hamming distance.
-pub fn build_method(
-    name: &str,
-    threshold: Option<f64>,
-    max_distance: Option<u32>,
-) -> Result<Method> {
+fn build_method(name: &str, threshold: Option<f64>, max_distance: Option<u32>) -> Result<Method> {
     Ok(neardup::build_method(name, threshold, max_distance)?)
 }

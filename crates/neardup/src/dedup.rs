@@ -150,9 +150,13 @@ impl Dedup {
         self.config.verifier.as_ref()
     }
 
-    /// What exact verification keeps of a document (`None` when it is off).
+    /// What exact verification keeps of a document (`None` when it is off),
+    /// with the method's segmenter.
     pub fn shingles(&self, text: &str) -> Option<ShingleSeq> {
-        self.config.verifier.map(|v| ShingleSeq::new(text, v.k))
+        let segmenter = self.config.method.segmenter();
+        self.config
+            .verifier
+            .map(|v| ShingleSeq::with_segmenter(text, v.k, segmenter))
     }
 
     /// Groups documents, verifying candidate pairs with the method's own

@@ -13,7 +13,7 @@
 //!   one (a "merged" page) makes a long one, even when the other article is
 //!   short enough to keep the Jaccard similarity high.
 
-use neardup_text::{ShingleUnit, Shingler};
+use neardup_text::{Segmenter, ShingleUnit, Shingler};
 
 /// A document's token shingles, in text order, as 32-bit hashes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -27,8 +27,14 @@ impl ShingleSeq {
     /// The `k`-gram shingles of `text` (normalized first); tokens are words,
     /// or single characters in CJK scripts.
     pub fn new(text: &str, k: usize) -> ShingleSeq {
+        ShingleSeq::with_segmenter(text, k, &Segmenter::chars())
+    }
+
+    /// As [`ShingleSeq::new`], with tokens cut by `segmenter` (dictionary
+    /// words for Han runs with a dictionary segmenter).
+    pub fn with_segmenter(text: &str, k: usize, segmenter: &Segmenter) -> ShingleSeq {
         let k = k.max(1);
-        let mut shingler = Shingler::new(ShingleUnit::Token, k);
+        let mut shingler = Shingler::with_segmenter(ShingleUnit::Token, k, segmenter.clone());
         let mut seq = Vec::with_capacity(text.len() / 5);
         shingler.for_each_normalizing(text, |h| seq.push((h >> 32) as u32 ^ h as u32));
         seq.shrink_to_fit();

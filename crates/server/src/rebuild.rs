@@ -4,6 +4,7 @@
 //! decides which document is an original).
 
 use neardup::sketch::Signature;
+use neardup::text::Segmenter;
 use neardup::{ShingleSeq, Verifier};
 
 use crate::error::Error;
@@ -11,21 +12,23 @@ use crate::record::Record;
 use crate::state::{signature_key, Judgement, State};
 use crate::store::Store;
 
-/// Loads every stored document into `state`.
+/// Loads every stored document into `state`; shingles for exact
+/// verification are cut by `segmenter` (the method's, as at insertion).
 pub(crate) fn load(
     store: &Store,
     state: &mut State,
     verifier: Option<Verifier>,
+    segmenter: &Segmenter,
 ) -> Result<(), Error> {
     let mut chunk = Vec::with_capacity(REBUILD_CHUNK);
     store.load(|id, record| {
         chunk.push((id.to_string(), record));
         if chunk.len() >= REBUILD_CHUNK {
-            add_chunk(state, &mut chunk, verifier)?;
+            add_chunk(state, &mut chunk, verifier, segmenter)?;
         }
         Ok(())
     })?;
-    add_chunk(state, &mut chunk, verifier)
+    add_chunk(state, &mut chunk, verifier, segmenter)
 }
 
 /// Records decoded together at open.
@@ -35,7 +38,12 @@ type Decoded = (Option<(Signature, u128)>, Option<ShingleSeq>);
 
 /// A stored document's signature, and its shingles when it is an original
 /// and exact verification is on.
-fn decode(id: &str, r: &Record, verifier: Option<Verifier>) -> Result<Decoded, Error> {
+fn decode(
+    id: &str,
+    r: &Record,
+    verifier: Option<Verifier>,
+    segmenter: &Segmenter,
+) -> Result<Decoded, Error> {
     let sig = match &r.signature {
         Some(b) => {
             let s = Signature::from_bytes(b)
@@ -45,7 +53,9 @@ fn decode(id: &str, r: &Record, verifier: Option<Verifier>) -> Result<Decoded, E
         None => None,
     };
     let shingles = match (verifier, &r.text, &r.duplicate_of) {
-        (Some(v), Some(t), None) if sig.is_some() => Some(ShingleSeq::new(t, v.k)),
+        (Some(v), Some(t), None) if sig.is_some() => {
+            Some(ShingleSeq::with_segmenter(t, v.k, segmenter))
+        }
         _ => None,
     };
     Ok((sig, shingles))
@@ -57,6 +67,7 @@ fn add_chunk(
     state: &mut State,
     chunk: &mut Vec<(String, Record)>,
     verifier: Option<Verifier>,
+    segmenter: &Segmenter,
 ) -> Result<(), Error> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let per = chunk.len().div_ceil(threads.clamp(1, 8)).max(1);
@@ -67,7 +78,7 @@ fn add_chunk(
             .map(|part| {
                 s.spawn(move || {
                     part.iter()
-                        .map(|(id, r)| decode(id, r, verifier))
+                        .map(|(id, r)| decode(id, r, verifier, segmenter))
                         .collect::<Vec<_>>()
                 })
             })

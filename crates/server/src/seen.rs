@@ -246,7 +246,7 @@ impl ContentSeen {
         let mut state = State::new(method.clone(), verifier)?;
         let stored = usize::try_from(store.count()?).unwrap_or(usize::MAX);
         state.reserve(config.get_expected_documents().max(stored));
-        crate::rebuild::load(&store, &mut state, verifier)?;
+        crate::rebuild::load(&store, &mut state, verifier, method.segmenter())?;
         let shared = Arc::new(Shared {
             state: RwLock::new(state),
             store,

@@ -33,6 +33,9 @@ pub enum ErrorKind {
     /// Two signatures of the same method but incompatible parameters (seed,
     /// size, shingle length...) were compared.
     ParameterMismatch,
+    /// A dictionary segmenter was given to a method that does not support
+    /// one ([`crate::Method::set_segmenter`]). Holds the method.
+    SegmenterNotSupported(crate::MethodKind),
 }
 
 impl Error {
@@ -67,6 +70,10 @@ impl fmt::Display for Error {
             ErrorKind::ParameterMismatch => {
                 f.write_str("signatures come from incompatible method parameters")
             }
+            ErrorKind::SegmenterNotSupported(kind) => write!(
+                f,
+                "CJK word segmentation applies to minhash, minhash-oph and supershingle, not {kind}"
+            ),
         }
     }
 }

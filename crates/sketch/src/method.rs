@@ -5,6 +5,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use neardup_text::Segmenter;
+
 use crate::doc::DocText;
 use crate::error::{Error, ErrorKind, Result};
 use crate::signature::Signature;
@@ -155,6 +157,43 @@ impl Method {
             MethodKind::LongSentence => Method::LongSentence(LongSentence::new()),
             MethodKind::FeatureCode => Method::FeatureCode(FeatureCode::new()),
             MethodKind::Paragraph => Method::Paragraph(Paragraph::new()),
+        }
+    }
+
+    /// Cuts the tokens of the method's shingles with `segmenter` (see
+    /// [`MinHash::segmenter`]). Dictionary segmenters apply to minhash,
+    /// minhash-oph and supershingle; [`Segmenter::chars`], the default,
+    /// applies to every method.
+    ///
+    /// # Errors
+    /// [`ErrorKind::SegmenterNotSupported`] for a dictionary segmenter and
+    /// another method.
+    pub fn set_segmenter(&mut self, segmenter: Segmenter) -> Result<()> {
+        match self {
+            Method::MinHash(m) => {
+                m.segmenter(segmenter);
+            }
+            Method::OphMinHash(m) => {
+                m.segmenter(segmenter);
+            }
+            Method::SuperShingle(m) => {
+                m.segmenter(segmenter);
+            }
+            _ if segmenter == Segmenter::chars() => {}
+            other => return Err(ErrorKind::SegmenterNotSupported(other.kind()).into()),
+        }
+        Ok(())
+    }
+
+    /// The segmenter of the method's token shingles ([`Segmenter::chars`]
+    /// for methods without one).
+    pub fn segmenter(&self) -> &Segmenter {
+        static CHARS: Segmenter = Segmenter::chars();
+        match self {
+            Method::MinHash(m) => m.get_segmenter(),
+            Method::OphMinHash(m) => m.get_segmenter(),
+            Method::SuperShingle(m) => m.get_segmenter(),
+            _ => &CHARS,
         }
     }
 
@@ -314,6 +353,17 @@ mod tests {
             "Long_Sentence".parse::<Method>().unwrap().kind(),
             MethodKind::LongSentence
         );
+    }
+
+    #[test]
+    fn every_method_takes_the_character_segmenter() {
+        for k in MethodKind::ALL {
+            let mut m = Method::with_defaults(k);
+            let before = m.clone();
+            m.set_segmenter(Segmenter::chars()).unwrap();
+            assert_eq!(m, before, "{k}");
+            assert_eq!(m.segmenter(), &Segmenter::chars());
+        }
     }
 
     #[test]

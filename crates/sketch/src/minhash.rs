@@ -11,7 +11,9 @@
 //! character 5-grams for CJK), seed [`MinHash::DEFAULT_SEED`], duplicate at
 //! estimated Jaccard >= 0.5.
 
-use neardup_text::{ShingleUnit, Shingler};
+use std::fmt;
+
+use neardup_text::{Segmenter, ShingleUnit, Shingler};
 
 use crate::codec::{Reader, Writer};
 use crate::doc::DocText;
@@ -142,10 +144,11 @@ pub(crate) fn unit_from_tag(tag: u8) -> Result<ShingleUnit> {
 /// assert_eq!(a.values().len(), 64);
 /// assert_eq!(a.jaccard(&b).unwrap(), 1.0);
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct MinHash {
     unit: ShingleUnit,
     k: usize,
+    segmenter: Segmenter,
     seed: u64,
     threshold: f64,
     family: Family,
@@ -166,6 +169,7 @@ impl MinHash {
         MinHash {
             unit: ShingleUnit::Token,
             k: 5,
+            segmenter: Segmenter::chars(),
             seed: Self::DEFAULT_SEED,
             threshold: 0.5,
             family: Family::new(Self::DEFAULT_SEED, 128),
@@ -183,6 +187,20 @@ impl MinHash {
         self.unit = unit;
         self.k = k.clamp(1, u16::MAX as usize);
         self
+    }
+
+    /// Cuts tokens with `segmenter`: with a dictionary one (see
+    /// [`neardup_text::Segmenter`]), token shingles of Han text are word
+    /// k-grams and signatures record [`ShingleUnit::Word`], so they never
+    /// compare with character-based ones. Default: [`Segmenter::chars`].
+    pub fn segmenter(&mut self, segmenter: Segmenter) -> &mut Self {
+        self.segmenter = segmenter;
+        self
+    }
+
+    /// The segmenter of token shingles.
+    pub fn get_segmenter(&self) -> &Segmenter {
+        &self.segmenter
     }
 
     /// Sets the seed of the permutation family.
@@ -206,7 +224,7 @@ impl MinHash {
     /// Signature of a document (normalizes its text first).
     pub fn signature(&self, doc: &DocText<'_>) -> MinHashSig {
         let mut values = vec![u32::MAX; self.family.len()];
-        Shingler::new(self.unit, self.k)
+        self.shingler()
             .for_each_normalizing(doc.text, |x| self.family.update(x, &mut values));
         self.wrap(values)
     }
@@ -214,7 +232,8 @@ impl MinHash {
     /// Signature of an already normalized text.
     pub fn signature_of_normalized(&self, text: &str) -> MinHashSig {
         let mut values = vec![u32::MAX; self.family.len()];
-        Shingler::new(self.unit, self.k).for_each(text, |x| self.family.update(x, &mut values));
+        self.shingler()
+            .for_each(text, |x| self.family.update(x, &mut values));
         self.wrap(values)
     }
 
@@ -223,14 +242,35 @@ impl MinHash {
         self.wrap(self.family.signature(shingles))
     }
 
+    fn shingler(&self) -> Shingler {
+        Shingler::with_segmenter(self.unit, self.k, self.segmenter.clone())
+    }
+
     fn wrap(&self, values: Vec<u32>) -> MinHashSig {
         MinHashSig {
             scheme: MinHashScheme::Classic,
-            unit: self.unit,
+            unit: self.segmenter.unit_for(self.unit),
             k: self.k as u16,
             seed: self.seed,
             values,
         }
+    }
+}
+
+/// Lists the segmenter only when it is not the default one, so that a
+/// default method describes itself as before segmenters existed (the
+/// service keeps a hash of this description to check its store).
+impl fmt::Debug for MinHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("MinHash");
+        d.field("unit", &self.unit).field("k", &self.k);
+        if self.segmenter != Segmenter::chars() {
+            d.field("segmenter", &self.segmenter);
+        }
+        d.field("seed", &self.seed)
+            .field("threshold", &self.threshold)
+            .field("family", &self.family)
+            .finish()
     }
 }
 
@@ -254,6 +294,34 @@ mod tests {
             .jaccard(&mh.signature_of_shingles(&b))
             .unwrap();
         assert!((est - 1.0 / 3.0).abs() < 0.08, "{est}");
+    }
+
+    #[test]
+    fn default_description_has_no_segmenter() {
+        // As derived before segmenters existed: the service hashes it.
+        let m = MinHash::new();
+        let want = format!(
+            "MinHash {{ unit: Token, k: 5, seed: {}, threshold: 0.5, family: {:?} }}",
+            MinHash::DEFAULT_SEED,
+            Family::new(MinHash::DEFAULT_SEED, 128)
+        );
+        assert_eq!(format!("{m:?}"), want);
+    }
+
+    #[test]
+    fn word_unit_round_trips_and_does_not_compare_with_tokens() {
+        let token = MinHash::new().signature_of_normalized("我爱北京天安门");
+        let word = MinHashSig {
+            unit: ShingleUnit::Word,
+            ..token.clone()
+        };
+        let sig = crate::Signature::MinHash(word.clone());
+        let back = crate::Signature::from_bytes(&sig.to_bytes()).unwrap();
+        assert_eq!(back, sig);
+        assert_eq!(
+            word.jaccard(&token).unwrap_err().kind(),
+            &ErrorKind::ParameterMismatch
+        );
     }
 
     #[test]

@@ -14,7 +14,9 @@
 //!
 //! Defaults: 128 bins, token 5-grams, duplicate at estimated Jaccard >= 0.5.
 
-use neardup_text::{ShingleUnit, Shingler};
+use std::fmt;
+
+use neardup_text::{Segmenter, ShingleUnit, Shingler};
 
 use crate::doc::DocText;
 use crate::hash::mix64;
@@ -32,10 +34,11 @@ const EMPTY: u32 = u32::MAX;
 /// assert_eq!(a.values().len(), 128);
 /// assert_eq!(a.jaccard(&a).unwrap(), 1.0);
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct OphMinHash {
     unit: ShingleUnit,
     k: usize,
+    segmenter: Segmenter,
     seed: u64,
     bins: usize,
     threshold: f64,
@@ -56,6 +59,7 @@ impl OphMinHash {
         OphMinHash {
             unit: ShingleUnit::Token,
             k: 5,
+            segmenter: Segmenter::chars(),
             seed: Self::DEFAULT_SEED,
             bins: 128,
             threshold: 0.5,
@@ -73,6 +77,20 @@ impl OphMinHash {
         self.unit = unit;
         self.k = k.clamp(1, u16::MAX as usize);
         self
+    }
+
+    /// Cuts tokens with `segmenter`: with a dictionary one (see
+    /// [`neardup_text::Segmenter`]), token shingles of Han text are word
+    /// k-grams and signatures record [`ShingleUnit::Word`], so they never
+    /// compare with character-based ones. Default: [`Segmenter::chars`].
+    pub fn segmenter(&mut self, segmenter: Segmenter) -> &mut Self {
+        self.segmenter = segmenter;
+        self
+    }
+
+    /// The segmenter of token shingles.
+    pub fn get_segmenter(&self) -> &Segmenter {
+        &self.segmenter
     }
 
     /// Sets the seed.
@@ -95,7 +113,7 @@ impl OphMinHash {
     /// Signature of a document (normalizes its text first).
     pub fn signature(&self, doc: &DocText<'_>) -> MinHashSig {
         let mut values = vec![EMPTY; self.bins];
-        Shingler::new(self.unit, self.k)
+        self.shingler()
             .for_each_normalizing(doc.text, |x| self.put(x, &mut values));
         self.finish(values)
     }
@@ -103,7 +121,7 @@ impl OphMinHash {
     /// Signature of an already normalized text.
     pub fn signature_of_normalized(&self, text: &str) -> MinHashSig {
         let mut values = vec![EMPTY; self.bins];
-        Shingler::new(self.unit, self.k).for_each(text, |x| self.put(x, &mut values));
+        self.shingler().for_each(text, |x| self.put(x, &mut values));
         self.finish(values)
     }
 
@@ -130,6 +148,10 @@ impl OphMinHash {
     /// Optimal densification of the empty bins (those still at [`EMPTY`]; a
     /// shingle whose value is exactly `u32::MAX` counts as absent, which
     /// happens with probability 2^-32 and the same way for every document).
+    fn shingler(&self) -> Shingler {
+        Shingler::with_segmenter(self.unit, self.k, self.segmenter.clone())
+    }
+
     fn finish(&self, mut values: Vec<u32>) -> MinHashSig {
         let n = values.len() as u64;
         let filled: Vec<bool> = values.iter().map(|&v| v != EMPTY).collect();
@@ -153,11 +175,27 @@ impl OphMinHash {
         }
         MinHashSig {
             scheme: MinHashScheme::OnePermutation,
-            unit: self.unit,
+            unit: self.segmenter.unit_for(self.unit),
             k: self.k as u16,
             seed: self.seed,
             values,
         }
+    }
+}
+
+/// Lists the segmenter only when it is not the default one (see
+/// [`crate::MinHash`]'s `Debug`).
+impl fmt::Debug for OphMinHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("OphMinHash");
+        d.field("unit", &self.unit).field("k", &self.k);
+        if self.segmenter != Segmenter::chars() {
+            d.field("segmenter", &self.segmenter);
+        }
+        d.field("seed", &self.seed)
+            .field("bins", &self.bins)
+            .field("threshold", &self.threshold)
+            .finish()
     }
 }
 

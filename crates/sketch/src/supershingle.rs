@@ -7,7 +7,9 @@
 //! documents sharing at least 2 of their 6 super-shingles are
 //! near-duplicates; similarity is the share of equal groups.
 
-use neardup_text::{ShingleUnit, Shingler};
+use std::fmt;
+
+use neardup_text::{Segmenter, ShingleUnit, Shingler};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::codec::{Reader, Writer};
@@ -70,10 +72,11 @@ impl SuperShingleSig {
 /// assert_eq!(a.keys().len(), 6);
 /// assert_eq!(a.shared(&a).unwrap(), 6);
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct SuperShingle {
     unit: ShingleUnit,
     k: usize,
+    segmenter: Segmenter,
     seed: u64,
     groups: usize,
     group_size: usize,
@@ -96,6 +99,7 @@ impl SuperShingle {
         SuperShingle {
             unit: ShingleUnit::Token,
             k: 5,
+            segmenter: Segmenter::chars(),
             seed: Self::DEFAULT_SEED,
             groups: 6,
             group_size: 14,
@@ -119,6 +123,20 @@ impl SuperShingle {
         self
     }
 
+    /// Cuts tokens with `segmenter`: with a dictionary one (see
+    /// [`neardup_text::Segmenter`]), token shingles of Han text are word
+    /// k-grams and signatures record [`ShingleUnit::Word`], so they never
+    /// compare with character-based ones. Default: [`Segmenter::chars`].
+    pub fn segmenter(&mut self, segmenter: Segmenter) -> &mut Self {
+        self.segmenter = segmenter;
+        self
+    }
+
+    /// The segmenter of token shingles.
+    pub fn get_segmenter(&self) -> &Segmenter {
+        &self.segmenter
+    }
+
     /// Sets the seed.
     pub fn seed(&mut self, seed: u64) -> &mut Self {
         self.seed = seed;
@@ -140,7 +158,7 @@ impl SuperShingle {
     /// Keys of a document (normalizes its text first).
     pub fn signature(&self, doc: &DocText<'_>) -> SuperShingleSig {
         let mut values = vec![u32::MAX; self.family.len()];
-        Shingler::new(self.unit, self.k)
+        self.shingler()
             .for_each_normalizing(doc.text, |x| self.family.update(x, &mut values));
         self.keys(values)
     }
@@ -148,8 +166,13 @@ impl SuperShingle {
     /// Keys of an already normalized text.
     pub fn signature_of_normalized(&self, text: &str) -> SuperShingleSig {
         let mut values = vec![u32::MAX; self.family.len()];
-        Shingler::new(self.unit, self.k).for_each(text, |x| self.family.update(x, &mut values));
+        self.shingler()
+            .for_each(text, |x| self.family.update(x, &mut values));
         self.keys(values)
+    }
+
+    fn shingler(&self) -> Shingler {
+        Shingler::with_segmenter(self.unit, self.k, self.segmenter.clone())
     }
 
     fn keys(&self, values: Vec<u32>) -> SuperShingleSig {
@@ -170,8 +193,26 @@ impl SuperShingle {
             (self.groups as u64) << 40
                 | (self.group_size as u64) << 24
                 | (self.k as u64) << 8
-                | crate::minhash::unit_tag(self.unit) as u64,
+                | crate::minhash::unit_tag(self.segmenter.unit_for(self.unit)) as u64,
         );
         SuperShingleSig { params, keys }
+    }
+}
+
+/// Lists the segmenter only when it is not the default one (see
+/// [`crate::MinHash`]'s `Debug`).
+impl fmt::Debug for SuperShingle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("SuperShingle");
+        d.field("unit", &self.unit).field("k", &self.k);
+        if self.segmenter != Segmenter::chars() {
+            d.field("segmenter", &self.segmenter);
+        }
+        d.field("seed", &self.seed)
+            .field("groups", &self.groups)
+            .field("group_size", &self.group_size)
+            .field("min_shared", &self.min_shared)
+            .field("family", &self.family)
+            .finish()
     }
 }

@@ -164,13 +164,15 @@ impl Segmenter {
         self.mode
     }
 
-    /// The unit of token shingles made with this segmenter:
-    /// [`ShingleUnit::Word`] with a dictionary, [`ShingleUnit::Token`]
-    /// without.
-    pub fn token_unit(&self) -> ShingleUnit {
-        match self.mode {
-            CjkSegmentation::Chars => ShingleUnit::Token,
-            CjkSegmentation::Jieba => ShingleUnit::Word,
+    /// The unit of the shingles that `unit` shingles are with this
+    /// segmenter: token shingles ([`ShingleUnit::Token`] or
+    /// [`ShingleUnit::Word`]) are `Word` with a dictionary and `Token`
+    /// without; `Char` stays `Char`.
+    pub fn unit_for(&self, unit: ShingleUnit) -> ShingleUnit {
+        match (unit, self.mode) {
+            (ShingleUnit::Char, _) => ShingleUnit::Char,
+            (_, CjkSegmentation::Chars) => ShingleUnit::Token,
+            (_, CjkSegmentation::Jieba) => ShingleUnit::Word,
         }
     }
 
@@ -275,7 +277,8 @@ mod tests {
     fn chars_segmenter_is_the_plain_tokenizer() {
         let s = Segmenter::new(CjkSegmentation::Chars).unwrap();
         assert_eq!(s, Segmenter::chars());
-        assert_eq!(s.token_unit(), ShingleUnit::Token);
+        assert_eq!(s.unit_for(ShingleUnit::Word), ShingleUnit::Token);
+        assert_eq!(s.unit_for(ShingleUnit::Char), ShingleUnit::Char);
         for text in [
             "",
             "。，！",
@@ -299,7 +302,8 @@ mod tests {
         match made {
             Ok(s) => {
                 assert_eq!(s.mode(), CjkSegmentation::Jieba);
-                assert_eq!(s.token_unit(), ShingleUnit::Word);
+                assert_eq!(s.unit_for(ShingleUnit::Token), ShingleUnit::Word);
+                assert_eq!(s.unit_for(ShingleUnit::Char), ShingleUnit::Char);
                 assert_ne!(s, Segmenter::chars());
             }
             Err(e) => {

@@ -116,12 +116,8 @@ impl Shingler {
     /// }
     /// ```
     pub fn with_segmenter(unit: ShingleUnit, k: usize, segmenter: Segmenter) -> Self {
-        let unit = match unit {
-            ShingleUnit::Char => ShingleUnit::Char,
-            ShingleUnit::Token | ShingleUnit::Word => segmenter.token_unit(),
-        };
         Shingler {
-            unit,
+            unit: segmenter.unit_for(unit),
             k: k.max(1),
             segmenter,
             buf: Vec::new(),

@@ -225,6 +225,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
             "errors": failed,
             "records_skipped": skipped,
             "method": args.method.method,
+            "cjk": args.method.cjk.name(),
             "distinct_signatures": groups.distinct,
             "candidate_pairs": groups.candidates,
             "verified_pairs": groups.verified,

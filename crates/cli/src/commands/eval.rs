@@ -15,7 +15,7 @@ use neardup::{Dedup, DocFingerprint};
 use serde_json::Value;
 
 use crate::corpus;
-use crate::method_args::{build_method, MethodArgs};
+use crate::method_args::MethodArgs;
 use crate::pipeline;
 use crate::plot::{curve_svg, CurvePoint};
 use crate::progress::Progress;
@@ -213,7 +213,10 @@ fn parse_range(s: &str) -> Result<Vec<f64>> {
 }
 
 fn sweep(args: &EvalArgs, labels: &Labels) -> Result<()> {
-    let base = args.method.method()?;
+    let segmenter = args.method.segmenter()?;
+    let base =
+        args.method
+            .method_at(args.method.threshold, args.method.max_distance, &segmenter)?;
     let is_distance = matches!(base, Method::SimHash(_));
     let values = parse_range(&args.range)?;
     let dedup = Dedup::builder()
@@ -257,9 +260,11 @@ fn sweep(args: &EvalArgs, labels: &Labels) -> Result<()> {
     println!("|---|---|---|---|---|");
     for &v in &values {
         let method = if is_distance {
-            build_method(&args.method.method, None, Some(v.round() as u32))?
+            args.method
+                .method_at(None, Some(v.round() as u32), &segmenter)?
         } else {
-            build_method(&args.method.method, Some(v), args.method.max_distance)?
+            args.method
+                .method_at(Some(v), args.method.max_distance, &segmenter)?
         };
         let verifier = args.method.verifier().map(|mut ver| {
             if !is_distance {
