@@ -55,6 +55,11 @@ enum Command {
         /// Timed rounds (the best is reported).
         #[arg(long, default_value_t = 3)]
         rounds: usize,
+        /// Also time classic MinHash on precomputed word 5-grams (the
+        /// shingles the Python tools get): from the shingle strings and from
+        /// their hashes.
+        #[arg(long)]
+        precomputed: bool,
     },
 }
 
@@ -92,15 +97,31 @@ fn main() -> Result<()> {
             methods,
             limit,
             rounds,
+            precomputed,
         } => {
             let texts = sketch::load_texts(&corpus, limit)?;
-            for name in methods.split(',') {
-                let method: neardup::sketch::Method = name.parse()?;
-                let rate = sketch::signatures_per_second(&method, &texts, rounds);
+            let row = |method: &str, input: &str, rate: f64| {
                 println!(
                     "{}",
-                    serde_json::json!({"tool": "neardup", "method": name, "docs": texts.len(), "per_second": rate.round()})
+                    serde_json::json!({"tool": "neardup", "method": method, "input": input, "docs": texts.len(), "per_second": rate.round()})
                 );
+            };
+            for name in methods.split(',') {
+                let method: neardup::sketch::Method = name.parse()?;
+                row(
+                    name,
+                    "raw-text",
+                    sketch::signatures_per_second(&method, &texts, rounds),
+                );
+            }
+            if precomputed {
+                let shingles: Vec<Vec<String>> = texts
+                    .iter()
+                    .map(|t| sketch::python_shingles(t, 5))
+                    .collect();
+                let (strings, hashes) = sketch::minhash_of_shingles_per_second(&shingles, rounds);
+                row("minhash", "shingle-strings", strings);
+                row("minhash", "shingle-hashes", hashes);
             }
         }
     }

@@ -28,7 +28,8 @@ pub(crate) fn mix64(x: u64, seed: u64) -> u64 {
 /// the random odd multipliers decorrelate the slots (multiplication by a
 /// large odd number mod 2^32 scrambles the order of small values). In
 /// exchange, the inner loop is one 32-bit multiply-add and a min per slot,
-/// which vectorizes to 4 (SSE2) to 16 (AVX-512) slots per instruction.
+/// which vectorizes to 4 (SSE4.1) or 8 (AVX2) slots per instruction; see
+/// [`crate::kernel`] for the runtime dispatch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Family {
     a: Vec<u32>,
@@ -52,25 +53,59 @@ impl Family {
         self.a.len()
     }
 
-    /// Folds one shingle hash into `sig` (`sig.len() == self.len()`).
-    #[inline]
-    pub(crate) fn update(&self, x: u64, sig: &mut [u32]) {
-        let x = (x >> 32) as u32;
-        let n = sig.len().min(self.a.len()).min(self.b.len());
-        let (sig, a, b) = (&mut sig[..n], &self.a[..n], &self.b[..n]);
-        for i in 0..n {
-            let h = a[i].wrapping_mul(x).wrapping_add(b[i]);
-            sig[i] = sig[i].min(h);
-        }
-    }
-
     /// The signature of a set of shingle hashes (all `u32::MAX` when empty).
     pub(crate) fn signature(&self, shingles: &[u64]) -> Vec<u32> {
         let mut sig = vec![u32::MAX; self.len()];
-        for &x in shingles {
-            self.update(x, &mut sig);
-        }
+        crate::kernel::fold(&self.a, &self.b, shingles, &mut sig);
         sig
+    }
+
+    /// A signature to feed one shingle hash at a time (e.g. from a
+    /// [`neardup_text::Shingler`] callback); the hashes are buffered and
+    /// folded in batches, which lets the vectorized loop run over many
+    /// shingles per pass over the slots.
+    pub(crate) fn batch(&self) -> Batch<'_> {
+        Batch {
+            family: self,
+            sig: vec![u32::MAX; self.len()],
+            buf: [0; BATCH],
+            len: 0,
+        }
+    }
+}
+
+/// Shingle hashes buffered per fold of a [`Batch`].
+const BATCH: usize = 128;
+
+/// A signature being built from shingle hashes fed one at a time.
+pub(crate) struct Batch<'a> {
+    family: &'a Family,
+    sig: Vec<u32>,
+    buf: [u64; BATCH],
+    len: usize,
+}
+
+impl Batch<'_> {
+    /// Adds one shingle hash.
+    #[inline]
+    pub(crate) fn push(&mut self, x: u64) {
+        if self.len == BATCH {
+            self.flush();
+        }
+        self.buf[self.len] = x;
+        self.len += 1;
+    }
+
+    fn flush(&mut self) {
+        let f = self.family;
+        crate::kernel::fold(&f.a, &f.b, &self.buf[..self.len], &mut self.sig);
+        self.len = 0;
+    }
+
+    /// The signature of everything pushed (all `u32::MAX` when nothing was).
+    pub(crate) fn finish(mut self) -> Vec<u32> {
+        self.flush();
+        self.sig
     }
 }
 
@@ -95,5 +130,16 @@ mod tests {
         let two = f.signature(&[10 << 32, 99 << 32]);
         assert!(one.iter().zip(&two).all(|(a, b)| b <= a));
         assert!(f.signature(&[]).iter().all(|&v| v == u32::MAX));
+    }
+
+    #[test]
+    fn batch_equals_signature_across_flushes() {
+        let f = Family::new(5, 84);
+        for n in [0, 1, BATCH - 1, BATCH, BATCH + 1, 3 * BATCH + 17] {
+            let xs: Vec<u64> = (0..n as u64).map(|i| mix64(i, 9)).collect();
+            let mut batch = f.batch();
+            xs.iter().for_each(|&x| batch.push(x));
+            assert_eq!(batch.finish(), f.signature(&xs), "{n}");
+        }
     }
 }

@@ -223,18 +223,17 @@ impl MinHash {
 
     /// Signature of a document (normalizes its text first).
     pub fn signature(&self, doc: &DocText<'_>) -> MinHashSig {
-        let mut values = vec![u32::MAX; self.family.len()];
+        let mut batch = self.family.batch();
         self.shingler()
-            .for_each_normalizing(doc.text, |x| self.family.update(x, &mut values));
-        self.wrap(values)
+            .for_each_normalizing(doc.text, |x| batch.push(x));
+        self.wrap(batch.finish())
     }
 
     /// Signature of an already normalized text.
     pub fn signature_of_normalized(&self, text: &str) -> MinHashSig {
-        let mut values = vec![u32::MAX; self.family.len()];
-        self.shingler()
-            .for_each(text, |x| self.family.update(x, &mut values));
-        self.wrap(values)
+        let mut batch = self.family.batch();
+        self.shingler().for_each(text, |x| batch.push(x));
+        self.wrap(batch.finish())
     }
 
     /// Signature of precomputed shingle hashes.

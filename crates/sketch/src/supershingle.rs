@@ -157,18 +157,17 @@ impl SuperShingle {
 
     /// Keys of a document (normalizes its text first).
     pub fn signature(&self, doc: &DocText<'_>) -> SuperShingleSig {
-        let mut values = vec![u32::MAX; self.family.len()];
+        let mut batch = self.family.batch();
         self.shingler()
-            .for_each_normalizing(doc.text, |x| self.family.update(x, &mut values));
-        self.keys(values)
+            .for_each_normalizing(doc.text, |x| batch.push(x));
+        self.keys(batch.finish())
     }
 
     /// Keys of an already normalized text.
     pub fn signature_of_normalized(&self, text: &str) -> SuperShingleSig {
-        let mut values = vec![u32::MAX; self.family.len()];
-        self.shingler()
-            .for_each(text, |x| self.family.update(x, &mut values));
-        self.keys(values)
+        let mut batch = self.family.batch();
+        self.shingler().for_each(text, |x| batch.push(x));
+        self.keys(batch.finish())
     }
 
     fn shingler(&self) -> Shingler {
