@@ -5,7 +5,7 @@ use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use neardup::sketch::{Method, Sketcher};
 use neardup::text::{CjkSegmentation, Segmenter, ShingleUnit};
-use neardup::Verifier;
+use neardup::{SiteTemplates, Verifier};
 
 /// Options that pick a method and set its decision rule.
 #[derive(Debug, Clone, Args)]
@@ -38,6 +38,12 @@ pub struct MethodArgs {
     /// document (default 60).
     #[arg(long, value_name = "N")]
     pub max_head_run: Option<usize>,
+    /// With the default method: keep text that a site repeats on unrelated
+    /// pages (by default such site template text, found by comparing each
+    /// page with its neighbours of the same host, is left out of the
+    /// comparison).
+    #[arg(long)]
+    pub no_site_templates: bool,
     /// How runs of Chinese characters are tokenized: `chars` (one token per
     /// character) or `jieba` (dictionary words; needs a build with the
     /// cargo feature `jieba`). Words apply to default, minhash, minhash-oph
@@ -119,6 +125,11 @@ impl MethodArgs {
             }
             v
         })
+    }
+
+    /// The site template pass of these options (`None` when off).
+    pub fn site_templates(&self) -> Option<SiteTemplates> {
+        (!self.no_site_templates).then(SiteTemplates::default)
     }
 }
 

@@ -18,6 +18,7 @@ use neardup_text::ShingleUnit;
 use crate::candidates::{candidate_pairs, low_similarity_pairs, Spill};
 use crate::error::Error;
 use crate::keep::{KeepKey, KeepPolicy};
+use crate::templates::SiteTemplates;
 use crate::verify::{containment, ShingleSeq, Verifier};
 
 /// One document as the engine sees it.
@@ -88,6 +89,7 @@ struct Config {
     spill: Option<Spill>,
     verifier: Option<Verifier>,
     containment: Option<f64>,
+    site_templates: Option<SiteTemplates>,
 }
 
 /// Configures a [`Dedup`].
@@ -127,6 +129,7 @@ impl Dedup {
                 spill: None,
                 verifier: Some(Verifier::default()),
                 containment: None,
+                site_templates: Some(SiteTemplates::default()),
             },
         }
     }
@@ -148,6 +151,11 @@ impl Dedup {
     /// The exact verifier, if exact verification is on.
     pub fn verifier(&self) -> Option<&Verifier> {
         self.config.verifier.as_ref()
+    }
+
+    /// The site template pass, if on.
+    pub fn site_templates(&self) -> Option<&SiteTemplates> {
+        self.config.site_templates.as_ref()
     }
 
     /// What exact verification keeps of a document (`None` when it is off),
@@ -334,6 +342,13 @@ impl DedupBuilder {
     /// keeps less in memory.
     pub fn verifier(&mut self, verifier: Option<Verifier>) -> &mut DedupBuilder {
         self.config.verifier = verifier;
+        self
+    }
+
+    /// The site template pass of [`Dedup::strip_site_templates`]; `None`
+    /// turns it off. Default: on, with [`SiteTemplates::default`].
+    pub fn site_templates(&mut self, templates: Option<SiteTemplates>) -> &mut DedupBuilder {
+        self.config.site_templates = templates;
         self
     }
 

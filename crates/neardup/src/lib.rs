@@ -30,9 +30,11 @@ mod candidates;
 mod dedup;
 mod error;
 mod fingerprinted;
+mod host;
 mod keep;
 mod method;
 mod page;
+mod templates;
 mod verify;
 
 pub use neardup_extract as extract;
@@ -48,4 +50,5 @@ pub use fingerprinted::{shingles_of, Fingerprinted};
 pub use keep::{glob_match, KeepKey, KeepPolicy};
 pub use method::build_method;
 pub use page::Page;
+pub use templates::{SiteTemplates, TemplateStats};
 pub use verify::{compare as compare_shingles, Comparison, ShingleSeq, Verifier};

@@ -36,7 +36,9 @@ impl ShingleSeq {
         let k = k.max(1);
         let mut shingler = Shingler::with_segmenter(ShingleUnit::Token, k, segmenter.clone());
         let mut seq = Vec::with_capacity(text.len() / 5);
-        shingler.for_each_normalizing(text, |h| seq.push((h >> 32) as u32 ^ h as u32));
+        // The high half of each 64-bit shingle hash: the half MinHash uses,
+        // so a signature can be recomputed from the sequence.
+        shingler.for_each_normalizing(text, |h| seq.push((h >> 32) as u32));
         seq.shrink_to_fit();
         let tokens = if seq.is_empty() { 0 } else { seq.len() + k - 1 };
         ShingleSeq { seq, tokens }
@@ -57,7 +59,35 @@ impl ShingleSeq {
         self.seq.capacity() * 4
     }
 
-    fn sorted_set(&self) -> Vec<u32> {
+    /// The shingle hashes in text order (the high halves of the 64-bit
+    /// shingle hashes of [`neardup_text::Shingler`]).
+    pub fn hashes(&self) -> &[u32] {
+        &self.seq
+    }
+
+    /// The sequence without the shingles at `positions` (ascending): the
+    /// text with those passages cut out.
+    pub(crate) fn without(&self, positions: &[u32], k: usize) -> ShingleSeq {
+        let mut drop = positions.iter().peekable();
+        let seq: Vec<u32> = self
+            .seq
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| {
+                while drop.next_if(|&&p| (p as usize) < i).is_some() {}
+                drop.next_if(|&&p| p as usize == i).is_none()
+            })
+            .map(|(_, &h)| h)
+            .collect();
+        let tokens = if seq.is_empty() {
+            0
+        } else {
+            seq.len() + k.max(1) - 1
+        };
+        ShingleSeq { seq, tokens }
+    }
+
+    pub(crate) fn sorted_set(&self) -> Vec<u32> {
         let mut s = self.seq.clone();
         s.sort_unstable();
         s.dedup();
@@ -110,7 +140,7 @@ pub fn containment(a: &ShingleSeq, b: &ShingleSeq) -> f64 {
     intersection(&sa, &sb) as f64 / sa.len() as f64
 }
 
-fn intersection(a: &[u32], b: &[u32]) -> usize {
+pub(crate) fn intersection(a: &[u32], b: &[u32]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {

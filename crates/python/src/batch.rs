@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use neardup::io::{Content, Inputs, Item, Source};
 use neardup::sketch::{DocText, Signature as Sig};
-use neardup::{Dedup, DocFingerprint, Fingerprinted, KeepPolicy};
+use neardup::{Dedup, DocFingerprint, Fingerprinted, KeepPolicy, SiteTemplates};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -198,6 +198,7 @@ fn run_batch(
             ));
         }
     }
+    pool.install(|| dedup.strip_site_templates(&mut entries));
     let docs: Vec<DocFingerprint<'_>> = entries.iter().map(Fingerprinted::as_doc).collect();
     let shingles = neardup::shingles_of(&entries);
     let groups = pool
@@ -223,9 +224,10 @@ fn run_batch(
 /// "similarity"}`, plus `"empty": True` for a document without text and
 /// `"error"` for one that could not be read or extracted (each its own
 /// group). `keep` is `"first"`, `"longest"` or `"url:PATTERN"`; `threads`
-/// 0 uses every core.
+/// 0 uses every core; `site_templates=False` turns the site template pass
+/// off (`--no-site-templates`).
 #[pyfunction]
-#[pyo3(signature = (paths, method="default", threshold=None, *, max_distance=None, keep="first", all_text=false, threads=0))]
+#[pyo3(signature = (paths, method="default", threshold=None, *, max_distance=None, keep="first", all_text=false, threads=0, site_templates=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn dedup_files<'py>(
     py: Python<'py>,
@@ -236,6 +238,7 @@ pub fn dedup_files<'py>(
     keep: &str,
     all_text: bool,
     threads: usize,
+    site_templates: bool,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let spec = MethodSpec {
         name: method.to_string(),
@@ -247,6 +250,7 @@ pub fn dedup_files<'py>(
         .method(spec.build()?)
         .keep(keep_policy(keep)?)
         .verifier(spec.verifier())
+        .site_templates(site_templates.then(SiteTemplates::default))
         .build();
     for p in &paths {
         if std::fs::metadata(p).is_err() {

@@ -107,6 +107,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
             spill
         }))
         .verifier(args.method.verifier())
+        .site_templates(args.method.site_templates())
         .containment(args.containment)
         .build();
     let fields = JsonlFields {
@@ -133,10 +134,11 @@ pub fn run(args: DedupArgs) -> Result<()> {
     let corpus =
         corpus::fingerprint_corpus(&inputs, &sources, &extractor, &dedup, &pool, &progress)?;
     progress.finish();
-    let (entries, skipped) = (corpus.entries, corpus.skipped);
+    let (mut entries, skipped) = (corpus.entries, corpus.skipped);
     let read_secs = start.elapsed().as_secs_f64();
 
     let cluster_start = Instant::now();
+    let templates = pool.install(|| dedup.strip_site_templates(&mut entries));
     let docs: Vec<DocFingerprint<'_>> = entries.iter().map(Fingerprinted::as_doc).collect();
     let shingles = neardup::shingles_of(&entries);
     let groups = pool.install(|| dedup.cluster_exact(&docs, &shingles))?;
@@ -231,6 +233,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
             "verified_pairs": groups.verified,
             "spilled_runs": groups.spilled_runs,
             "partial_reprints": best_container.len(),
+            "site_templates": {"documents": templates.documents, "shingles_removed": templates.shingles},
             "group_size_histogram": histogram.iter().map(|(k, v)| (k.to_string(), serde_json::Value::from(*v))).collect::<serde_json::Map<_, _>>(),
             "seconds": {"read_extract_fingerprint": read_secs, "cluster": cluster_secs, "total": total_secs},
         });

@@ -222,6 +222,7 @@ fn sweep(args: &EvalArgs, labels: &Labels) -> Result<()> {
     let dedup = Dedup::builder()
         .method(base)
         .verifier(args.method.verifier())
+        .site_templates(args.method.site_templates())
         .build();
     let inputs = Inputs::new();
     let sources = inputs.sources(&args.inputs)?;
@@ -232,7 +233,7 @@ fn sweep(args: &EvalArgs, labels: &Labels) -> Result<()> {
         Default::default(),
         false,
     );
-    let corpus = corpus::fingerprint_corpus(
+    let mut corpus = corpus::fingerprint_corpus(
         &inputs,
         &sources,
         &Extractor::new(),
@@ -241,6 +242,7 @@ fn sweep(args: &EvalArgs, labels: &Labels) -> Result<()> {
         &progress,
     )?;
     progress.finish();
+    pool.install(|| dedup.strip_site_templates(&mut corpus.entries));
     let docs: Vec<DocFingerprint<'_>> = corpus
         .entries
         .iter()

@@ -146,8 +146,10 @@ def dedup_files(
     keep: str = "first",
     all_text: bool = False,
     threads: int = 0,
+    site_templates: bool = True,
 ) -> List[Dict[str, Union[str, float, bool, None]]]:
-    """Deduplicates files with the batch engine of `neardup dedup`."""
+    """Deduplicates files with the batch engine of `neardup dedup`
+    (`site_templates=False` is its `--no-site-templates`)."""
 
 def fingerprint_batch(
     method: str,

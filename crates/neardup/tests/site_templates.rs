@@ -1,0 +1,157 @@
+//! The site template pass (`Dedup::strip_site_templates`) on small
+//! corpora: furniture repeated on unrelated pages of a host goes, an
+//! article a host publishes twice stays.
+
+use neardup::sketch::{Method, Signature};
+use neardup::{build_method, shingles_of, Dedup, Fingerprinted, TemplateStats};
+
+/// `n` distinct pseudo-words of text `seed`.
+fn words(n: usize, seed: usize) -> String {
+    (0..n)
+        .map(|i| format!("w{}x{}", seed, (i * 7919) % 100_003))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn doc(dedup: &Dedup, id: &str, text: &str) -> Fingerprinted {
+    Fingerprinted {
+        id: id.to_string(),
+        url: Some(id.to_string()),
+        text_len: text.len(),
+        signature: dedup.fingerprint(text, &[]),
+        shingles: dedup.shingles(text),
+        error: None,
+    }
+}
+
+#[test]
+fn signatures_recomputed_from_shingles_equal_the_text_ones() {
+    let dedup = Dedup::new();
+    let Method::MinHash(m) = dedup.method() else {
+        panic!("default method is MinHash")
+    };
+    for text in [
+        words(200, 1),
+        "Ünïcode ＦＵＬＬ width, 中文字符混合 text!".to_string(),
+    ] {
+        let seq = dedup.shingles(&text).unwrap();
+        let wide: Vec<u64> = seq.hashes().iter().map(|&h| u64::from(h) << 32).collect();
+        let again = Signature::MinHash(m.signature_of_shingles(&wide));
+        assert_eq!(Some(again), dedup.fingerprint(&text, &[]));
+    }
+}
+
+#[test]
+fn a_feed_repeated_on_unrelated_pages_of_a_site_is_removed() {
+    let dedup = Dedup::new();
+    // A feed shorter than the stories: pages whose template outweighs
+    // their own text look related, and are not witnesses.
+    let feed = words(120, 99);
+    let story = words(300, 7);
+    let mut docs = vec![doc(&dedup, "https://news.example/story", &story)];
+    for i in 0..4 {
+        let text = format!("{feed} {}", words(300, 10 + i));
+        docs.push(doc(&dedup, &format!("https://site.example/{i}"), &text));
+    }
+    // The story reprinted by the site, under its feed: too much
+    // foreign text at the head for a copy, until the feed is known.
+    docs.push(doc(
+        &dedup,
+        "https://site.example/copy",
+        &format!("{feed} {story}"),
+    ));
+    let docs_before = docs.clone();
+    let before = dedup.cluster_exact(
+        &docs_before
+            .iter()
+            .map(Fingerprinted::as_doc)
+            .collect::<Vec<_>>(),
+        &shingles_of(&docs_before),
+    );
+    assert_eq!(before.unwrap().assignments[5].duplicate_of, None);
+    let stats = dedup.strip_site_templates(&mut docs);
+    assert_eq!(stats.documents, 5, "{stats:?}");
+    // The feed is gone; the stories are left whole.
+    let copy = docs[5].shingles.as_ref().unwrap();
+    assert!((290..=300).contains(&copy.len()), "{}", copy.len());
+    assert_eq!(docs[0].shingles, docs_before[0].shingles);
+    let groups = dedup
+        .cluster_exact(
+            &docs.iter().map(Fingerprinted::as_doc).collect::<Vec<_>>(),
+            &shingles_of(&docs),
+        )
+        .unwrap();
+    assert_eq!(groups.assignments[5].duplicate_of, Some(0));
+    for i in 1..5 {
+        assert_eq!(groups.assignments[i].duplicate_of, None, "{i}");
+    }
+}
+
+#[test]
+fn text_a_site_publishes_twice_is_not_a_template() {
+    let dedup = Dedup::new();
+    let story = words(300, 3);
+    let half: String = story.split(' ').take(150).collect::<Vec<_>>().join(" ");
+    let mut docs = vec![
+        doc(&dedup, "https://site.example/a", &story),
+        doc(
+            &dedup,
+            "https://site.example/b",
+            &format!("{story} {}", words(20, 4)),
+        ),
+        doc(&dedup, "https://site.example/c", &half),
+        doc(
+            &dedup,
+            "https://site.example/d",
+            &format!("{half} {}", words(300, 5)),
+        ),
+        doc(&dedup, "https://site.example/e", &words(300, 6)),
+    ];
+    // Related pages never witness each other, and the two unrelated
+    // ones that share the half story are too few.
+    assert_eq!(
+        dedup.strip_site_templates(&mut docs),
+        TemplateStats::default()
+    );
+}
+
+#[test]
+fn off_for_other_methods_and_without_hosts() {
+    let feed = words(100, 9);
+    let make = |dedup: &Dedup, host: bool| -> Vec<Fingerprinted> {
+        (0..5)
+            .map(|i| {
+                let id = if host {
+                    format!("https://s.example/{i}")
+                } else {
+                    format!("{i}.html")
+                };
+                doc(dedup, &id, &format!("{} {feed}", words(300, i)))
+            })
+            .collect()
+    };
+    let dedup = Dedup::new();
+    assert_eq!(
+        dedup
+            .strip_site_templates(&mut make(&dedup, true))
+            .documents,
+        5
+    );
+    assert_eq!(
+        dedup
+            .strip_site_templates(&mut make(&dedup, false))
+            .documents,
+        0
+    );
+    let off = Dedup::builder().site_templates(None).build();
+    assert_eq!(off.strip_site_templates(&mut make(&off, true)).documents, 0);
+    let simhash = Dedup::builder()
+        .method(build_method("simhash", None, None).unwrap())
+        .build();
+    assert_eq!(
+        simhash
+            .strip_site_templates(&mut make(&simhash, true))
+            .documents,
+        0
+    );
+}
