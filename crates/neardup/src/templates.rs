@@ -54,12 +54,12 @@ impl Default for SiteTemplates {
     }
 }
 
-/// What the template pass removed from a document: the shingle positions,
-/// ascending.
-pub(crate) type Removed = Vec<u32>;
+/// What the template pass removed from a document: one flag per shingle
+/// (empty when nothing was).
+pub(crate) type Removed = Vec<bool>;
 
 impl SiteTemplates {
-    /// For each document, the shingle positions that belong to its site's
+    /// For each document, which of its shingles belong to its site's
     /// template text (empty for most). `hosts[i]` is document `i`'s host,
     /// `seqs[i]` its shingles (k-grams of `k` tokens).
     pub(crate) fn find(
@@ -129,9 +129,7 @@ impl<'a> HostPass<'a> {
             return r;
         }
         let (x, y) = (&self.sets[a as usize], &self.sets[b as usize]);
-        let shared = crate::verify::intersection(x, y);
-        let union = x.len() + y.len() - shared;
-        let r = union > 0 && shared as f64 >= self.cfg.max_similarity * union as f64;
+        let r = neardup_sketch::jaccard(x, y) >= self.cfg.max_similarity;
         self.similar.insert(key, r);
         r
     }
@@ -171,13 +169,13 @@ impl<'a> HostPass<'a> {
             let other = &self.sets[v as usize];
             let mut p = 0;
             while p < seq.len() {
-                if other.binary_search(&seq[p]).is_err() {
-                    p += 1;
-                    continue;
-                }
                 let mut q = p;
                 while q < seq.len() && other.binary_search(&seq[q]).is_ok() {
                     q += 1;
+                }
+                if q == p {
+                    p += 1;
+                    continue;
                 }
                 if q - p + self.k > self.cfg.min_passage {
                     for w in &mut witnesses[p..q] {
@@ -209,9 +207,11 @@ impl<'a> HostPass<'a> {
                 template[lo..hi].iter_mut().for_each(|t| *t = true);
             }
         }
-        (0..seq.len() as u32)
-            .filter(|&p| template[p as usize])
-            .collect()
+        if template.contains(&true) {
+            template
+        } else {
+            Removed::new()
+        }
     }
 
     /// Whether `cfg.witnesses` pages of `w` are pairwise unrelated (picked
@@ -219,7 +219,7 @@ impl<'a> HostPass<'a> {
     fn unrelated_among(&mut self, w: &[u32]) -> bool {
         let mut chosen: Vec<u32> = Vec::with_capacity(self.cfg.witnesses);
         for &v in w {
-            let fits = chosen.clone().into_iter().all(|c| !self.related(v, c));
+            let fits = chosen.iter().all(|&c| !self.related(v, c));
             if fits {
                 chosen.push(v);
                 if chosen.len() >= self.cfg.witnesses {
@@ -278,12 +278,13 @@ impl Dedup {
             let Some(seq) = d.shingles.as_ref() else {
                 continue;
             };
-            if r.is_empty() || r.len() >= seq.len() {
+            let removed = r.iter().filter(|&&d| d).count();
+            if removed == 0 || removed >= seq.len() {
                 continue;
             }
             let kept = seq.without(&r, v.k);
             stats.documents += 1;
-            stats.shingles += r.len();
+            stats.shingles += removed;
             d.signature = Some(resketch(&kept));
             d.shingles = Some(kept);
         }

@@ -13,6 +13,7 @@
 //!   one (a "merged" page) makes a long one, even when the other article is
 //!   short enough to keep the Jaccard similarity high.
 
+use neardup_sketch::{containment as set_containment, jaccard};
 use neardup_text::{Segmenter, ShingleUnit, Shingler};
 
 /// A document's token shingles, in text order, as 32-bit hashes.
@@ -40,7 +41,16 @@ impl ShingleSeq {
         // so a signature can be recomputed from the sequence.
         shingler.for_each_normalizing(text, |h| seq.push((h >> 32) as u32));
         seq.shrink_to_fit();
-        let tokens = if seq.is_empty() { 0 } else { seq.len() + k - 1 };
+        ShingleSeq::from_hashes(seq, k)
+    }
+
+    /// A sequence of `k`-gram hashes, covering `len + k - 1` tokens.
+    fn from_hashes(seq: Vec<u32>, k: usize) -> ShingleSeq {
+        let tokens = if seq.is_empty() {
+            0
+        } else {
+            seq.len() + k.max(1) - 1
+        };
         ShingleSeq { seq, tokens }
     }
 
@@ -65,26 +75,17 @@ impl ShingleSeq {
         &self.seq
     }
 
-    /// The sequence without the shingles at `positions` (ascending): the
-    /// text with those passages cut out.
-    pub(crate) fn without(&self, positions: &[u32], k: usize) -> ShingleSeq {
-        let mut drop = positions.iter().peekable();
-        let seq: Vec<u32> = self
+    /// The sequence without the shingles whose `drop` flag is set (one
+    /// flag per shingle): the text with those passages cut out.
+    pub(crate) fn without(&self, drop: &[bool], k: usize) -> ShingleSeq {
+        let seq = self
             .seq
             .iter()
-            .enumerate()
-            .filter(|&(i, _)| {
-                while drop.next_if(|&&p| (p as usize) < i).is_some() {}
-                drop.next_if(|&&p| p as usize == i).is_none()
-            })
-            .map(|(_, &h)| h)
+            .zip(drop)
+            .filter(|&(_, &d)| !d)
+            .map(|(&h, _)| h)
             .collect();
-        let tokens = if seq.is_empty() {
-            0
-        } else {
-            seq.len() + k.max(1) - 1
-        };
-        ShingleSeq { seq, tokens }
+        ShingleSeq::from_hashes(seq, k)
     }
 
     pub(crate) fn sorted_set(&self) -> Vec<u32> {
@@ -114,16 +115,10 @@ pub struct Comparison {
 /// with.
 pub fn compare(a: &ShingleSeq, b: &ShingleSeq, k: usize) -> Comparison {
     let (sa, sb) = (a.sorted_set(), b.sorted_set());
-    let shared = intersection(&sa, &sb);
-    let union = sa.len() + sb.len() - shared;
     let (head_a, run_a) = uncovered_runs(a, &sb, k);
     let (head_b, run_b) = uncovered_runs(b, &sa, k);
     Comparison {
-        jaccard: if union == 0 {
-            1.0
-        } else {
-            shared as f64 / union as f64
-        },
+        jaccard: jaccard(&sa, &sb),
         run_a,
         run_b,
         head_a,
@@ -133,27 +128,7 @@ pub fn compare(a: &ShingleSeq, b: &ShingleSeq, k: usize) -> Comparison {
 
 /// Share of `a`'s distinct shingles that `b` has too (1 for an empty `a`).
 pub fn containment(a: &ShingleSeq, b: &ShingleSeq) -> f64 {
-    let (sa, sb) = (a.sorted_set(), b.sorted_set());
-    if sa.is_empty() {
-        return 1.0;
-    }
-    intersection(&sa, &sb) as f64 / sa.len() as f64
-}
-
-pub(crate) fn intersection(a: &[u32], b: &[u32]) -> usize {
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    n
+    set_containment(&a.sorted_set(), &b.sorted_set())
 }
 
 /// Runs of tokens of `a` that no shingle of `a` found in `other` covers (a

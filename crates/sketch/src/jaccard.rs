@@ -6,7 +6,7 @@ use neardup_text::{ShingleUnit, Shingler};
 use crate::doc::DocText;
 
 /// Size of the intersection of two sorted, duplicate-free slices.
-pub fn intersection_size(a: &[u64], b: &[u64]) -> usize {
+pub fn intersection_size<T: Ord>(a: &[T], b: &[T]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -28,7 +28,7 @@ pub fn intersection_size(a: &[u64], b: &[u64]) -> usize {
 /// ```
 /// assert_eq!(neardup_sketch::jaccard(&[1, 2, 3], &[2, 3, 4]), 0.5);
 /// ```
-pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
+pub fn jaccard<T: Ord>(a: &[T], b: &[T]) -> f64 {
     if a.is_empty() && b.is_empty() {
         return 1.0;
     }
@@ -43,7 +43,7 @@ pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
 /// assert_eq!(neardup_sketch::containment(&[1, 2], &[1, 2, 3, 4]), 1.0);
 /// assert_eq!(neardup_sketch::containment(&[1, 2, 3, 4], &[1, 2]), 0.5);
 /// ```
-pub fn containment(a: &[u64], b: &[u64]) -> f64 {
+pub fn containment<T: Ord>(a: &[T], b: &[T]) -> f64 {
     if a.is_empty() {
         return 1.0;
     }
