@@ -11,7 +11,10 @@
 //! [`SiteTemplates::min_passage`] tokens of a page is template text when
 //! [`SiteTemplates::witnesses`] other pages of the same host carry it too,
 //! and those pages are unrelated to the page and to each other (exact
-//! Jaccard below [`SiteTemplates::max_similarity`]). Requiring unrelated
+//! Jaccard below [`SiteTemplates::max_similarity`], or each page with a
+//! good share of text the other lacks, see [`SiteTemplates::min_own_text`]:
+//! when the furniture outweighs the articles, two pages of different
+//! articles are more alike than not). Requiring unrelated
 //! witnesses keeps an article's own text safe when a host publishes it
 //! several times (a copy, a partial reprint). Each page is compared with
 //! its [`SiteTemplates::neighbours`] nearest pages of the same host on each
@@ -41,6 +44,12 @@ pub struct SiteTemplates {
     pub max_similarity: f64,
     /// Unrelated pages that must carry a passage for it to be template text.
     pub witnesses: usize,
+    /// Pages at least [`SiteTemplates::max_similarity`] similar are still
+    /// unrelated when each has at least this share of its shingles that the
+    /// other lacks: two different articles under furniture that outweighs
+    /// them. A copy, a partial reprint or a merged page lies (almost) all
+    /// inside another page, so it stays related to it.
+    pub min_own_text: f64,
 }
 
 impl Default for SiteTemplates {
@@ -50,6 +59,7 @@ impl Default for SiteTemplates {
             min_passage: 10,
             max_similarity: 0.3,
             witnesses: 3,
+            min_own_text: 0.2,
         }
     }
 }
@@ -129,7 +139,12 @@ impl<'a> HostPass<'a> {
             return r;
         }
         let (x, y) = (&self.sets[a as usize], &self.sets[b as usize]);
-        let r = neardup_sketch::jaccard(x, y) >= self.cfg.max_similarity;
+        let shared = neardup_sketch::intersection_size(x, y) as f64;
+        let union = (x.len() + y.len()) as f64 - shared;
+        // The larger share of a page that the other page has too.
+        let inside = (shared / x.len().max(1) as f64).max(shared / y.len().max(1) as f64);
+        let r = shared / union.max(1.0) >= self.cfg.max_similarity
+            && 1.0 - inside < self.cfg.min_own_text;
         self.similar.insert(key, r);
         r
     }

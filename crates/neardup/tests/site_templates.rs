@@ -88,6 +88,37 @@ fn a_feed_repeated_on_unrelated_pages_of_a_site_is_removed() {
 }
 
 #[test]
+fn a_feed_heavier_than_the_stories_is_removed_too() {
+    let dedup = Dedup::new();
+    // 400 words of teasers around stories of 150: two pages of different
+    // stories share most of their text (Jaccard about 0.57), yet each has
+    // its own story, so they still witness each other's template.
+    let feed = words(400, 98);
+    let story = words(150, 7);
+    let mut docs = vec![doc(&dedup, "https://news.example/story", &story)];
+    for i in 0..4 {
+        let text = format!("{} {feed}", words(150, 20 + i));
+        docs.push(doc(&dedup, &format!("https://heavy.example/{i}"), &text));
+    }
+    docs.push(doc(
+        &dedup,
+        "https://heavy.example/copy",
+        &format!("{story} {feed}"),
+    ));
+    let stats = dedup.strip_site_templates(&mut docs);
+    assert_eq!(stats.documents, 5, "{stats:?}");
+    let copy = docs[5].shingles.as_ref().unwrap();
+    assert!((140..=150).contains(&copy.len()), "{}", copy.len());
+    let groups = dedup
+        .cluster_exact(
+            &docs.iter().map(Fingerprinted::as_doc).collect::<Vec<_>>(),
+            &shingles_of(&docs),
+        )
+        .unwrap();
+    assert_eq!(groups.assignments[5].duplicate_of, Some(0));
+}
+
+#[test]
 fn text_a_site_publishes_twice_is_not_a_template() {
     let dedup = Dedup::new();
     let story = words(300, 3);
