@@ -5,7 +5,7 @@ use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use neardup::sketch::{Method, Sketcher};
 use neardup::text::{CjkSegmentation, Segmenter, ShingleUnit};
-use neardup::{SiteTemplates, Verifier};
+use neardup::{CompositeCheck, SiteTemplates, Verifier};
 
 /// Options that pick a method and set its decision rule.
 #[derive(Debug, Clone, Args)]
@@ -44,6 +44,12 @@ pub struct MethodArgs {
     /// comparison).
     #[arg(long)]
     pub no_site_templates: bool,
+    /// With the default method: accept a pair that passes verification even
+    /// when one page has a run of text that is a good share of a third,
+    /// unrelated document (by default such a page is taken for one glued
+    /// together from two articles, and is not a copy of either).
+    #[arg(long)]
+    pub no_composite_check: bool,
     /// How runs of Chinese characters are tokenized: `chars` (one token per
     /// character) or `jieba` (dictionary words; needs a build with the
     /// cargo feature `jieba`). Words apply to default, minhash, minhash-oph
@@ -130,6 +136,11 @@ impl MethodArgs {
     /// The site template pass of these options (`None` when off).
     pub fn site_templates(&self) -> Option<SiteTemplates> {
         (!self.no_site_templates).then(SiteTemplates::default)
+    }
+
+    /// The composite page check of these options (`None` when off).
+    pub fn composite(&self) -> Option<CompositeCheck> {
+        (!self.no_composite_check).then(CompositeCheck::default)
     }
 }
 

@@ -10,16 +10,18 @@
 //! groups together.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use neardup_index::{Assignment, Clusterer, Containment};
 use neardup_sketch::{DocText, Method, Signature, Sketcher};
 use neardup_text::ShingleUnit;
 
 use crate::candidates::{candidate_pairs, low_similarity_pairs, Spill};
+use crate::composite::{CompositeCheck, CompositeIndex};
 use crate::error::Error;
 use crate::keep::{KeepKey, KeepPolicy};
 use crate::templates::SiteTemplates;
-use crate::verify::{containment, ShingleSeq, Verifier};
+use crate::verify::{compare, containment, ShingleSeq, Verifier};
 
 /// One document as the engine sees it.
 #[derive(Debug, Clone, Copy)]
@@ -47,6 +49,10 @@ pub struct Groups {
     pub candidates: usize,
     /// Candidate pairs the method confirmed.
     pub verified: usize,
+    /// Pairs that passed exact verification but were refused as a
+    /// composite page and a page of one of its articles (see
+    /// [`CompositeCheck`]).
+    pub composites: usize,
     /// Sorted runs written to disk (0 without spilling).
     pub spilled_runs: usize,
     /// Partial reprints (with [`DedupBuilder::containment`]): pairs whose
@@ -90,6 +96,7 @@ struct Config {
     verifier: Option<Verifier>,
     containment: Option<f64>,
     site_templates: Option<SiteTemplates>,
+    composite: Option<CompositeCheck>,
 }
 
 /// Configures a [`Dedup`].
@@ -130,6 +137,7 @@ impl Dedup {
                 verifier: Some(Verifier::default()),
                 containment: None,
                 site_templates: Some(SiteTemplates::default()),
+                composite: Some(CompositeCheck::default()),
             },
         }
     }
@@ -235,9 +243,32 @@ impl Dedup {
                 .copied()
                 .flatten()
         };
+        let composite = match (self.config.composite, &self.config.verifier) {
+            (Some(check), Some(v)) if !shingles.is_empty() => Some(CompositeIndex::new(
+                check,
+                v.k,
+                (0..distinct.len() as u32).map(exact).collect(),
+            )),
+            _ => None,
+        };
+        let refused = AtomicUsize::new(0);
         let verified = clusterer.verify(&candidates, |a, b| {
             if let (Some(v), Some(x), Some(y)) = (&self.config.verifier, exact(a), exact(b)) {
-                return v.verify(x, y);
+                if x.is_empty() || y.is_empty() {
+                    return None;
+                }
+                let c = compare(x, y, v.k);
+                if !v.accepts(&c) {
+                    return None;
+                }
+                let long_run = |min_run| c.run_a.max(c.run_b) >= min_run;
+                return match &composite {
+                    Some(index) if long_run(index.min_run()) && index.is_composite(a, b) => {
+                        refused.fetch_add(1, Ordering::Relaxed);
+                        None
+                    }
+                    _ => Some(c.jaccard),
+                };
             }
             let (x, y) = (sigs[a as usize], sigs[b as usize]);
             match method.is_duplicate(x, y) {
@@ -302,6 +333,7 @@ impl Dedup {
             distinct: distinct.len(),
             candidates: candidates.len(),
             verified: verified.len(),
+            composites: refused.into_inner(),
             spilled_runs,
             contained,
         })
@@ -349,6 +381,14 @@ impl DedupBuilder {
     /// turns it off. Default: on, with [`SiteTemplates::default`].
     pub fn site_templates(&mut self, templates: Option<SiteTemplates>) -> &mut DedupBuilder {
         self.config.site_templates = templates;
+        self
+    }
+
+    /// The composite page check of [`CompositeCheck`] on verified pairs
+    /// (needs exact verification); `None` turns it off. Default: on, with
+    /// [`CompositeCheck::default`].
+    pub fn composite(&mut self, check: Option<CompositeCheck>) -> &mut DedupBuilder {
+        self.config.composite = check;
         self
     }
 

@@ -27,6 +27,7 @@
 #![deny(missing_docs)]
 
 mod candidates;
+mod composite;
 mod dedup;
 mod error;
 mod fingerprinted;
@@ -44,6 +45,7 @@ pub use neardup_sketch as sketch;
 pub use neardup_text as text;
 
 pub use candidates::Spill;
+pub use composite::CompositeCheck;
 pub use dedup::{default_method, Dedup, DedupBuilder, DocFingerprint, Groups};
 pub use error::{Error, ErrorKind};
 pub use fingerprinted::{shingles_of, Fingerprinted};

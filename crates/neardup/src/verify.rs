@@ -182,10 +182,14 @@ impl Verifier {
             return None;
         }
         let c = compare(a, b, self.k);
-        let ok = c.jaccard >= self.threshold
+        self.accepts(&c).then_some(c.jaccard)
+    }
+
+    /// Whether a comparison (of two non-empty documents) passes the rule.
+    pub fn accepts(&self, c: &Comparison) -> bool {
+        c.jaccard >= self.threshold
             && c.run_a.max(c.run_b) <= self.max_foreign_run
-            && c.head_a.max(c.head_b) <= self.max_head_run;
-        ok.then_some(c.jaccard)
+            && c.head_a.max(c.head_b) <= self.max_head_run
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use neardup::io::{Content, Inputs, Item, Source};
 use neardup::sketch::{DocText, Signature as Sig};
-use neardup::{Dedup, DocFingerprint, Fingerprinted, KeepPolicy, SiteTemplates};
+use neardup::{CompositeCheck, Dedup, DocFingerprint, Fingerprinted, KeepPolicy, SiteTemplates};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -225,9 +225,10 @@ fn run_batch(
 /// `"error"` for one that could not be read or extracted (each its own
 /// group). `keep` is `"first"`, `"longest"` or `"url:PATTERN"`; `threads`
 /// 0 uses every core; `site_templates=False` turns the site template pass
-/// off (`--no-site-templates`).
+/// off (`--no-site-templates`), `composite_check=False` the composite page
+/// check (`--no-composite-check`).
 #[pyfunction]
-#[pyo3(signature = (paths, method="default", threshold=None, *, max_distance=None, keep="first", all_text=false, threads=0, site_templates=true))]
+#[pyo3(signature = (paths, method="default", threshold=None, *, max_distance=None, keep="first", all_text=false, threads=0, site_templates=true, composite_check=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn dedup_files<'py>(
     py: Python<'py>,
@@ -239,6 +240,7 @@ pub fn dedup_files<'py>(
     all_text: bool,
     threads: usize,
     site_templates: bool,
+    composite_check: bool,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let spec = MethodSpec {
         name: method.to_string(),
@@ -251,6 +253,7 @@ pub fn dedup_files<'py>(
         .keep(keep_policy(keep)?)
         .verifier(spec.verifier())
         .site_templates(site_templates.then(SiteTemplates::default))
+        .composite(composite_check.then(CompositeCheck::default))
         .build();
     for p in &paths {
         if std::fs::metadata(p).is_err() {

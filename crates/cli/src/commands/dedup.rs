@@ -108,6 +108,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
         }))
         .verifier(args.method.verifier())
         .site_templates(args.method.site_templates())
+        .composite(args.method.composite())
         .containment(args.containment)
         .build();
     let fields = JsonlFields {
@@ -231,6 +232,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
             "distinct_signatures": groups.distinct,
             "candidate_pairs": groups.candidates,
             "verified_pairs": groups.verified,
+            "composite_pairs_refused": groups.composites,
             "spilled_runs": groups.spilled_runs,
             "partial_reprints": best_container.len(),
             "site_templates": {"documents": templates.documents, "shingles_removed": templates.shingles},

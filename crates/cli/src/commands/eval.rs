@@ -223,6 +223,7 @@ fn sweep(args: &EvalArgs, labels: &Labels) -> Result<()> {
         .method(base)
         .verifier(args.method.verifier())
         .site_templates(args.method.site_templates())
+        .composite(args.method.composite())
         .build();
     let inputs = Inputs::new();
     let sources = inputs.sources(&args.inputs)?;

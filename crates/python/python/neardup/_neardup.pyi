@@ -147,9 +147,11 @@ def dedup_files(
     all_text: bool = False,
     threads: int = 0,
     site_templates: bool = True,
+    composite_check: bool = True,
 ) -> List[Dict[str, Union[str, float, bool, None]]]:
     """Deduplicates files with the batch engine of `neardup dedup`
-    (`site_templates=False` is its `--no-site-templates`)."""
+    (`site_templates=False` is its `--no-site-templates`,
+    `composite_check=False` its `--no-composite-check`)."""
 
 def fingerprint_batch(
     method: str,

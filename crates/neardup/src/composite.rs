@@ -1,0 +1,323 @@
+//! Composite pages: a page glued together from two articles.
+//!
+//! A "merged" page puts part of article A in front of (or after) all of
+//! article B. Against a copy of B it has a run of text B lacks, and when A's
+//! part is short the pair still passes the Jaccard threshold and the run
+//! limits of [`crate::Verifier`]. What gives it away is the corpus: that run
+//! is a good share of *another* document, one unrelated to B (a copy of A).
+//! An editor's note, a credit line or a reflowed paragraph is nobody else's
+//! text.
+//!
+//! So a verified pair (X, Y) is refused when one of them has a run of at
+//! least [`CompositeCheck::min_run`] tokens that the other lacks, and some
+//! third document Z
+//!
+//! * has at least [`CompositeCheck::coverage`] of the run's shingles,
+//! * of which the run is at least [`CompositeCheck::share_of_other`] of Z's
+//!   own shingles (the run is a real part of Z, not a phrase Z quotes), and
+//! * has at least [`CompositeCheck::min_other_len`] shingles, and
+//! * is another article than the other page of the pair (less than
+//!   [`CompositeCheck::max_in_other`] of its shingles are in it).
+//!
+//! Third documents are found through an index of a sample of every
+//! document's shingles (those whose hash is 0 modulo
+//! [`CompositeCheck::sample`]), then checked exactly. The check runs only on
+//! pairs that already passed verification with a long foreign run, which are
+//! few, and reads the index without changing it: the result does not depend
+//! on the number of threads.
+
+use neardup_sketch::{containment, intersection_size};
+
+use crate::verify::ShingleSeq;
+
+/// Settings of the composite page check.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CompositeCheck {
+    /// Shortest run of tokens, missing from the other page, that is looked
+    /// up in the corpus.
+    pub min_run: usize,
+    /// Least share of the run's shingles a third document must have.
+    pub coverage: f64,
+    /// Least share of the third document's shingles the run must make up.
+    pub share_of_other: f64,
+    /// Shortest third document, in shingles: a snippet cannot show that a
+    /// page was glued together from two.
+    pub min_other_len: usize,
+    /// The third document must have less than this share of its shingles
+    /// in the other page of the pair (it is another article, not a shorter
+    /// copy of the same one).
+    pub max_in_other: f64,
+    /// One shingle in this many (by hash) is indexed to find third
+    /// documents; larger saves memory and misses more short runs.
+    pub sample: u32,
+}
+
+impl Default for CompositeCheck {
+    fn default() -> CompositeCheck {
+        CompositeCheck {
+            min_run: 30,
+            coverage: 0.5,
+            share_of_other: 0.3,
+            min_other_len: 60,
+            max_in_other: 0.3,
+            sample: 4,
+        }
+    }
+}
+
+/// Third documents looked at per run, most sampled shingles in common
+/// first.
+const CANDIDATES_PER_RUN: usize = 4;
+
+/// Documents read per indexed shingle: a phrase on thousands of pages
+/// (furniture) says nothing, and any of the first few copies of an article
+/// serves as well as the rest.
+const MAX_POSTINGS_READ: usize = 32;
+
+/// The corpus side of the check: sampled shingles to documents, and every
+/// document's shingle set.
+pub(crate) struct CompositeIndex<'a> {
+    cfg: CompositeCheck,
+    k: usize,
+    seqs: Vec<Option<&'a ShingleSeq>>,
+    /// `(hash, document)`, sorted.
+    postings: Vec<(u32, u32)>,
+}
+
+impl<'a> CompositeIndex<'a> {
+    /// Indexes `seqs` (one per document; `None` for a document without
+    /// shingles), made with `k`-token shingles.
+    pub(crate) fn new(
+        cfg: CompositeCheck,
+        k: usize,
+        seqs: Vec<Option<&'a ShingleSeq>>,
+    ) -> CompositeIndex<'a> {
+        let sample = cfg.sample.max(1);
+        let mut postings = Vec::new();
+        for (d, s) in seqs.iter().enumerate() {
+            let Some(s) = s else { continue };
+            let start = postings.len();
+            postings.extend(
+                s.hashes()
+                    .iter()
+                    .filter(|&&h| h % sample == 0)
+                    .map(|&h| (h, d as u32)),
+            );
+            postings[start..].sort_unstable();
+            let mut kept = start;
+            for i in start..postings.len() {
+                if i == start || postings[i] != postings[kept - 1] {
+                    postings[kept] = postings[i];
+                    kept += 1;
+                }
+            }
+            postings.truncate(kept);
+        }
+        postings.sort_unstable();
+        postings.shrink_to_fit();
+        CompositeIndex {
+            cfg,
+            k: k.max(1),
+            seqs,
+            postings,
+        }
+    }
+
+    /// The shortest foreign run, in tokens, worth a look.
+    pub(crate) fn min_run(&self) -> usize {
+        self.cfg.min_run
+    }
+
+    /// Whether the verified pair `(a, b)` is a composite page and a page of
+    /// the other article, either way round.
+    pub(crate) fn is_composite(&self, a: u32, b: u32) -> bool {
+        let (Some(x), Some(y)) = (self.seqs[a as usize], self.seqs[b as usize]) else {
+            return false;
+        };
+        let (sx, sy) = (x.sorted_set(), y.sorted_set());
+        self.has_foreign_part(x, &sy, [a, b], b) || self.has_foreign_part(y, &sx, [a, b], a)
+    }
+
+    /// Whether `page` has a run missing from `other` (a sorted shingle set)
+    /// that a third document unrelated to `other_doc` makes up.
+    fn has_foreign_part(
+        &self,
+        page: &ShingleSeq,
+        other: &[u32],
+        pair: [u32; 2],
+        other_doc: u32,
+    ) -> bool {
+        let min_shingles = (self.cfg.min_run + 1).saturating_sub(self.k).max(1);
+        foreign_runs(page.hashes(), other, min_shingles)
+            .into_iter()
+            .any(|(p, q)| self.third_document_has(&page.hashes()[p..q], pair, other_doc))
+    }
+
+    fn third_document_has(&self, run: &[u32], pair: [u32; 2], other_doc: u32) -> bool {
+        let mut run_set = run.to_vec();
+        run_set.sort_unstable();
+        run_set.dedup();
+        let sample = self.cfg.sample.max(1);
+        let mut hits: Vec<u32> = Vec::new();
+        for &h in run_set.iter().filter(|&&h| h % sample == 0) {
+            let from = self.postings.partition_point(|&(g, _)| g < h);
+            hits.extend(
+                self.postings[from..]
+                    .iter()
+                    .take_while(|&&(g, _)| g == h)
+                    .map(|&(_, d)| d)
+                    .filter(|d| !pair.contains(d))
+                    .take(MAX_POSTINGS_READ),
+            );
+        }
+        if hits.is_empty() {
+            return false;
+        }
+        hits.sort_unstable();
+        let mut counted: Vec<(usize, u32)> = hits
+            .chunk_by(|x, y| x == y)
+            .map(|c| (c.len(), c[0]))
+            .collect();
+        counted.sort_unstable_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+        let other_set = match self.seqs[other_doc as usize] {
+            Some(s) => s.sorted_set(),
+            None => return false,
+        };
+        counted
+            .into_iter()
+            .take(CANDIDATES_PER_RUN)
+            .any(|(_, z)| self.covers(z, &run_set, &other_set))
+    }
+
+    /// Whether document `z` has the run as a real part of its own text and
+    /// is unrelated to the other page.
+    fn covers(&self, z: u32, run_set: &[u32], other_set: &[u32]) -> bool {
+        let Some(zs) = self.seqs[z as usize] else {
+            return false;
+        };
+        let z_set = zs.sorted_set();
+        if z_set.len() < self.cfg.min_other_len {
+            return false;
+        }
+        let shared = intersection_size(run_set, &z_set) as f64;
+        shared >= self.cfg.coverage * run_set.len() as f64
+            && shared >= self.cfg.share_of_other * z_set.len() as f64
+            && containment(&z_set, other_set) < self.cfg.max_in_other
+    }
+}
+
+/// Maximal runs `(start, end)` of consecutive shingles of `seq` missing from
+/// `other` (sorted), at least `min_len` shingles long.
+fn foreign_runs(seq: &[u32], other: &[u32], min_len: usize) -> Vec<(usize, usize)> {
+    let mut runs = Vec::new();
+    let mut start = None;
+    for (i, h) in seq.iter().enumerate() {
+        let missing = other.binary_search(h).is_err();
+        match (missing, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                if i - s >= min_len {
+                    runs.push((s, i));
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        if seq.len() - s >= min_len {
+            runs.push((s, seq.len()));
+        }
+    }
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(n: usize, seed: usize) -> String {
+        (0..n)
+            .map(|i| format!("w{seed}x{}", (i * 7919) % 100_003))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn seq(text: &str) -> ShingleSeq {
+        ShingleSeq::new(text, 3)
+    }
+
+    fn half(text: &str) -> String {
+        let w: Vec<&str> = text.split(' ').collect();
+        w[..w.len() / 2].join(" ")
+    }
+
+    #[test]
+    fn runs_are_maximal_and_long_enough() {
+        let other = [2, 4];
+        assert_eq!(
+            foreign_runs(&[1, 3, 2, 5, 6, 7, 4, 8], &other, 2),
+            vec![(0, 2), (3, 6)]
+        );
+        assert_eq!(foreign_runs(&[1, 3, 2, 5, 6, 7], &other, 3), vec![(3, 6)]);
+        assert!(foreign_runs(&[2, 4], &other, 1).is_empty());
+    }
+
+    #[test]
+    fn half_of_another_article_is_found_in_the_corpus() {
+        let (a, b) = (words(120, 1), words(400, 2));
+        let merged = seq(&format!("{} {b}", half(&a)));
+        let (copy_b, copy_a) = (seq(&b), seq(&a));
+        let docs = vec![Some(&merged), Some(&copy_b), Some(&copy_a)];
+        let index = CompositeIndex::new(CompositeCheck::default(), 3, docs);
+        assert!(index.is_composite(0, 1));
+        assert!(index.is_composite(1, 0), "either way round");
+        // Without A's copy in the corpus, nothing gives the page away.
+        let alone = CompositeIndex::new(
+            CompositeCheck::default(),
+            3,
+            vec![Some(&merged), Some(&copy_b)],
+        );
+        assert!(!alone.is_composite(0, 1));
+    }
+
+    #[test]
+    fn an_editors_note_or_a_quoted_phrase_is_not_a_composite() {
+        let b = words(400, 2);
+        let note = words(20, 3);
+        let noted = seq(&format!("{note} {b}"));
+        // A long page that quotes the same 40 words: they are a small part
+        // of it.
+        let quote = words(40, 4);
+        let quoting = seq(&format!("{} {quote} {}", words(300, 5), words(300, 6)));
+        let quoted = seq(&format!("{quote} {b}"));
+        let copy_b = seq(&b);
+        let docs = vec![Some(&noted), Some(&copy_b), Some(&quoting), Some(&quoted)];
+        let index = CompositeIndex::new(CompositeCheck::default(), 3, docs);
+        assert!(!index.is_composite(0, 1), "the note is shorter than a run");
+        assert!(
+            !index.is_composite(3, 1),
+            "the quote is a small part of its page"
+        );
+    }
+
+    #[test]
+    fn a_third_document_related_to_the_other_page_does_not_count() {
+        let (a, b) = (words(120, 1), words(400, 2));
+        let merged = seq(&format!("{} {b}", half(&a)));
+        let copy_b = seq(&b);
+        // Another merged copy is not A: it is B's relative.
+        let merged_again = seq(&format!("{} {b}", half(&a)));
+        let docs = vec![Some(&merged), Some(&copy_b), Some(&merged_again)];
+        let index = CompositeIndex::new(CompositeCheck::default(), 3, docs);
+        assert!(!index.is_composite(0, 1));
+    }
+
+    #[test]
+    fn documents_without_shingles_are_never_composites() {
+        let b = seq(&words(100, 2));
+        let index = CompositeIndex::new(CompositeCheck::default(), 3, vec![None, Some(&b)]);
+        assert!(!index.is_composite(0, 1));
+        assert!(!index.is_composite(1, 0));
+    }
+}
