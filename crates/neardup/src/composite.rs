@@ -65,14 +65,64 @@ impl Default for CompositeCheck {
     }
 }
 
-/// Third documents looked at per run, most sampled shingles in common
-/// first.
-const CANDIDATES_PER_RUN: usize = 4;
+impl CompositeCheck {
+    /// Third documents looked at per run: those with the most sampled
+    /// shingles of the run, ties to the earlier document.
+    pub const CANDIDATES_PER_RUN: usize = 4;
 
-/// Documents read per indexed shingle: a phrase on thousands of pages
-/// (furniture) says nothing, and any of the first few copies of an article
-/// serves as well as the rest.
-const MAX_POSTINGS_READ: usize = 32;
+    /// Documents read per indexed shingle, earliest first, leaving out the
+    /// pair itself: a phrase on thousands of pages (furniture) says nothing,
+    /// and any of the first few copies of an article serves as well as the
+    /// rest.
+    pub const POSTINGS_READ: usize = 32;
+
+    /// Whether a shingle hash is in the sampled index.
+    pub fn is_sampled(&self, hash: u32) -> bool {
+        hash % self.sample.max(1) == 0
+    }
+
+    /// The runs of `page` that `other` lacks and that are long enough to
+    /// look up (`k`: the shingle length), each as its sorted distinct
+    /// shingle hashes.
+    pub fn foreign_runs(&self, page: &ShingleSeq, other: &ShingleSeq, k: usize) -> Vec<Vec<u32>> {
+        self.runs_of(page, &other.sorted_set(), k)
+    }
+
+    fn runs_of(&self, page: &ShingleSeq, other: &[u32], k: usize) -> Vec<Vec<u32>> {
+        let min_shingles = (self.min_run + 1).saturating_sub(k.max(1)).max(1);
+        foreign_runs(page.hashes(), other, min_shingles)
+            .into_iter()
+            .map(|(p, q)| {
+                let mut run = page.hashes()[p..q].to_vec();
+                run.sort_unstable();
+                run.dedup();
+                run
+            })
+            .collect()
+    }
+
+    /// Whether document `third` makes up a run (sorted distinct hashes, from
+    /// [`CompositeCheck::foreign_runs`]) and is another article than
+    /// `other`, the page the run is missing from.
+    pub fn third_document_covers(
+        &self,
+        run: &[u32],
+        third: &ShingleSeq,
+        other: &ShingleSeq,
+    ) -> bool {
+        self.covers(run, &third.sorted_set(), &other.sorted_set())
+    }
+
+    fn covers(&self, run: &[u32], z_set: &[u32], other_set: &[u32]) -> bool {
+        if z_set.len() < self.min_other_len {
+            return false;
+        }
+        let shared = intersection_size(run, z_set) as f64;
+        shared >= self.coverage * run.len() as f64
+            && shared >= self.share_of_other * z_set.len() as f64
+            && containment(z_set, other_set) < self.max_in_other
+    }
+}
 
 /// The corpus side of the check: sampled shingles to documents, and every
 /// document's shingle set.
@@ -92,28 +142,19 @@ impl<'a> CompositeIndex<'a> {
         k: usize,
         seqs: Vec<Option<&'a ShingleSeq>>,
     ) -> CompositeIndex<'a> {
-        let sample = cfg.sample.max(1);
-        let mut postings = Vec::new();
-        for (d, s) in seqs.iter().enumerate() {
-            let Some(s) = s else { continue };
-            let start = postings.len();
-            postings.extend(
+        let mut postings: Vec<(u32, u32)> = seqs
+            .iter()
+            .enumerate()
+            .filter_map(|(d, s)| Some((d as u32, (*s)?)))
+            .flat_map(|(d, s)| {
                 s.hashes()
                     .iter()
-                    .filter(|&&h| h % sample == 0)
-                    .map(|&h| (h, d as u32)),
-            );
-            postings[start..].sort_unstable();
-            let mut kept = start;
-            for i in start..postings.len() {
-                if i == start || postings[i] != postings[kept - 1] {
-                    postings[kept] = postings[i];
-                    kept += 1;
-                }
-            }
-            postings.truncate(kept);
-        }
+                    .filter(|&&h| cfg.is_sampled(h))
+                    .map(move |&h| (h, d))
+            })
+            .collect();
         postings.sort_unstable();
+        postings.dedup();
         postings.shrink_to_fit();
         CompositeIndex {
             cfg,
@@ -135,31 +176,21 @@ impl<'a> CompositeIndex<'a> {
             return false;
         };
         let (sx, sy) = (x.sorted_set(), y.sorted_set());
-        self.has_foreign_part(x, &sy, [a, b], b) || self.has_foreign_part(y, &sx, [a, b], a)
+        self.has_foreign_part(x, &sy, [a, b]) || self.has_foreign_part(y, &sx, [a, b])
     }
 
     /// Whether `page` has a run missing from `other` (a sorted shingle set)
-    /// that a third document unrelated to `other_doc` makes up.
-    fn has_foreign_part(
-        &self,
-        page: &ShingleSeq,
-        other: &[u32],
-        pair: [u32; 2],
-        other_doc: u32,
-    ) -> bool {
-        let min_shingles = (self.cfg.min_run + 1).saturating_sub(self.k).max(1);
-        foreign_runs(page.hashes(), other, min_shingles)
-            .into_iter()
-            .any(|(p, q)| self.third_document_has(&page.hashes()[p..q], pair, other_doc))
+    /// that a third document, another article than `other`, makes up.
+    fn has_foreign_part(&self, page: &ShingleSeq, other: &[u32], pair: [u32; 2]) -> bool {
+        self.cfg
+            .runs_of(page, other, self.k)
+            .iter()
+            .any(|run| self.third_document_has(run, pair, other))
     }
 
-    fn third_document_has(&self, run: &[u32], pair: [u32; 2], other_doc: u32) -> bool {
-        let mut run_set = run.to_vec();
-        run_set.sort_unstable();
-        run_set.dedup();
-        let sample = self.cfg.sample.max(1);
+    fn third_document_has(&self, run: &[u32], pair: [u32; 2], other: &[u32]) -> bool {
         let mut hits: Vec<u32> = Vec::new();
-        for &h in run_set.iter().filter(|&&h| h % sample == 0) {
+        for &h in run.iter().filter(|&&h| self.cfg.is_sampled(h)) {
             let from = self.postings.partition_point(|&(g, _)| g < h);
             hits.extend(
                 self.postings[from..]
@@ -167,11 +198,8 @@ impl<'a> CompositeIndex<'a> {
                     .take_while(|&&(g, _)| g == h)
                     .map(|&(_, d)| d)
                     .filter(|d| !pair.contains(d))
-                    .take(MAX_POSTINGS_READ),
+                    .take(CompositeCheck::POSTINGS_READ),
             );
-        }
-        if hits.is_empty() {
-            return false;
         }
         hits.sort_unstable();
         let mut counted: Vec<(usize, u32)> = hits
@@ -179,30 +207,13 @@ impl<'a> CompositeIndex<'a> {
             .map(|c| (c.len(), c[0]))
             .collect();
         counted.sort_unstable_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
-        let other_set = match self.seqs[other_doc as usize] {
-            Some(s) => s.sorted_set(),
-            None => return false,
-        };
         counted
             .into_iter()
-            .take(CANDIDATES_PER_RUN)
-            .any(|(_, z)| self.covers(z, &run_set, &other_set))
-    }
-
-    /// Whether document `z` has the run as a real part of its own text and
-    /// is unrelated to the other page.
-    fn covers(&self, z: u32, run_set: &[u32], other_set: &[u32]) -> bool {
-        let Some(zs) = self.seqs[z as usize] else {
-            return false;
-        };
-        let z_set = zs.sorted_set();
-        if z_set.len() < self.cfg.min_other_len {
-            return false;
-        }
-        let shared = intersection_size(run_set, &z_set) as f64;
-        shared >= self.cfg.coverage * run_set.len() as f64
-            && shared >= self.cfg.share_of_other * z_set.len() as f64
-            && containment(&z_set, other_set) < self.cfg.max_in_other
+            .take(CompositeCheck::CANDIDATES_PER_RUN)
+            .any(|(_, z)| {
+                self.seqs[z as usize]
+                    .is_some_and(|zs| self.cfg.covers(run, &zs.sorted_set(), other))
+            })
     }
 }
 

@@ -25,7 +25,7 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use neardup_sketch::{Method, Signature};
+use neardup_sketch::{Method, MinHash, Signature};
 
 use crate::dedup::Dedup;
 use crate::fingerprinted::Fingerprinted;
@@ -256,6 +256,15 @@ pub struct TemplateStats {
 }
 
 impl Dedup {
+    /// The pass's settings, shingle length and MinHash, when the pass
+    /// applies: on, with exact verification and a MinHash method.
+    fn template_setup(&self) -> Option<(&SiteTemplates, usize, &MinHash)> {
+        match (self.site_templates(), self.verifier(), self.method()) {
+            (Some(cfg), Some(v), Method::MinHash(m)) => Some((cfg, v.k, m)),
+            _ => None,
+        }
+    }
+
     /// Removes site template text (see [`SiteTemplates`]) from the
     /// documents' shingles and recomputes their signatures, before
     /// [`Dedup::cluster_exact`]. Runs only with exact verification and a
@@ -265,21 +274,15 @@ impl Dedup {
     /// through is left as it was.
     pub fn strip_site_templates(&self, docs: &mut [Fingerprinted]) -> TemplateStats {
         let mut stats = TemplateStats::default();
-        let (Some(cfg), Some(v), Method::MinHash(m)) =
-            (self.site_templates(), self.verifier(), self.method())
-        else {
+        let Some((cfg, k, m)) = self.template_setup() else {
             return stats;
-        };
-        let resketch = |seq: &ShingleSeq| {
-            let wide: Vec<u64> = seq.hashes().iter().map(|&h| u64::from(h) << 32).collect();
-            Signature::MinHash(m.signature_of_shingles(&wide))
         };
         // The method must be the one the sequences were made for.
         let sample = docs
             .iter()
             .find_map(|d| Some((d.signature.as_ref()?, d.shingles.as_ref()?)));
         match sample {
-            Some((sig, seq)) if *sig == resketch(seq) => {}
+            Some((sig, seq)) if *sig == resketch(m, seq) => {}
             _ => return stats,
         }
         let hosts: Vec<Option<String>> = docs
@@ -288,21 +291,65 @@ impl Dedup {
             .collect();
         let host_refs: Vec<Option<&str>> = hosts.iter().map(Option::as_deref).collect();
         let seqs: Vec<Option<&ShingleSeq>> = docs.iter().map(|d| d.shingles.as_ref()).collect();
-        let removed = cfg.find(&host_refs, &seqs, v.k);
+        let removed = cfg.find(&host_refs, &seqs, k);
         for (d, r) in docs.iter_mut().zip(removed) {
-            let Some(seq) = d.shingles.as_ref() else {
+            let Some((seq, sig)) = d.shingles.as_ref().and_then(|s| strip(m, k, s, &r)) else {
                 continue;
             };
-            let removed = r.iter().filter(|&&d| d).count();
-            if removed == 0 || removed >= seq.len() {
-                continue;
-            }
-            let kept = seq.without(&r, v.k);
             stats.documents += 1;
-            stats.shingles += removed;
-            d.signature = Some(resketch(&kept));
-            d.shingles = Some(kept);
+            stats.shingles += d.shingles.as_ref().map_or(0, ShingleSeq::len) - seq.len();
+            d.signature = Some(sig);
+            d.shingles = Some(seq);
         }
         stats
     }
+
+    /// The pass on the pages of one host, given in input order (what a
+    /// distributed run does per host group, with the same result as
+    /// [`Dedup::strip_site_templates`] on the whole corpus): for each page
+    /// with template text, its shingles and signature without it; `None`
+    /// for a page left as it was (and for all when the pass does not apply).
+    pub fn strip_host_templates(
+        &self,
+        seqs: &[&ShingleSeq],
+    ) -> Vec<Option<(ShingleSeq, Signature)>> {
+        let mut out = vec![None; seqs.len()];
+        let Some((cfg, k, m)) = self.template_setup() else {
+            return out;
+        };
+        let pages: Vec<usize> = (0..seqs.len()).filter(|&i| !seqs[i].is_empty()).collect();
+        if pages.len() <= cfg.witnesses {
+            return out;
+        }
+        let host: Vec<&ShingleSeq> = pages.iter().map(|&i| seqs[i]).collect();
+        for (local, removed) in HostPass::new(cfg, &host, k).run() {
+            let i = pages[local];
+            out[i] = strip(m, k, seqs[i], &removed);
+        }
+        out
+    }
+}
+
+/// The MinHash signature of a shingle sequence (its hashes are the high
+/// halves of the 64-bit shingle hashes MinHash uses).
+fn resketch(m: &MinHash, seq: &ShingleSeq) -> Signature {
+    let wide: Vec<u64> = seq.hashes().iter().map(|&h| u64::from(h) << 32).collect();
+    Signature::MinHash(m.signature_of_shingles(&wide))
+}
+
+/// `seq` without its `removed` shingles, and its new signature; `None` when
+/// nothing, or everything, would go.
+fn strip(
+    m: &MinHash,
+    k: usize,
+    seq: &ShingleSeq,
+    removed: &[bool],
+) -> Option<(ShingleSeq, Signature)> {
+    let n = removed.iter().filter(|&&d| d).count();
+    if n == 0 || n >= seq.len() {
+        return None;
+    }
+    let kept = seq.without(removed, k);
+    let sig = resketch(m, &kept);
+    Some((kept, sig))
 }

@@ -75,6 +75,26 @@ impl ShingleSeq {
         &self.seq
     }
 
+    /// The sequence as bytes (each hash little-endian), for shipping it
+    /// between processes (Spark executors); [`ShingleSeq::from_bytes`]
+    /// reads it back.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.seq.iter().flat_map(|h| h.to_le_bytes()).collect()
+    }
+
+    /// Reads [`ShingleSeq::to_bytes`] of a sequence of `k`-gram shingles;
+    /// `None` when the length is not a whole number of hashes.
+    pub fn from_bytes(bytes: &[u8], k: usize) -> Option<ShingleSeq> {
+        if bytes.len() % 4 != 0 {
+            return None;
+        }
+        let seq = bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        Some(ShingleSeq::from_hashes(seq, k))
+    }
+
     /// The sequence without the shingles whose `drop` flag is set (one
     /// flag per shingle): the text with those passages cut out.
     pub(crate) fn without(&self, drop: &[bool], k: usize) -> ShingleSeq {
@@ -283,6 +303,15 @@ mod tests {
         assert_eq!(containment(&part, &full), 1.0);
         let back = containment(&full, &part);
         assert!((0.32..0.34).contains(&back), "{back}");
+    }
+
+    #[test]
+    fn bytes_round_trip() {
+        let a = ShingleSeq::new(&words(50, 3), 3);
+        let back = ShingleSeq::from_bytes(&a.to_bytes(), 3).unwrap();
+        assert_eq!(back, a);
+        assert_eq!(ShingleSeq::from_bytes(&[], 3), Some(ShingleSeq::default()));
+        assert_eq!(ShingleSeq::from_bytes(&[1, 2, 3], 3), None);
     }
 
     #[test]

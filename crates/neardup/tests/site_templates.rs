@@ -186,3 +186,52 @@ fn off_for_other_methods_and_without_hosts() {
         0
     );
 }
+
+#[test]
+fn one_host_at_a_time_gives_the_corpus_result() {
+    let dedup = Dedup::new();
+    let (feed, bar) = (words(120, 97), words(60, 96));
+    // Two hosts interleaved, a page without a host, and an empty page.
+    let mut docs = Vec::new();
+    for i in 0..12 {
+        let (host, furniture) = if i % 3 == 0 {
+            ("b", &bar)
+        } else {
+            ("a", &feed)
+        };
+        let text = format!("{} {furniture}", words(200, 40 + i));
+        docs.push(doc(&dedup, &format!("https://{host}.example/{i}"), &text));
+    }
+    docs.push(doc(
+        &dedup,
+        "no-host",
+        &format!("{} {feed}", words(200, 90)),
+    ));
+    docs.push(doc(&dedup, "https://a.example/empty", ""));
+    let mut whole = docs.clone();
+    let stats = dedup.strip_site_templates(&mut whole);
+    assert_eq!(stats.documents, 12, "{stats:?}");
+    let mut changed = 0;
+    for host in ["https://a.example/", "https://b.example/"] {
+        let members: Vec<usize> = (0..docs.len())
+            .filter(|&i| docs[i].id.starts_with(host))
+            .collect();
+        let empty = neardup::ShingleSeq::default();
+        let seqs: Vec<&neardup::ShingleSeq> = members
+            .iter()
+            .map(|&i| docs[i].shingles.as_ref().unwrap_or(&empty))
+            .collect();
+        for (&i, got) in members.iter().zip(dedup.strip_host_templates(&seqs)) {
+            match got {
+                Some((seq, sig)) => {
+                    changed += 1;
+                    assert_eq!(Some(&seq), whole[i].shingles.as_ref(), "{i}");
+                    assert_eq!(Some(&sig), whole[i].signature.as_ref(), "{i}");
+                }
+                None => assert_eq!(whole[i].shingles, docs[i].shingles, "{i}"),
+            }
+        }
+    }
+    assert_eq!(changed, 12);
+    assert_eq!(whole[12].shingles, docs[12].shingles, "no host, no pass");
+}
