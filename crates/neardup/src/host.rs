@@ -2,7 +2,7 @@
 
 /// The host of a URL (`scheme://host[:port]/...`), lower-cased; `None`
 /// when the id is not a URL.
-pub(crate) fn host_of(url: &str) -> Option<String> {
+pub fn host_of(url: &str) -> Option<String> {
     let (scheme, rest) = url.split_once("://")?;
     let scheme_ok = scheme
         .bytes()

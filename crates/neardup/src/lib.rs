@@ -49,6 +49,7 @@ pub use composite::CompositeCheck;
 pub use dedup::{default_method, Dedup, DedupBuilder, DocFingerprint, Groups};
 pub use error::{Error, ErrorKind};
 pub use fingerprinted::{shingles_of, Fingerprinted};
+pub use host::host_of;
 pub use keep::{glob_match, KeepKey, KeepPolicy};
 pub use method::build_method;
 pub use page::Page;

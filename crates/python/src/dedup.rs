@@ -9,7 +9,12 @@
 //! (`neardup dedup --keep first`), applied online: only kept documents are
 //! indexed, and adding documents in input order gives the CLI's groups (see
 //! `keys` for the one approximation, the posting-length cap of inverted
-//! methods, which counts kept documents here).
+//! methods, which counts kept documents here). The batch engine's two
+//! corpus-level passes need documents that arrive later (the site template
+//! pass compares a page with the host's next pages too, the composite page
+//! check looks a run up in the whole corpus), so this index has neither:
+//! it gives the groups of `dedup_files(..., site_templates=False,
+//! composite_check=False)`.
 
 use std::collections::HashMap;
 

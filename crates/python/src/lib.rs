@@ -19,6 +19,7 @@ mod keys;
 mod method;
 mod signature;
 mod spark;
+mod spark_passes;
 
 use pyo3::prelude::*;
 
@@ -43,5 +44,10 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark::candidate_keys_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark::verify_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark::candidate_rule, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_passes::strip_templates_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_passes::split_runs_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_passes::sampled_hashes_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_passes::composite_check_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_passes::composite_rule, m)?)?;
     Ok(())
 }

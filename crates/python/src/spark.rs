@@ -5,7 +5,7 @@
 
 use neardup::io::Content;
 use neardup::sketch::{Method, Signature as Sig};
-use neardup::ShingleSeq;
+use neardup::{compare_shingles, CompositeCheck, ShingleSeq, Verifier};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -14,8 +14,13 @@ use crate::document::HtmlArg;
 use crate::errors::err;
 use crate::keys::{candidate_keys, rule, verify};
 use crate::method::MethodSpec;
+use crate::spark_passes::encode_runs;
 
-fn spec_of(method: &str, threshold: Option<f64>, max_distance: Option<u32>) -> MethodSpec {
+pub(crate) fn spec_of(
+    method: &str,
+    threshold: Option<f64>,
+    max_distance: Option<u32>,
+) -> MethodSpec {
     MethodSpec {
         name: method.to_string(),
         threshold,
@@ -28,12 +33,13 @@ fn method_of(method: &str, threshold: Option<f64>, max_distance: Option<u32>) ->
     spec_of(method, threshold, max_distance).build()
 }
 
-/// Signature bytes, errors, main-text lengths, and main texts (when the
-/// method verifies exactly).
+/// Signature bytes, errors, main-text lengths, shingle sequences (when the
+/// method verifies exactly) and hosts.
 type Fingerprints<'py> = (
     Vec<Option<Bound<'py, PyBytes>>>,
     Vec<Option<String>>,
     Vec<u64>,
+    Vec<Option<Bound<'py, PyBytes>>>,
     Vec<Option<String>>,
 );
 
@@ -41,9 +47,10 @@ type Fingerprints<'py> = (
 /// or `texts`: plain text, or both: the HTML where it is not `None`; `None`
 /// entries are empty documents). Returns the
 /// signatures' bytes (`None` for a document without text or that failed),
-/// the error of each failed document, the main-text lengths, and, for the
-/// `default` method (exact verification), the main texts of documents with
-/// a signature.
+/// the error of each failed document, the main-text lengths, for the
+/// `default` method (exact verification) the shingle sequences
+/// (`ShingleSeq::to_bytes`) of documents with a signature, and each
+/// document's host when its id is a URL (for the site template pass).
 #[pyfunction]
 #[pyo3(signature = (method, threshold, max_distance, ids, htmls=None, texts=None, all_text=false))]
 #[allow(clippy::too_many_arguments)]
@@ -59,7 +66,7 @@ pub fn fingerprint_batch<'py>(
 ) -> PyResult<Fingerprints<'py>> {
     let spec = spec_of(method, threshold, max_distance);
     let m = spec.build()?;
-    let keep_text = spec.verifier().is_some();
+    let verifier = spec.verifier();
     let contents: Vec<Option<Content>> = match (htmls, texts) {
         (Some(h), None) => h
             .into_iter()
@@ -80,24 +87,33 @@ pub fn fingerprint_batch<'py>(
     if contents.len() != ids.len() {
         return Err(err("ids and documents differ in length"));
     }
-    let results: Vec<Result<(Option<Sig>, String), String>> = py.allow_threads(|| {
+    type Done = Result<(Option<Sig>, usize, Option<Vec<u8>>), String>;
+    let results: Vec<Done> = py.allow_threads(|| {
         ids.iter()
             .zip(contents)
-            .map(|(id, c)| match c {
-                None => Ok((None, String::new())),
-                Some(c) => fingerprint_content(id, c, &m, all_text),
+            .map(|(id, c)| {
+                let (sig, text) = match c {
+                    None => (None, String::new()),
+                    Some(c) => fingerprint_content(id, c, &m, all_text)?,
+                };
+                let seq = match (&verifier, &sig) {
+                    (Some(v), Some(_)) => Some(ShingleSeq::new(&text, v.k).to_bytes()),
+                    _ => None,
+                };
+                Ok((sig, text.len(), seq))
             })
             .collect()
     });
+    let hosts = ids.iter().map(|id| neardup::host_of(id)).collect();
     let mut sigs = Vec::with_capacity(results.len());
     let mut errors = Vec::with_capacity(results.len());
     let mut lens = Vec::with_capacity(results.len());
-    let mut texts = Vec::with_capacity(results.len());
+    let mut seqs = Vec::with_capacity(results.len());
     for r in results {
         match r {
-            Ok((s, text)) => {
-                lens.push(text.len() as u64);
-                texts.push((keep_text && s.is_some()).then_some(text));
+            Ok((s, len, seq)) => {
+                lens.push(len as u64);
+                seqs.push(seq.map(|b| PyBytes::new(py, &b)));
                 sigs.push(s.map(|s| PyBytes::new(py, &s.to_bytes())));
                 errors.push(None);
             }
@@ -105,14 +121,14 @@ pub fn fingerprint_batch<'py>(
                 sigs.push(None);
                 errors.push(Some(e));
                 lens.push(0);
-                texts.push(None);
+                seqs.push(None);
             }
         }
     }
-    Ok((sigs, errors, lens, texts))
+    Ok((sigs, errors, lens, seqs, hosts))
 }
 
-fn decode(bytes: &[u8], what: &str, i: usize) -> Result<Sig, String> {
+pub(crate) fn decode(bytes: &[u8], what: &str, i: usize) -> Result<Sig, String> {
     Sig::from_bytes(bytes).map_err(|e| format!("{what} {i}: cannot decode signature: {e}"))
 }
 
@@ -143,12 +159,19 @@ pub fn candidate_keys_batch(
     .map_err(err)
 }
 
+/// Similarities of confirmed pairs (`None` for the others), and the foreign
+/// runs of each confirmed pair that the composite page check must look up
+/// (`None` when there are none; see [`crate::spark_passes::encode_runs`]).
+type Verified = (Vec<Option<f64>>, Vec<Option<Vec<u8>>>);
+
 /// Verifies candidate pairs `(a[i], b[i])`, `a` the senior document: the
 /// similarity of a confirmed pair, `None` otherwise. With the `default`
-/// method and both main texts (`text_a`, `text_b`), the pair is verified
-/// exactly on the texts' shingles, as the CLI does.
+/// method and both shingle sequences (`shingles_a`, `shingles_b`, from
+/// [`fingerprint_batch`]), the pair is verified exactly, as the CLI does;
+/// with `composite=True`, a confirmed pair with a long foreign run also
+/// gets its runs, for the composite page check.
 #[pyfunction]
-#[pyo3(signature = (method, threshold, max_distance, a, b, text_a=None, text_b=None))]
+#[pyo3(signature = (method, threshold, max_distance, a, b, shingles_a=None, shingles_b=None, composite=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn verify_batch(
     py: Python<'_>,
@@ -157,34 +180,76 @@ pub fn verify_batch(
     max_distance: Option<u32>,
     a: Vec<Vec<u8>>,
     b: Vec<Vec<u8>>,
-    text_a: Option<Vec<Option<String>>>,
-    text_b: Option<Vec<Option<String>>>,
-) -> PyResult<Vec<Option<f64>>> {
+    shingles_a: Option<Vec<Option<Vec<u8>>>>,
+    shingles_b: Option<Vec<Option<Vec<u8>>>>,
+    composite: bool,
+) -> PyResult<Verified> {
     let spec = spec_of(method, threshold, max_distance);
     let m = spec.build()?;
     let verifier = spec.verifier();
+    let check = composite.then(CompositeCheck::default);
     if a.len() != b.len() {
         return Err(err("a and b differ in length"));
     }
-    let (ta, tb) = (text_a.unwrap_or_default(), text_b.unwrap_or_default());
+    let (sa, sb) = (
+        shingles_a.unwrap_or_default(),
+        shingles_b.unwrap_or_default(),
+    );
     py.allow_threads(|| {
         a.iter()
             .zip(&b)
             .enumerate()
             .map(|(i, (x, y))| {
-                let texts = (
-                    ta.get(i).and_then(Option::as_ref),
-                    tb.get(i).and_then(Option::as_ref),
+                let seqs = (
+                    sa.get(i).and_then(Option::as_ref),
+                    sb.get(i).and_then(Option::as_ref),
                 );
-                if let (Some(v), (Some(p), Some(q))) = (&verifier, texts) {
-                    return Ok(v.verify(&ShingleSeq::new(p, v.k), &ShingleSeq::new(q, v.k)));
+                if let (Some(v), (Some(p), Some(q))) = (&verifier, seqs) {
+                    let p = seq_of(p, v.k, "pair", i)?;
+                    let q = seq_of(q, v.k, "pair", i)?;
+                    return Ok(verify_exactly(v, check.as_ref(), &p, &q));
                 }
                 let (x, y) = (decode(x, "pair", i)?, decode(y, "pair", i)?);
-                verify(&m, &x, &y).map_err(|e| format!("pair {i}: {e}"))
+                let sim = verify(&m, &x, &y).map_err(|e| format!("pair {i}: {e}"))?;
+                Ok((sim, None))
             })
             .collect::<Result<Vec<_>, String>>()
+            .map(|v| v.into_iter().unzip())
     })
     .map_err(err)
+}
+
+/// A shingle sequence from its bytes.
+pub(crate) fn seq_of(bytes: &[u8], k: usize, what: &str, i: usize) -> Result<ShingleSeq, String> {
+    ShingleSeq::from_bytes(bytes, k).ok_or_else(|| {
+        format!(
+            "{what} {i}: shingle bytes of length {} are not a sequence",
+            bytes.len()
+        )
+    })
+}
+
+/// The engine's exact verification of one pair, and the runs the composite
+/// check looks up when the pair passes with a long foreign run.
+fn verify_exactly(
+    v: &Verifier,
+    check: Option<&CompositeCheck>,
+    p: &ShingleSeq,
+    q: &ShingleSeq,
+) -> (Option<f64>, Option<Vec<u8>>) {
+    if p.is_empty() || q.is_empty() {
+        return (None, None);
+    }
+    let c = compare_shingles(p, q, v.k);
+    if !v.accepts(&c) {
+        return (None, None);
+    }
+    let runs = check
+        .filter(|ch| c.run_a.max(c.run_b) >= ch.min_run)
+        .map(|ch| (ch.foreign_runs(p, q, v.k), ch.foreign_runs(q, p, v.k)))
+        .filter(|(x, y)| !x.is_empty() || !y.is_empty())
+        .map(|(x, y)| encode_runs(&x, &y));
+    (Some(c.jaccard), runs)
 }
 
 /// How a method forms candidates from shared keys: `(min_shared,

@@ -78,7 +78,9 @@ class Verdict:
     def __bool__(self) -> bool: ...
 
 class Deduplicator:
-    """An incremental first-seen near-duplicate index."""
+    """An incremental first-seen near-duplicate index: the batch engine's
+    rule applied online, without its corpus-level passes (site templates,
+    composite pages), which need documents that arrive later."""
 
     def __init__(
         self,
@@ -161,7 +163,9 @@ def fingerprint_batch(
     htmls: Optional[List[Optional[Union[bytes, str]]]] = None,
     texts: Optional[List[Optional[str]]] = None,
     all_text: bool = False,
-) -> Tuple[List[Optional[bytes]], List[Optional[str]], List[int], List[Optional[str]]]: ...
+) -> Tuple[
+    List[Optional[bytes]], List[Optional[str]], List[int], List[Optional[bytes]], List[Optional[str]]
+]: ...
 def candidate_keys_batch(
     method: str,
     threshold: Optional[float],
@@ -174,9 +178,27 @@ def verify_batch(
     max_distance: Optional[int],
     a: List[bytes],
     b: List[bytes],
-    text_a: Optional[List[Optional[str]]] = None,
-    text_b: Optional[List[Optional[str]]] = None,
-) -> List[Optional[float]]: ...
+    shingles_a: Optional[List[Optional[bytes]]] = None,
+    shingles_b: Optional[List[Optional[bytes]]] = None,
+    composite: bool = False,
+) -> Tuple[List[Optional[float]], List[Optional[bytes]]]: ...
+def strip_templates_batch(
+    method: str,
+    threshold: Optional[float],
+    max_distance: Optional[int],
+    shingles: List[bytes],
+) -> Tuple[List[Optional[bytes]], List[Optional[bytes]]]: ...
+def split_runs_batch(runs: List[bytes]) -> Tuple[List[int], List[int], List[int], List[bytes]]: ...
+def sampled_hashes_batch(seqs: List[bytes]) -> Tuple[List[int], List[int]]: ...
+def composite_check_batch(
+    method: str,
+    threshold: Optional[float],
+    max_distance: Optional[int],
+    runs: List[bytes],
+    thirds: List[bytes],
+    others: List[bytes],
+) -> List[bool]: ...
+def composite_rule() -> Tuple[int, int]: ...
 def candidate_rule(
     method: str,
     threshold: Optional[float] = None,

@@ -5,7 +5,14 @@ without collecting the corpus anywhere:
 
 1. **Fingerprints** — executors decode, extract and fingerprint each
    document with the Rust core (``mapInArrow``, one Arrow batch per call,
-   the GIL released). The result is materialized once (checkpoint).
+   the GIL released). The result is materialized once (checkpoint). With
+   the ``default`` method the main text travels on as its shingle sequence
+   (4 bytes a token), which exact verification reads.
+   **Site templates** (``default`` method): the pages of each host, in
+   input order, go to one executor call (``groupBy(host).applyInPandas``)
+   that removes the text the host repeats on unrelated pages and
+   recomputes their signatures, as ``neardup dedup`` does. A host's pages
+   must fit in one executor's memory (about 1.2 KB a page).
 2. **Exact copies** — documents with byte-identical signatures are grouped
    (``groupBy(signature)``); the earliest one stands for the others, as in
    the Rust engine.
@@ -15,7 +22,12 @@ without collecting the corpus anywhere:
    ``(u, v)`` with ``u`` earlier than ``v``; inverted-index methods drop
    over-long postings and count shared keys like the engine.
 4. **Verification** — executors check each pair with the method's own rule
-   and keep its similarity.
+   and keep its similarity. **Composite pages** (``default`` method): a
+   verified pair in which one page has a long run the other lacks gets
+   that run looked up among a sample of every document's shingles (joins on
+   the sampled hash, the first documents of each shingle, the documents
+   with most hits), and the pair is dropped when a third document, another
+   article, makes up the run: the engine's composite page check.
 5. **Clusters, without chaining** — the engine visits documents in order
    and makes each one a duplicate of the most similar earlier *kept*
    document. This is computed in rounds: for each undecided document ``v``,
@@ -42,9 +54,14 @@ from . import _neardup as _nd
 
 __all__ = ["dedup", "read_documents"]
 
-_FP_SCHEMA = "ord long, id string, sig binary, error string, text_len long, text string"
+_FP_SCHEMA = "ord long, id string, sig binary, error string, text_len long, sh binary, host string"
 _KEY_SCHEMA = "ord long, t int, k long"
-_EDGE_SCHEMA = "u long, v long, sim double"
+_EDGE_SCHEMA = "u long, v long, sim double, runs binary"
+_STRIP_SCHEMA = "ord long, sig2 binary, sh2 binary"
+_RUN_SCHEMA = "u long, v long, side int, r int, run binary"
+_QUERY_SCHEMA = "u long, v long, side int, r int, h long"
+_POSTING_SCHEMA = "z long, h long"
+_VETO_SCHEMA = "u long, v long"
 _DOC_SCHEMA = "ord long, id string, url string, html binary, text string, error string"
 
 
@@ -107,6 +124,8 @@ def dedup(
     max_distance: Optional[int] = None,
     order_col: Optional[str] = None,
     all_text: bool = False,
+    site_templates: bool = True,
+    composite_check: bool = True,
     max_rounds: int = 10_000,
 ):
     """Finds near-duplicate documents of ``df`` and returns a DataFrame
@@ -130,6 +149,13 @@ def dedup(
     order (``monotonically_increasing_id``), as ``neardup dedup --keep
     first`` does with input order. Documents without text or that fail to
     extract are groups of their own. Ids must be unique.
+
+    With the ``default`` method, the CLI's two corpus-level passes run too
+    (see the module documentation): the site template pass, per host (the
+    host is read from the id when it is a URL, as the CLI does for WARC
+    records; ``site_templates=False`` is ``--no-site-templates``), and the
+    composite page check (``composite_check=False`` is
+    ``--no-composite-check``).
     """
     import pyarrow as pa
     from pyspark.sql import Window
@@ -148,11 +174,12 @@ def dedup(
     cols.append(F.col(text_col).cast("string").alias("text") if text_col else F.lit(None).cast("string").alias("text"))
     docs = df.select(*cols)
     use_html, use_text = html_col is not None, text_col is not None
+    exact = m == "default"
 
     def fingerprint(batches):
         for b in batches:
             ids = _col(b, "id").to_pylist()
-            sigs, errors, lens, texts = _nd.fingerprint_batch(
+            sigs, errors, lens, shingles, hosts = _nd.fingerprint_batch(
                 m,
                 threshold,
                 md,
@@ -168,15 +195,18 @@ def dedup(
                     pa.array(sigs, pa.binary()),
                     pa.array(errors, pa.string()),
                     pa.array(lens, pa.int64()),
-                    pa.array(texts, pa.string()),
+                    pa.array(shingles, pa.binary()),
+                    pa.array(hosts, pa.string()),
                 ],
-                names=["ord", "id", "sig", "error", "text_len", "text"],
+                names=["ord", "id", "sig", "error", "text_len", "sh", "host"],
             )
 
     fp = _materialize(docs.mapInArrow(fingerprint, _FP_SCHEMA))
+    if exact and site_templates:
+        fp = _strip_site_templates(fp, m, threshold, md)
 
     # Exact copies: the earliest document of each signature stands for all.
-    with_sig = fp.where(F.col("sig").isNotNull()).select("ord", "sig", "text")
+    with_sig = fp.where(F.col("sig").isNotNull()).select("ord", "sig", "sh")
     firsts = with_sig.groupBy("sig").agg(F.min("ord").alias("rep"))
     copies = with_sig.join(firsts, "sig").select("ord", "rep")
     reps = with_sig.join(firsts.select(F.col("rep").alias("ord")), "ord")
@@ -207,32 +237,42 @@ def dedup(
     else:
         pairs = pairs.distinct()
 
-    # Main texts travel only for the `default` method (exact verification).
-    su = reps.select(F.col("ord").alias("u"), F.col("sig").alias("su"), F.col("text").alias("tu"))
-    sv = reps.select(F.col("ord").alias("v"), F.col("sig").alias("sv"), F.col("text").alias("tv"))
+    # Shingle sequences travel only for the `default` method (exact
+    # verification).
+    su = reps.select(F.col("ord").alias("u"), F.col("sig").alias("su"), F.col("sh").alias("hu"))
+    sv = reps.select(F.col("ord").alias("v"), F.col("sig").alias("sv"), F.col("sh").alias("hv"))
     candidates = pairs.join(su, "u").join(sv, "v")
+    with_runs = exact and composite_check
 
     def verify(batches):
         for b in batches:
-            sims = pa.array(
-                _nd.verify_batch(
-                    m,
-                    threshold,
-                    md,
-                    _col(b, "su").to_pylist(),
-                    _col(b, "sv").to_pylist(),
-                    _col(b, "tu").to_pylist(),
-                    _col(b, "tv").to_pylist(),
-                ),
-                pa.float64(),
+            sims, runs = _nd.verify_batch(
+                m,
+                threshold,
+                md,
+                _col(b, "su").to_pylist(),
+                _col(b, "sv").to_pylist(),
+                _col(b, "hu").to_pylist(),
+                _col(b, "hv").to_pylist(),
+                composite=with_runs,
             )
+            sims = pa.array(sims, pa.float64())
             keep = sims.is_valid()
             yield pa.RecordBatch.from_arrays(
-                [_col(b, "u").filter(keep), _col(b, "v").filter(keep), sims.filter(keep)],
-                names=["u", "v", "sim"],
+                [
+                    _col(b, "u").filter(keep),
+                    _col(b, "v").filter(keep),
+                    sims.filter(keep),
+                    pa.array(runs, pa.binary()).filter(keep),
+                ],
+                names=["u", "v", "sim", "runs"],
             )
 
     edges = _materialize(candidates.mapInArrow(verify, _EDGE_SCHEMA))
+    if with_runs:
+        vetoed = _composite_pairs(edges, reps, m, threshold, md)
+        edges = edges.join(vetoed, ["u", "v"], "left_anti")
+    edges = _materialize(edges.select("u", "v", "sim"))
 
     # Rounds of the no-chaining rule (see the module documentation).
     rank = Window.partitionBy("v").orderBy(F.col("sim").desc(), F.col("u").asc())
@@ -300,6 +340,112 @@ def dedup(
         )
     )
     return out
+
+
+def _strip_site_templates(fp, m, threshold, md):
+    """The site template pass: each host's pages, in input order, in one
+    executor call; changed pages get their new signature and shingles."""
+    from pyspark.sql import functions as F
+
+    def strip(pdf):
+        import pandas as pd
+
+        pdf = pdf.sort_values("ord")
+        sigs, shingles = _nd.strip_templates_batch(m, threshold, md, list(pdf["sh"]))
+        out = pd.DataFrame({"ord": pdf["ord"].to_numpy(), "sig2": sigs, "sh2": shingles})
+        return out[out["sig2"].notna()]
+
+    pages = fp.where(F.col("sh").isNotNull() & F.col("host").isNotNull()).select("ord", "host", "sh")
+    changed = pages.groupBy("host").applyInPandas(strip, _STRIP_SCHEMA)
+    return _materialize(
+        fp.join(changed, "ord", "left")
+        .withColumn("sig", F.coalesce(F.col("sig2"), F.col("sig")))
+        .withColumn("sh", F.coalesce(F.col("sh2"), F.col("sh")))
+        .drop("sig2", "sh2")
+    )
+
+
+def _composite_pairs(edges, reps, m, threshold, md):
+    """Verified pairs ``(u, v)`` that the composite page check refuses: a
+    foreign run of one page is looked up among the sampled shingles of
+    every document (earliest documents first, at most ``postings_read``
+    per shingle, the pair left out), the ``per_run`` documents with the
+    most hits (ties to the earliest) are checked exactly, as the engine's
+    index does."""
+    import pyarrow as pa
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    postings_read, per_run = _nd.composite_rule()
+    keys = ["u", "v", "side", "r"]
+
+    def split(batches):
+        for b in batches:
+            rows, sides, nums, runs = _nd.split_runs_batch(_col(b, "runs").to_pylist())
+            take = pa.array(rows, pa.uint32())
+            yield pa.RecordBatch.from_arrays(
+                [
+                    _col(b, "u").take(take),
+                    _col(b, "v").take(take),
+                    pa.array(sides, pa.int32()),
+                    pa.array(nums, pa.int32()),
+                    pa.array(runs, pa.binary()),
+                ],
+                names=["u", "v", "side", "r", "run"],
+            )
+
+    def sampled(seq_col, key_cols):
+        def run(batches):
+            for b in batches:
+                rows, hashes = _nd.sampled_hashes_batch(_col(b, seq_col).to_pylist())
+                take = pa.array(rows, pa.uint32())
+                yield pa.RecordBatch.from_arrays(
+                    [_col(b, c).take(take) for c in key_cols] + [pa.array(hashes, pa.int64())],
+                    names=key_cols + ["h"],
+                )
+
+        return run
+
+    def check(batches):
+        for b in batches:
+            ok = pa.array(
+                _nd.composite_check_batch(
+                    m,
+                    threshold,
+                    md,
+                    _col(b, "run").to_pylist(),
+                    _col(b, "zsh").to_pylist(),
+                    _col(b, "osh").to_pylist(),
+                ),
+                pa.bool_(),
+            )
+            yield pa.RecordBatch.from_arrays(
+                [_col(b, "u").filter(ok), _col(b, "v").filter(ok)], names=["u", "v"]
+            )
+
+    runs = _materialize(edges.where(F.col("runs").isNotNull()).select("u", "v", "runs").mapInArrow(split, _RUN_SCHEMA))
+    queries = runs.mapInArrow(sampled("run", keys), _QUERY_SCHEMA)
+    docs = reps.select(F.col("ord").alias("z"), "sh")
+    postings = docs.mapInArrow(sampled("sh", ["z"]), _POSTING_SCHEMA).join(queries.select("h").distinct(), "h")
+    # The pair itself may be among the first documents of a shingle.
+    early = Window.partitionBy("h").orderBy("z")
+    postings = postings.withColumn("pr", F.row_number().over(early)).where(F.col("pr") <= postings_read + 2)
+    hits = queries.join(postings.drop("pr"), "h").where((F.col("z") != F.col("u")) & (F.col("z") != F.col("v")))
+    per_shingle = Window.partitionBy(*keys, "h").orderBy("z")
+    hits = hits.withColumn("hr", F.row_number().over(per_shingle)).where(F.col("hr") <= postings_read)
+    counts = hits.groupBy(*keys, "z").count()
+    best = Window.partitionBy(*keys).orderBy(F.col("count").desc(), F.col("z").asc())
+    top = counts.withColumn("cr", F.row_number().over(best)).where(F.col("cr") <= per_run)
+    shingles = reps.select(F.col("ord").alias("z"), F.col("sh").alias("zsh"))
+    others = reps.select(F.col("ord").alias("o"), F.col("sh").alias("osh"))
+    tasks = (
+        top.join(runs, keys)
+        .join(shingles, "z")
+        .withColumn("o", F.when(F.col("side") == 0, F.col("v")).otherwise(F.col("u")))
+        .join(others, "o")
+        .select("u", "v", "run", "zsh", "osh")
+    )
+    return _materialize(tasks.mapInArrow(check, _VETO_SCHEMA).distinct())
 
 
 def _rows(df) -> List[dict]:

@@ -1,0 +1,219 @@
+//! Batch kernels for the corpus-level passes of `neardup.spark` with the
+//! `default` method: the site template pass (per host group) and the
+//! composite page check (runs looked up in a sampled shingle index built
+//! with Spark joins). Like the kernels of `spark.rs`, each works on whole
+//! columns with the GIL released and names the row in every error.
+
+use neardup::{CompositeCheck, Dedup, ShingleSeq};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::errors::err;
+use crate::spark::{seq_of, spec_of};
+
+/// The foreign runs of a pair as bytes: for each run, its side (0: a run
+/// of the first page that the second lacks, 1: the other way round), its
+/// length `n` (u32) and its `n` sorted distinct shingle hashes (u32), all
+/// little-endian.
+pub(crate) fn encode_runs(first: &[Vec<u32>], second: &[Vec<u32>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (side, runs) in [(0u8, first), (1u8, second)] {
+        for run in runs {
+            out.push(side);
+            out.extend((run.len() as u32).to_le_bytes());
+            out.extend(run.iter().flat_map(|h| h.to_le_bytes()));
+        }
+    }
+    out
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
+    let b = bytes.get(at..at + 4)?;
+    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// Reads [`encode_runs`]: `(side, run)` in order.
+fn decode_runs(bytes: &[u8]) -> Option<Vec<(u8, Vec<u32>)>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let side = bytes[at];
+        let n = u32_at(bytes, at + 1)? as usize;
+        at += 5;
+        let end = at.checked_add(n.checked_mul(4)?)?;
+        if side > 1 || end > bytes.len() {
+            return None;
+        }
+        let run = (0..n)
+            .map(|j| u32_at(bytes, at + 4 * j))
+            .collect::<Option<_>>()?;
+        out.push((side, run));
+        at = end;
+    }
+    Some(out)
+}
+
+/// New signatures and shingle sequences.
+type Stripped<'py> = (
+    Vec<Option<Bound<'py, PyBytes>>>,
+    Vec<Option<Bound<'py, PyBytes>>>,
+);
+
+/// The site template pass on the pages of one host, given in input order
+/// (shingle sequences from `fingerprint_batch`): for each page, its new
+/// signature and shingles without template text, `None` for a page left
+/// as it was. Nothing changes unless `method` is `default`.
+#[pyfunction]
+#[pyo3(signature = (method, threshold, max_distance, shingles))]
+pub fn strip_templates_batch<'py>(
+    py: Python<'py>,
+    method: &str,
+    threshold: Option<f64>,
+    max_distance: Option<u32>,
+    shingles: Vec<Vec<u8>>,
+) -> PyResult<Stripped<'py>> {
+    let spec = spec_of(method, threshold, max_distance);
+    let Some(v) = spec.verifier() else {
+        return Ok((vec![None; shingles.len()], vec![None; shingles.len()]));
+    };
+    let dedup = Dedup::builder()
+        .method(spec.build()?)
+        .verifier(Some(v))
+        .build();
+    let out = py
+        .allow_threads(|| -> Result<_, String> {
+            let seqs: Vec<ShingleSeq> = shingles
+                .iter()
+                .enumerate()
+                .map(|(i, b)| seq_of(b, v.k, "row", i))
+                .collect::<Result<_, _>>()?;
+            let refs: Vec<&ShingleSeq> = seqs.iter().collect();
+            Ok(dedup.strip_host_templates(&refs))
+        })
+        .map_err(err)?;
+    Ok(out
+        .into_iter()
+        .map(|r| match r {
+            Some((seq, sig)) => (
+                Some(PyBytes::new(py, &sig.to_bytes())),
+                Some(PyBytes::new(py, &seq.to_bytes())),
+            ),
+            None => (None, None),
+        })
+        .unzip())
+}
+
+/// Input rows, sides, run numbers and runs.
+type SplitRuns = (Vec<u32>, Vec<u8>, Vec<u32>, Vec<Vec<u8>>);
+
+/// Runs of a column of encoded runs (from `verify_batch`), one per row of
+/// the result: the input row, its side, its number within the row, and
+/// the run's hashes as bytes (u32 little-endian, sorted, distinct).
+#[pyfunction]
+pub fn split_runs_batch(py: Python<'_>, runs: Vec<Vec<u8>>) -> PyResult<SplitRuns> {
+    py.allow_threads(|| -> Result<_, String> {
+        let (mut rows, mut sides, mut nums, mut bytes) = (vec![], vec![], vec![], vec![]);
+        for (i, r) in runs.iter().enumerate() {
+            let decoded = decode_runs(r).ok_or_else(|| format!("row {i}: damaged runs"))?;
+            for (n, (side, run)) in decoded.into_iter().enumerate() {
+                rows.push(i as u32);
+                sides.push(side);
+                nums.push(n as u32);
+                bytes.push(run.iter().flat_map(|h| h.to_le_bytes()).collect());
+            }
+        }
+        Ok((rows, sides, nums, bytes))
+    })
+    .map_err(err)
+}
+
+/// The distinct sampled shingle hashes (those the composite check indexes)
+/// of a column of hash sequences (shingle sequences or runs, as bytes):
+/// the row and the hash of each.
+#[pyfunction]
+pub fn sampled_hashes_batch(py: Python<'_>, seqs: Vec<Vec<u8>>) -> PyResult<(Vec<u32>, Vec<i64>)> {
+    let check = CompositeCheck::default();
+    py.allow_threads(|| -> Result<_, String> {
+        let (mut rows, mut hashes) = (Vec::new(), Vec::new());
+        for (i, b) in seqs.iter().enumerate() {
+            let seq = seq_of(b, 1, "row", i)?;
+            let mut sampled: Vec<u32> = seq
+                .hashes()
+                .iter()
+                .copied()
+                .filter(|&h| check.is_sampled(h))
+                .collect();
+            sampled.sort_unstable();
+            sampled.dedup();
+            rows.extend(std::iter::repeat_n(i as u32, sampled.len()));
+            hashes.extend(sampled.into_iter().map(i64::from));
+        }
+        Ok((rows, hashes))
+    })
+    .map_err(err)
+}
+
+/// Whether each third document (`thirds[i]`, a shingle sequence) makes up
+/// run `runs[i]` and is another article than `others[i]`, the page the run
+/// is missing from: the composite page check's exact step.
+#[pyfunction]
+#[pyo3(signature = (method, threshold, max_distance, runs, thirds, others))]
+pub fn composite_check_batch(
+    py: Python<'_>,
+    method: &str,
+    threshold: Option<f64>,
+    max_distance: Option<u32>,
+    runs: Vec<Vec<u8>>,
+    thirds: Vec<Vec<u8>>,
+    others: Vec<Vec<u8>>,
+) -> PyResult<Vec<bool>> {
+    let k = spec_of(method, threshold, max_distance)
+        .verifier()
+        .map_or(1, |v| v.k);
+    if runs.len() != thirds.len() || runs.len() != others.len() {
+        return Err(err("runs, thirds and others differ in length"));
+    }
+    let check = CompositeCheck::default();
+    py.allow_threads(|| {
+        (0..runs.len())
+            .map(|i| {
+                let run = seq_of(&runs[i], 1, "run", i)?;
+                let third = seq_of(&thirds[i], k, "third", i)?;
+                let other = seq_of(&others[i], k, "other", i)?;
+                Ok(check.third_document_covers(run.hashes(), &third, &other))
+            })
+            .collect::<Result<Vec<_>, String>>()
+    })
+    .map_err(err)
+}
+
+/// How the composite check reads its index: `(postings_read,
+/// candidates_per_run)`.
+#[pyfunction]
+pub fn composite_rule() -> (usize, usize) {
+    (
+        CompositeCheck::POSTINGS_READ,
+        CompositeCheck::CANDIDATES_PER_RUN,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_round_trip_and_damage_is_caught() {
+        let (a, b) = (vec![vec![1, 5, 9], vec![2]], vec![vec![7, 8]]);
+        let bytes = encode_runs(&a, &b);
+        let back = decode_runs(&bytes).unwrap();
+        assert_eq!(
+            back,
+            vec![(0, vec![1, 5, 9]), (0, vec![2]), (1, vec![7, 8])]
+        );
+        assert_eq!(decode_runs(&[]), Some(vec![]));
+        assert_eq!(decode_runs(&bytes[..bytes.len() - 1]), None);
+        let mut bad = bytes.clone();
+        bad[0] = 2;
+        assert_eq!(decode_runs(&bad), None);
+    }
+}
