@@ -26,6 +26,8 @@
 //! few, and reads the index without changing it: the result does not depend
 //! on the number of threads.
 
+use rayon::prelude::*;
+
 use neardup_sketch::{containment, intersection_size};
 
 use crate::verify::ShingleSeq;
@@ -124,73 +126,106 @@ impl CompositeCheck {
     }
 }
 
-/// The corpus side of the check: sampled shingles to documents, and every
-/// document's shingle set.
-pub(crate) struct CompositeIndex<'a> {
-    cfg: CompositeCheck,
+/// The pairs among `suspects` (verified pairs with a long foreign run, as
+/// document indices into `seqs`, made with `k`-token shingles) that are a
+/// composite page and a page of one of its articles, sorted.
+///
+/// Only the sampled shingles of the suspects' runs are looked up, so the
+/// index holds the postings of those alone: its cost follows the number of
+/// suspects, not the size of the corpus.
+pub(crate) fn composite_pairs(
+    cfg: &CompositeCheck,
     k: usize,
-    seqs: Vec<Option<&'a ShingleSeq>>,
+    seqs: &[Option<&ShingleSeq>],
+    suspects: &[(u32, u32)],
+) -> Vec<(u32, u32)> {
+    let lookups: Vec<Lookup> = suspects
+        .par_iter()
+        .flat_map_iter(|&(a, b)| {
+            let mut out = Vec::new();
+            if let (Some(x), Some(y)) = (seqs[a as usize], seqs[b as usize]) {
+                let (sx, sy) = (x.sorted_set(), y.sorted_set());
+                for (page, other, other_set) in [(x, b, &sy), (y, a, &sx)] {
+                    out.extend(
+                        cfg.runs_of(page, other_set, k)
+                            .into_iter()
+                            .map(|run| Lookup {
+                                pair: (a, b),
+                                run,
+                                other,
+                            }),
+                    );
+                }
+            }
+            out
+        })
+        .collect();
+    let mut wanted: Vec<u32> = lookups
+        .iter()
+        .flat_map(|l| l.run.iter().copied().filter(|&h| cfg.is_sampled(h)))
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let index = CompositeIndex::new(*cfg, seqs, &wanted);
+    let mut refused: Vec<(u32, u32)> = lookups
+        .par_iter()
+        .filter(|l| index.third_document_has(l))
+        .map(|l| l.pair)
+        .collect();
+    refused.sort_unstable();
+    refused.dedup();
+    refused
+}
+
+/// A run of one page of a pair, missing from the other page.
+struct Lookup {
+    pair: (u32, u32),
+    /// Sorted distinct shingle hashes.
+    run: Vec<u32>,
+    /// The page the run is missing from.
+    other: u32,
+}
+
+/// Sampled shingles to documents, for the hashes looked up.
+struct CompositeIndex<'s, 'a> {
+    cfg: CompositeCheck,
+    seqs: &'s [Option<&'a ShingleSeq>],
     /// `(hash, document)`, sorted.
     postings: Vec<(u32, u32)>,
 }
 
-impl<'a> CompositeIndex<'a> {
-    /// Indexes `seqs` (one per document; `None` for a document without
-    /// shingles), made with `k`-token shingles.
-    pub(crate) fn new(
-        cfg: CompositeCheck,
-        k: usize,
-        seqs: Vec<Option<&'a ShingleSeq>>,
-    ) -> CompositeIndex<'a> {
-        let mut postings: Vec<(u32, u32)> = seqs
-            .iter()
-            .enumerate()
-            .filter_map(|(d, s)| Some((d as u32, (*s)?)))
-            .flat_map(|(d, s)| {
-                s.hashes()
-                    .iter()
-                    .filter(|&&h| cfg.is_sampled(h))
-                    .map(move |&h| (h, d))
-            })
-            .collect();
-        postings.sort_unstable();
+impl<'s, 'a> CompositeIndex<'s, 'a> {
+    /// The postings of the `wanted` hashes (sorted) in `seqs`.
+    fn new(cfg: CompositeCheck, seqs: &'s [Option<&'a ShingleSeq>], wanted: &[u32]) -> Self {
+        let mut postings: Vec<(u32, u32)> = if wanted.is_empty() {
+            Vec::new()
+        } else {
+            seqs.par_iter()
+                .enumerate()
+                .filter_map(|(d, s)| Some((d as u32, (*s)?)))
+                .flat_map_iter(|(d, s)| {
+                    s.hashes()
+                        .iter()
+                        .filter(|&&h| cfg.is_sampled(h) && wanted.binary_search(&h).is_ok())
+                        .map(move |&h| (h, d))
+                })
+                .collect()
+        };
+        postings.par_sort_unstable();
         postings.dedup();
-        postings.shrink_to_fit();
         CompositeIndex {
             cfg,
-            k: k.max(1),
             seqs,
             postings,
         }
     }
 
-    /// The shortest foreign run, in tokens, worth a look.
-    pub(crate) fn min_run(&self) -> usize {
-        self.cfg.min_run
-    }
-
-    /// Whether the verified pair `(a, b)` is a composite page and a page of
-    /// the other article, either way round.
-    pub(crate) fn is_composite(&self, a: u32, b: u32) -> bool {
-        let (Some(x), Some(y)) = (self.seqs[a as usize], self.seqs[b as usize]) else {
-            return false;
-        };
-        let (sx, sy) = (x.sorted_set(), y.sorted_set());
-        self.has_foreign_part(x, &sy, [a, b]) || self.has_foreign_part(y, &sx, [a, b])
-    }
-
-    /// Whether `page` has a run missing from `other` (a sorted shingle set)
-    /// that a third document, another article than `other`, makes up.
-    fn has_foreign_part(&self, page: &ShingleSeq, other: &[u32], pair: [u32; 2]) -> bool {
-        self.cfg
-            .runs_of(page, other, self.k)
-            .iter()
-            .any(|run| self.third_document_has(run, pair, other))
-    }
-
-    fn third_document_has(&self, run: &[u32], pair: [u32; 2], other: &[u32]) -> bool {
+    /// Whether a third document, another article than the page the run is
+    /// missing from, makes up the run.
+    fn third_document_has(&self, l: &Lookup) -> bool {
+        let pair = [l.pair.0, l.pair.1];
         let mut hits: Vec<u32> = Vec::new();
-        for &h in run.iter().filter(|&&h| self.cfg.is_sampled(h)) {
+        for &h in l.run.iter().filter(|&&h| self.cfg.is_sampled(h)) {
             let from = self.postings.partition_point(|&(g, _)| g < h);
             hits.extend(
                 self.postings[from..]
@@ -201,6 +236,12 @@ impl<'a> CompositeIndex<'a> {
                     .take(CompositeCheck::POSTINGS_READ),
             );
         }
+        if hits.is_empty() {
+            return false;
+        }
+        let Some(other) = self.seqs[l.other as usize].map(ShingleSeq::sorted_set) else {
+            return false;
+        };
         hits.sort_unstable();
         let mut counted: Vec<(usize, u32)> = hits
             .chunk_by(|x, y| x == y)
@@ -212,7 +253,7 @@ impl<'a> CompositeIndex<'a> {
             .take(CompositeCheck::CANDIDATES_PER_RUN)
             .any(|(_, z)| {
                 self.seqs[z as usize]
-                    .is_some_and(|zs| self.cfg.covers(run, &zs.sorted_set(), other))
+                    .is_some_and(|zs| self.cfg.covers(&l.run, &zs.sorted_set(), &other))
             })
     }
 }
@@ -274,22 +315,20 @@ mod tests {
         assert!(foreign_runs(&[2, 4], &other, 1).is_empty());
     }
 
+    fn refused(docs: &[Option<&ShingleSeq>], pairs: &[(u32, u32)]) -> Vec<(u32, u32)> {
+        composite_pairs(&CompositeCheck::default(), 3, docs, pairs)
+    }
+
     #[test]
     fn half_of_another_article_is_found_in_the_corpus() {
         let (a, b) = (words(120, 1), words(400, 2));
         let merged = seq(&format!("{} {b}", half(&a)));
         let (copy_b, copy_a) = (seq(&b), seq(&a));
         let docs = vec![Some(&merged), Some(&copy_b), Some(&copy_a)];
-        let index = CompositeIndex::new(CompositeCheck::default(), 3, docs);
-        assert!(index.is_composite(0, 1));
-        assert!(index.is_composite(1, 0), "either way round");
+        assert_eq!(refused(&docs, &[(0, 1)]), vec![(0, 1)]);
+        assert_eq!(refused(&docs, &[(1, 0)]), vec![(1, 0)], "either way round");
         // Without A's copy in the corpus, nothing gives the page away.
-        let alone = CompositeIndex::new(
-            CompositeCheck::default(),
-            3,
-            vec![Some(&merged), Some(&copy_b)],
-        );
-        assert!(!alone.is_composite(0, 1));
+        assert!(refused(&docs[..2], &[(0, 1)]).is_empty());
     }
 
     #[test]
@@ -304,11 +343,13 @@ mod tests {
         let quoted = seq(&format!("{quote} {b}"));
         let copy_b = seq(&b);
         let docs = vec![Some(&noted), Some(&copy_b), Some(&quoting), Some(&quoted)];
-        let index = CompositeIndex::new(CompositeCheck::default(), 3, docs);
-        assert!(!index.is_composite(0, 1), "the note is shorter than a run");
         assert!(
-            !index.is_composite(3, 1),
-            "the quote is a small part of its page"
+            refused(&docs, &[(0, 1)]).is_empty(),
+            "the note is too short"
+        );
+        assert!(
+            refused(&docs, &[(3, 1)]).is_empty(),
+            "the quote is a small part"
         );
     }
 
@@ -320,15 +361,12 @@ mod tests {
         // Another merged copy is not A: it is B's relative.
         let merged_again = seq(&format!("{} {b}", half(&a)));
         let docs = vec![Some(&merged), Some(&copy_b), Some(&merged_again)];
-        let index = CompositeIndex::new(CompositeCheck::default(), 3, docs);
-        assert!(!index.is_composite(0, 1));
+        assert!(refused(&docs, &[(0, 1)]).is_empty());
     }
 
     #[test]
     fn documents_without_shingles_are_never_composites() {
         let b = seq(&words(100, 2));
-        let index = CompositeIndex::new(CompositeCheck::default(), 3, vec![None, Some(&b)]);
-        assert!(!index.is_composite(0, 1));
-        assert!(!index.is_composite(1, 0));
+        assert!(refused(&[None, Some(&b)], &[(0, 1), (1, 0)]).is_empty());
     }
 }

@@ -10,14 +10,14 @@
 //! groups together.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use neardup_index::{Assignment, Clusterer, Containment};
 use neardup_sketch::{DocText, Method, Signature, Sketcher};
 use neardup_text::ShingleUnit;
 
 use crate::candidates::{candidate_pairs, low_similarity_pairs, Spill};
-use crate::composite::{CompositeCheck, CompositeIndex};
+use crate::composite::{composite_pairs, CompositeCheck};
 use crate::error::Error;
 use crate::keep::{KeepKey, KeepPolicy};
 use crate::templates::SiteTemplates;
@@ -244,15 +244,12 @@ impl Dedup {
                 .flatten()
         };
         let composite = match (self.config.composite, &self.config.verifier) {
-            (Some(check), Some(v)) if !shingles.is_empty() => Some(CompositeIndex::new(
-                check,
-                v.k,
-                (0..distinct.len() as u32).map(exact).collect(),
-            )),
+            (Some(check), Some(v)) if !shingles.is_empty() => Some((check, v.k)),
             _ => None,
         };
-        let refused = AtomicUsize::new(0);
-        let verified = clusterer.verify(&candidates, |a, b| {
+        // Verified pairs with a long foreign run, for the composite check.
+        let suspects = Mutex::new(Vec::new());
+        let mut verified = clusterer.verify(&candidates, |a, b| {
             if let (Some(v), Some(x), Some(y)) = (&self.config.verifier, exact(a), exact(b)) {
                 if x.is_empty() || y.is_empty() {
                     return None;
@@ -261,14 +258,13 @@ impl Dedup {
                 if !v.accepts(&c) {
                     return None;
                 }
-                let long_run = |min_run| c.run_a.max(c.run_b) >= min_run;
-                return match &composite {
-                    Some(index) if long_run(index.min_run()) && index.is_composite(a, b) => {
-                        refused.fetch_add(1, Ordering::Relaxed);
-                        None
-                    }
-                    _ => Some(c.jaccard),
-                };
+                if composite.is_some_and(|(check, _)| c.run_a.max(c.run_b) >= check.min_run) {
+                    suspects
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((a, b));
+                }
+                return Some(c.jaccard);
             }
             let (x, y) = (sigs[a as usize], sigs[b as usize]);
             match method.is_duplicate(x, y) {
@@ -276,6 +272,15 @@ impl Dedup {
                 _ => None,
             }
         });
+        let mut composites = 0;
+        if let Some((check, k)) = composite {
+            let mut suspects = suspects.into_inner().unwrap_or_else(|e| e.into_inner());
+            suspects.sort_unstable();
+            let seqs: Vec<Option<&ShingleSeq>> = (0..distinct.len() as u32).map(exact).collect();
+            let refused = composite_pairs(&check, k, &seqs, &suspects);
+            composites = refused.len();
+            verified.retain(|&(a, b, _)| refused.binary_search(&(a, b)).is_err());
+        }
         let contained_pairs = match self.config.containment {
             Some(t) if !shingles.is_empty() => {
                 clusterer.set_containment_threshold(t)?;
@@ -333,7 +338,7 @@ impl Dedup {
             distinct: distinct.len(),
             candidates: candidates.len(),
             verified: verified.len(),
-            composites: refused.into_inner(),
+            composites,
             spilled_runs,
             contained,
         })
