@@ -41,6 +41,8 @@ def main(argv=None):
     p.add_argument("--max-distance", type=int, default=None)
     p.add_argument("--partitions", type=int, default=None, help="partitions for extraction")
     p.add_argument("--all-text", action="store_true", help="fingerprint all visible text")
+    p.add_argument("--no-site-templates", action="store_true", help="keep site template text (default method)")
+    p.add_argument("--no-composite-check", action="store_true", help="accept composite pages (default method)")
     args = p.parse_args(argv)
 
     from pyspark.sql import SparkSession
@@ -69,6 +71,8 @@ def main(argv=None):
         max_distance=args.max_distance,
         order_col=order_col,
         all_text=args.all_text,
+        site_templates=not args.no_site_templates,
+        composite_check=not args.no_composite_check,
     )
     groups.write.mode("overwrite").parquet(args.output)
     out = spark.read.parquet(args.output)
