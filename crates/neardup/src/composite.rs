@@ -115,6 +115,45 @@ impl CompositeCheck {
         self.covers(run, &third.sorted_set(), &other.sorted_set())
     }
 
+    /// Whether some third document makes up `run` (sorted distinct hashes)
+    /// and is another article than `other`, the page the run is missing
+    /// from: the lookup step of the check, over any index.
+    /// `docs_with(hash)` lists the documents holding a sampled hash,
+    /// earliest first, without the pair itself (at most
+    /// [`CompositeCheck::POSTINGS_READ`] of them are read); `shingles_of`
+    /// gives a document's shingles.
+    pub fn made_up_by_third<'s, I>(
+        &self,
+        run: &[u32],
+        other: &ShingleSeq,
+        mut docs_with: impl FnMut(u32) -> I,
+        shingles_of: impl Fn(u32) -> Option<&'s ShingleSeq>,
+    ) -> bool
+    where
+        I: IntoIterator<Item = u32>,
+    {
+        let mut hits: Vec<u32> = Vec::new();
+        for &h in run.iter().filter(|&&h| self.is_sampled(h)) {
+            hits.extend(docs_with(h).into_iter().take(Self::POSTINGS_READ));
+        }
+        if hits.is_empty() {
+            return false;
+        }
+        let other = other.sorted_set();
+        hits.sort_unstable();
+        let mut counted: Vec<(usize, u32)> = hits
+            .chunk_by(|x, y| x == y)
+            .map(|c| (c.len(), c[0]))
+            .collect();
+        counted.sort_unstable_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+        counted
+            .into_iter()
+            .take(Self::CANDIDATES_PER_RUN)
+            .any(|(_, z)| {
+                shingles_of(z).is_some_and(|zs| self.covers(run, &zs.sorted_set(), &other))
+            })
+    }
+
     fn covers(&self, run: &[u32], z_set: &[u32], other_set: &[u32]) -> bool {
         if z_set.len() < self.min_other_len {
             return false;
@@ -223,38 +262,20 @@ impl<'s, 'a> CompositeIndex<'s, 'a> {
     /// Whether a third document, another article than the page the run is
     /// missing from, makes up the run.
     fn third_document_has(&self, l: &Lookup) -> bool {
-        let pair = [l.pair.0, l.pair.1];
-        let mut hits: Vec<u32> = Vec::new();
-        for &h in l.run.iter().filter(|&&h| self.cfg.is_sampled(h)) {
-            let from = self.postings.partition_point(|&(g, _)| g < h);
-            hits.extend(
-                self.postings[from..]
-                    .iter()
-                    .take_while(|&&(g, _)| g == h)
-                    .map(|&(_, d)| d)
-                    .filter(|d| !pair.contains(d))
-                    .take(CompositeCheck::POSTINGS_READ),
-            );
-        }
-        if hits.is_empty() {
-            return false;
-        }
-        let Some(other) = self.seqs[l.other as usize].map(ShingleSeq::sorted_set) else {
+        let Some(other) = self.seqs[l.other as usize] else {
             return false;
         };
-        hits.sort_unstable();
-        let mut counted: Vec<(usize, u32)> = hits
-            .chunk_by(|x, y| x == y)
-            .map(|c| (c.len(), c[0]))
-            .collect();
-        counted.sort_unstable_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
-        counted
-            .into_iter()
-            .take(CompositeCheck::CANDIDATES_PER_RUN)
-            .any(|(_, z)| {
-                self.seqs[z as usize]
-                    .is_some_and(|zs| self.cfg.covers(&l.run, &zs.sorted_set(), &other))
-            })
+        let pair = [l.pair.0, l.pair.1];
+        let docs_with = |h: u32| {
+            let from = self.postings.partition_point(|&(g, _)| g < h);
+            self.postings[from..]
+                .iter()
+                .take_while(move |&&(g, _)| g == h)
+                .map(|&(_, d)| d)
+                .filter(move |d| !pair.contains(d))
+        };
+        self.cfg
+            .made_up_by_third(&l.run, other, docs_with, |z| self.seqs[z as usize])
     }
 }
 

@@ -1,7 +1,7 @@
 //! Settings of a [`ContentSeen`](crate::ContentSeen) store.
 
 use neardup::sketch::Method;
-use neardup::Verifier;
+use neardup::{CompositeCheck, Verifier};
 
 /// How a [`ContentSeen`](crate::ContentSeen) judges and stores documents.
 ///
@@ -23,6 +23,7 @@ struct Inner {
     max_batch: usize,
     reserve: usize,
     verifier: Option<Verifier>,
+    composite: Option<CompositeCheck>,
 }
 
 impl Default for Config {
@@ -42,6 +43,7 @@ impl Config {
                 max_batch: 512,
                 reserve: 0,
                 verifier: Some(Verifier::default()),
+                composite: Some(CompositeCheck::default()),
             },
         }
     }
@@ -75,6 +77,20 @@ impl Config {
     pub fn verifier(&mut self, verifier: Option<Verifier>) -> &mut Config {
         self.inner.verifier = verifier;
         self
+    }
+
+    /// The batch engine's composite page check
+    /// ([`neardup::DedupBuilder::composite`]), with the originals stored so
+    /// far as third documents; needs exact verification (default: on,
+    /// with [`CompositeCheck::default`]). `None` turns it off.
+    pub fn composite(&mut self, check: Option<CompositeCheck>) -> &mut Config {
+        self.inner.composite = check;
+        self
+    }
+
+    /// The composite page check, if on.
+    pub fn get_composite(&self) -> Option<&CompositeCheck> {
+        self.inner.composite.as_ref()
     }
 
     /// The exact verifier, if on.

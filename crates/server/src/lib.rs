@@ -39,8 +39,10 @@
 
 #![deny(missing_docs)]
 
+mod answers;
 mod candidates;
 pub mod client;
+mod composite;
 mod config;
 mod error;
 pub mod http;
@@ -51,7 +53,8 @@ mod state;
 mod store;
 mod writer;
 
+pub use answers::{DocumentInfo, Stats, Verdict};
 pub use config::Config;
 pub use error::{Error, ErrorKind};
-pub use seen::{ContentSeen, DocumentInfo, Prepared, Stats, Verdict, MAX_ID_BYTES};
+pub use seen::{ContentSeen, Prepared, MAX_ID_BYTES};
 pub use store::{FILE_NAME, FORMAT_VERSION};

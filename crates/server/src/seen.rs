@@ -11,6 +11,7 @@ use neardup::io::RawDocument;
 use neardup::sketch::{Signature, Sketcher};
 use neardup::{Dedup, Page, ShingleSeq};
 
+use crate::answers::{DocumentInfo, Stats, Verdict};
 use crate::config::Config;
 use crate::error::{Error, ErrorKind};
 use crate::state::{signature_key, Judgement, Role, State};
@@ -19,68 +20,6 @@ use crate::writer::{self, Op};
 
 /// The longest document id accepted, in bytes.
 pub const MAX_ID_BYTES: usize = 4096;
-
-/// The answer for one document.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
-    /// The document's id.
-    pub id: String,
-    /// The id of the stored original it duplicates, if any.
-    pub duplicate_of: Option<String>,
-    /// The method's similarity to that original.
-    pub similarity: Option<f64>,
-    /// Whether the document is stored (now or from an earlier identical post).
-    pub stored: bool,
-}
-
-impl Verdict {
-    /// Whether the document duplicates a stored original.
-    pub fn is_duplicate(&self) -> bool {
-        self.duplicate_of.is_some()
-    }
-}
-
-/// A stored document, as [`ContentSeen::get`] reads it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DocumentInfo {
-    /// Its id.
-    pub id: String,
-    /// Its URL, when given.
-    pub url: Option<String>,
-    /// When it was stored, in milliseconds since the Unix epoch.
-    pub stored_at_ms: u64,
-    /// Its main text length in bytes.
-    pub text_len: u32,
-    /// The original it duplicates and the similarity to it.
-    pub duplicate_of: Option<(String, f64)>,
-    /// The method of its signature (`None` for a document without text).
-    pub method: Option<&'static str>,
-    /// The encoded signature's size in bytes.
-    pub signature_bytes: usize,
-    /// A hash of the signature, hexadecimal (equal for identical signatures).
-    pub signature_hash: Option<String>,
-}
-
-/// Counters of a [`ContentSeen`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stats {
-    /// Stored documents.
-    pub documents: usize,
-    /// Among them, originals.
-    pub originals: usize,
-    /// Among them, duplicates.
-    pub duplicates: usize,
-    /// Among them, documents without text.
-    pub empty: usize,
-    /// Approximate heap bytes of the in-memory index.
-    pub index_bytes: usize,
-    /// Transactions committed since the store was opened.
-    pub commits: u64,
-    /// Operations those transactions held.
-    pub committed_ops: u64,
-    /// The method's name.
-    pub method: &'static str,
-}
 
 /// A document extracted and fingerprinted, ready for [`ContentSeen::insert_prepared`].
 #[derive(Debug, Clone)]
@@ -243,7 +182,7 @@ impl ContentSeen {
         let method = config.get_method().clone();
         let store = Store::open(dir.as_ref(), &method_description(config))?;
         let verifier = config.get_verifier().copied();
-        let mut state = State::new(method.clone(), verifier)?;
+        let mut state = State::new(method.clone(), verifier, config.get_composite().copied())?;
         let stored = usize::try_from(store.count()?).unwrap_or(usize::MAX);
         state.reserve(config.get_expected_documents().max(stored));
         crate::rebuild::load(&store, &mut state, verifier, method.segmenter())?;

@@ -8,16 +8,20 @@
 //! candidates that are confirmed (ties go to the earlier original), or a
 //! new original. Confirmation is the batch engine's: exact verification on
 //! token shingles ([`Verifier::verify`]) when it is on and both documents
-//! have shingles, else the method's `is_duplicate`, then `similarity`.
+//! have shingles, else the method's `is_duplicate`, then `similarity`;
+//! with exact verification, the composite page check of the batch engine
+//! too, against the originals stored so far (see [`crate::composite`]): a
+//! refused original leaves the next most similar one to try.
 //! Duplicates are never targets, so nothing chains.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use neardup::sketch::{Method, Signature, Sketcher};
-use neardup::{ShingleSeq, Verifier};
+use neardup::{compare_shingles, CompositeCheck, ShingleSeq, Verifier};
 
 use crate::candidates::Candidates;
+use crate::composite::SampledPostings;
 use crate::error::Error;
 
 /// What a stored document is.
@@ -57,6 +61,8 @@ pub(crate) struct State {
     method: Method,
     verifier: Option<Verifier>,
     candidates: Candidates,
+    /// The originals' sampled shingles, for the composite page check.
+    postings: Option<SampledPostings>,
     pub slots: Vec<Slot>,
     by_id: HashMap<Arc<str>, u32>,
     first_of: HashMap<u128, u32>,
@@ -81,10 +87,19 @@ pub(crate) fn signature_key(bytes: &[u8]) -> u128 {
 }
 
 impl State {
-    pub fn new(method: Method, verifier: Option<Verifier>) -> Result<State, Error> {
+    /// An empty state; the composite page check runs only with exact
+    /// verification.
+    pub fn new(
+        method: Method,
+        verifier: Option<Verifier>,
+        composite: Option<CompositeCheck>,
+    ) -> Result<State, Error> {
         Ok(State {
             candidates: Candidates::new(&method)?,
             method,
+            postings: composite
+                .filter(|_| verifier.is_some())
+                .map(SampledPostings::new),
             verifier,
             slots: Vec::new(),
             by_id: HashMap::new(),
@@ -149,28 +164,73 @@ impl State {
                 _ => {}
             }
         }
-        let mut best: Option<(u32, f64)> = None;
+        // Confirmed originals, and whether each needs the composite check.
+        let mut confirmed: Vec<(u32, f64, bool)> = Vec::new();
         for c in self.candidates.query(sig)? {
             let slot = &self.slots[c as usize];
             let (Role::Original, Some(other)) = (slot.role, &slot.signature) else {
                 continue;
             };
-            let verdict = match (&self.verifier, shingles, &slot.shingles) {
-                (Some(v), Some(x), Some(y)) => v.verify(x, y),
-                _ => match self.method.is_duplicate(sig, other) {
-                    Ok(true) => self.method.similarity(sig, other).ok(),
-                    _ => None,
-                },
-            };
-            let Some(s) = verdict else {
-                continue;
-            };
-            // Candidates come in increasing dense id: ties keep the earlier.
-            if best.is_none_or(|(_, b)| s > b) {
-                best = Some((c, s));
+            match (&self.verifier, shingles, &slot.shingles) {
+                (Some(v), Some(x), Some(y)) => {
+                    if x.is_empty() || y.is_empty() {
+                        continue;
+                    }
+                    let cmp = compare_shingles(x, y, v.k);
+                    if v.accepts(&cmp) {
+                        let long = self
+                            .postings
+                            .as_ref()
+                            .is_some_and(|p| cmp.run_a.max(cmp.run_b) >= p.check().min_run);
+                        confirmed.push((c, cmp.jaccard, long));
+                    }
+                }
+                _ => {
+                    if let Ok(true) = self.method.is_duplicate(sig, other) {
+                        if let Ok(s) = self.method.similarity(sig, other) {
+                            confirmed.push((c, s, false));
+                        }
+                    }
+                }
             }
         }
+        // Most similar first; candidates come in increasing dense id, and
+        // the stable sort keeps the earlier original on ties.
+        confirmed.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let best = confirmed
+            .into_iter()
+            .find(|&(c, _, long)| !(long && self.is_composite(shingles, c)))
+            .map(|(c, s, _)| (c, s));
         Ok(Judgement { duplicate_of: best })
+    }
+
+    /// Whether a document with `shingles` and original `c` are a composite
+    /// page and a page of one of its articles, by the originals stored.
+    fn is_composite(&self, shingles: Option<&ShingleSeq>, c: u32) -> bool {
+        let (Some(p), Some(v), Some(x), Some(y)) = (
+            &self.postings,
+            &self.verifier,
+            shingles,
+            self.slots[c as usize].shingles.as_ref(),
+        ) else {
+            return false;
+        };
+        let check = p.check();
+        let original = |z: u32| {
+            let slot = &self.slots[z as usize];
+            (slot.role == Role::Original).then_some(slot.shingles.as_ref())?
+        };
+        let docs_with = |h: u32| {
+            let mut docs = p.docs_with(h, c);
+            docs.retain(|&z| original(z).is_some());
+            docs
+        };
+        [(x, y), (y, x)].into_iter().any(|(page, other)| {
+            check
+                .foreign_runs(page, other, v.k)
+                .iter()
+                .any(|run| check.made_up_by_third(run, other, docs_with, original))
+        })
     }
 
     /// Adds a live document with its verdict; returns its dense id.
@@ -219,6 +279,10 @@ impl State {
             signature,
             shingles,
         });
+        let slots = &self.slots;
+        if let (Some(p), Some(seq)) = (&mut self.postings, &slots[d as usize].shingles) {
+            p.insert(d, seq, |z| slots[z as usize].role == Role::Original);
+        }
         self.by_id.insert(id, d);
         Ok(d)
     }
@@ -268,6 +332,10 @@ impl State {
     /// Approximate heap bytes of the in-memory index.
     pub fn memory_bytes(&self) -> usize {
         self.candidates.memory_bytes()
+            + self
+                .postings
+                .as_ref()
+                .map_or(0, SampledPostings::memory_bytes)
             + self.heap_bytes
             + self.slots.capacity() * std::mem::size_of::<Slot>()
             + self.by_id.capacity() * (std::mem::size_of::<(Arc<str>, u32)>() + 1)
@@ -299,7 +367,7 @@ mod tests {
     #[test]
     fn first_seen_is_kept_and_copies_point_to_it() {
         let m = neardup::default_method();
-        let mut st = State::new(m.clone(), None).unwrap();
+        let mut st = State::new(m.clone(), None, None).unwrap();
         assert_eq!(put(&mut st, "a", sig(&m, A)).duplicate_of, None);
         let j = put(&mut st, "a2", sig(&m, A2));
         let (of, s) = j.duplicate_of.unwrap();
@@ -317,7 +385,7 @@ mod tests {
     #[test]
     fn deleted_original_is_no_target() {
         let m = neardup::default_method();
-        let mut st = State::new(m.clone(), None).unwrap();
+        let mut st = State::new(m.clone(), None, None).unwrap();
         put(&mut st, "a", sig(&m, A));
         assert!(st.remove("a"));
         assert!(!st.remove("a"));

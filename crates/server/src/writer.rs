@@ -7,9 +7,10 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::Arc;
 
+use crate::answers::Verdict;
 use crate::error::{Error, ErrorKind};
 use crate::record::Record;
-use crate::seen::{now_ms, Prepared, Shared, Verdict};
+use crate::seen::{now_ms, Prepared, Shared};
 use crate::store::Tables;
 
 /// One operation for the writer, with the channel its answer goes to.

@@ -1,31 +1,14 @@
-//! The HTTP service on loopback: every route and every error status,
-//! restarts, and concurrent near-duplicates.
+//! The HTTP service on loopback: every route, the token, restarts, and
+//! concurrent near-duplicates (error statuses: `http_errors.rs`).
 
 mod common;
 
 use std::sync::{Arc, Barrier};
 
-use neardup_server::client::{Client, Response};
-use neardup_server::http::{Running, Server};
-use neardup_server::{Config, ContentSeen};
+use neardup_server::client::Client;
 use serde_json::{json, Value};
 
-use common::{article, edit, temp_dir};
-
-fn start(dir: &std::path::Path, setup: impl FnOnce(&mut Server)) -> Running {
-    let seen = ContentSeen::open(dir, &Config::new()).unwrap();
-    let mut server = Server::new(seen);
-    setup(&mut server);
-    server.spawn("127.0.0.1:0".parse().unwrap()).unwrap()
-}
-
-fn post_text(c: &mut Client, path: &str, id: &str, text: &str) -> Response {
-    c.post_json(path, &json!({"id": id, "text": text})).unwrap()
-}
-
-fn error_code(r: &Response) -> String {
-    r.json()["error"]["code"].as_str().unwrap_or("").to_string()
-}
+use common::{article, edit, error_code, post_text, start, temp_dir};
 
 #[test]
 fn every_route_answers() {
@@ -131,164 +114,6 @@ fn every_route_answers() {
         "neardup_http_request_duration_seconds_bucket{method=\"GET\",route=\"/v1/documents/{id}\""
     ));
     assert!(m.contains("neardup_documents 3"));
-    server.stop().unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// Method, path, headers, body, expected status and error code.
-type Case<'a> = (
-    &'a str,
-    &'a str,
-    Vec<(&'a str, &'a str)>,
-    Vec<u8>,
-    u16,
-    &'a str,
-);
-
-#[test]
-fn every_error_status() {
-    let dir = temp_dir("errors");
-    let server = start(&dir, |s| {
-        s.max_body_bytes(2000);
-    });
-    let mut c = Client::new(server.addr());
-    let json_ct = [("content-type", "application/json")];
-    let cases: Vec<Case<'_>> = vec![
-        (
-            "POST",
-            "/v1/documents",
-            json_ct.to_vec(),
-            b"{not json".to_vec(),
-            400,
-            "bad_json",
-        ),
-        (
-            "POST",
-            "/v1/documents",
-            json_ct.to_vec(),
-            br#"{"id":"x"}"#.to_vec(),
-            400,
-            "bad_json",
-        ),
-        (
-            "POST",
-            "/v1/documents",
-            json_ct.to_vec(),
-            br#"{"id":"x","text":"a","html":"b"}"#.to_vec(),
-            400,
-            "bad_json",
-        ),
-        (
-            "POST",
-            "/v1/documents",
-            json_ct.to_vec(),
-            br#"{"id":"","text":"a"}"#.to_vec(),
-            400,
-            "invalid_id",
-        ),
-        (
-            "POST",
-            "/v1/check",
-            json_ct.to_vec(),
-            br#"{"id":5,"text":"a"}"#.to_vec(),
-            400,
-            "bad_json",
-        ),
-        (
-            "POST",
-            "/v1/documents",
-            vec![("content-type", "text/html")],
-            b"<p>x</p>".to_vec(),
-            400,
-            "missing_id",
-        ),
-        (
-            "POST",
-            "/v1/documents?id=x",
-            vec![("content-type", "text/plain")],
-            vec![0xff, 0xfe],
-            400,
-            "bad_text",
-        ),
-        (
-            "POST",
-            "/v1/documents?id=x",
-            vec![],
-            b"<p>x</p>".to_vec(),
-            415,
-            "unsupported_media_type",
-        ),
-        (
-            "POST",
-            "/v1/documents?id=x",
-            vec![("content-type", "image/png")],
-            b"x".to_vec(),
-            415,
-            "unsupported_media_type",
-        ),
-        (
-            "POST",
-            "/v1/documents?id=x",
-            vec![("content-type", "text/html")],
-            vec![b'a'; 2001],
-            413,
-            "body_too_large",
-        ),
-        (
-            "GET",
-            "/v1/documents/nope",
-            vec![],
-            vec![],
-            404,
-            "not_found",
-        ),
-        (
-            "DELETE",
-            "/v1/documents/nope",
-            vec![],
-            vec![],
-            404,
-            "not_found",
-        ),
-        ("GET", "/v2/anything", vec![], vec![], 404, "no_route"),
-        (
-            "PUT",
-            "/v1/documents",
-            vec![],
-            vec![],
-            405,
-            "method_not_allowed",
-        ),
-        (
-            "GET",
-            "/v1/check",
-            vec![],
-            vec![],
-            405,
-            "method_not_allowed",
-        ),
-        ("GET", "/v1/documents/%FF%FE", vec![], vec![], 400, "bad_id"),
-    ];
-    for (method, path, headers, body, status, code) in cases {
-        let r = c.request(method, path, &headers, &body).unwrap();
-        assert_eq!(
-            r.status,
-            status,
-            "{method} {path}: {}",
-            String::from_utf8_lossy(&r.body)
-        );
-        assert_eq!(error_code(&r), code, "{method} {path}");
-        assert_eq!(r.header("content-type"), Some("application/json"));
-    }
-    // 409: the same id with other content.
-    assert_eq!(
-        post_text(&mut c, "/v1/documents", "x", &article(1, 100)).status,
-        200
-    );
-    let r = post_text(&mut c, "/v1/documents", "x", &article(2, 100));
-    assert_eq!((r.status, error_code(&r)), (409, "conflict".to_string()));
-    // The connection survived every error.
-    assert_eq!(c.get("/healthz").unwrap().status, 200);
     server.stop().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -187,3 +187,55 @@ fn another_method_is_refused_on_open() {
     assert!(matches!(e.kind(), ErrorKind::MethodMismatch { .. }), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Half of a short article A glued in front of all of article B.
+fn composite_corpus() -> (String, String, String) {
+    let a = article(100, 100);
+    let b = article(101, 500);
+    let half_a: Vec<&str> = a.split(' ').take(50).collect();
+    let merged = format!("{} {b}", half_a.join(" "));
+    (a, b, merged)
+}
+
+#[test]
+fn a_composite_page_is_refused_once_the_other_article_is_stored() {
+    let (a, b, merged) = composite_corpus();
+    let dir = temp_dir("composite");
+    let seen = ContentSeen::open(&dir, &Config::new()).unwrap();
+    seen.insert(text("a", &a)).unwrap();
+    seen.insert(text("b", &b)).unwrap();
+    let v = seen.check(text("m", &merged)).unwrap();
+    assert_eq!(v.duplicate_of, None, "a copy of A is stored: {v:?}");
+    drop(seen);
+    // The originals' sampled shingles are rebuilt at open.
+    let seen = ContentSeen::open(&dir, &Config::new()).unwrap();
+    let v = seen.insert(text("m", &merged)).unwrap();
+    assert_eq!(v.duplicate_of, None, "after a restart: {v:?}");
+    drop(seen);
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // Posted before any copy of A, nothing shows where its first 50 words
+    // come from: B is taken for its copy.
+    let dir = temp_dir("composite-first");
+    let seen = ContentSeen::open(&dir, &Config::new()).unwrap();
+    seen.insert(text("m", &merged)).unwrap();
+    let v = seen.insert(text("b", &b)).unwrap();
+    assert_eq!(v.duplicate_of.as_deref(), Some("m"), "{v:?}");
+    drop(seen);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn without_the_composite_check_the_composite_page_joins_b() {
+    let (a, b, merged) = composite_corpus();
+    let dir = temp_dir("no-composite");
+    let mut config = Config::new();
+    config.composite(None);
+    let seen = ContentSeen::open(&dir, &config).unwrap();
+    seen.insert(text("a", &a)).unwrap();
+    seen.insert(text("b", &b)).unwrap();
+    let v = seen.insert(text("m", &merged)).unwrap();
+    assert_eq!(v.duplicate_of.as_deref(), Some("b"), "{v:?}");
+    drop(seen);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -73,6 +73,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
     config
         .method(args.method.method()?)
         .verifier(args.method.verifier())
+        .composite(args.method.composite())
         .store_duplicates(!args.no_store_duplicates)
         .expected_documents(args.expected_documents);
     let seen = ContentSeen::open(&args.data_dir, &config)

@@ -10,7 +10,8 @@ use serde_json::{json, Value};
 
 use super::request::{json_response, parse_document, read_body, ApiError};
 use super::App;
-use crate::seen::{ContentSeen, Verdict};
+use crate::answers::Verdict;
+use crate::seen::ContentSeen;
 
 /// The hand-written OpenAPI document.
 pub(crate) const OPENAPI: &str = include_str!("../openapi.json");

@@ -3,6 +3,11 @@
 
 use std::path::PathBuf;
 
+use neardup_server::client::{Client, Response};
+use neardup_server::http::{Running, Server};
+use neardup_server::{Config, ContentSeen};
+use serde_json::json;
+
 /// A fresh temporary directory for one test.
 pub fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("neardup-server-{}-{name}", std::process::id()));
@@ -107,4 +112,22 @@ pub fn edit(text: &str, every: usize, tag: usize) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// A server on a loopback port over a store in `dir`.
+pub fn start(dir: &std::path::Path, setup: impl FnOnce(&mut Server)) -> Running {
+    let seen = ContentSeen::open(dir, &Config::new()).unwrap();
+    let mut server = Server::new(seen);
+    setup(&mut server);
+    server.spawn("127.0.0.1:0".parse().unwrap()).unwrap()
+}
+
+/// Posts `{"id", "text"}` to `path`.
+pub fn post_text(c: &mut Client, path: &str, id: &str, text: &str) -> Response {
+    c.post_json(path, &json!({"id": id, "text": text})).unwrap()
+}
+
+/// The error code of an error response.
+pub fn error_code(r: &Response) -> String {
+    r.json()["error"]["code"].as_str().unwrap_or("").to_string()
 }
