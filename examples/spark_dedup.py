@@ -43,6 +43,7 @@ def main(argv=None):
     p.add_argument("--all-text", action="store_true", help="fingerprint all visible text")
     p.add_argument("--no-site-templates", action="store_true", help="keep site template text (default method)")
     p.add_argument("--no-composite-check", action="store_true", help="accept composite pages (default method)")
+    p.add_argument("--no-partial-check", action="store_true", help="accept partial copies (default method)")
     args = p.parse_args(argv)
 
     from pyspark.sql import SparkSession
@@ -73,6 +74,7 @@ def main(argv=None):
         all_text=args.all_text,
         site_templates=not args.no_site_templates,
         composite_check=not args.no_composite_check,
+        partial_check=not args.no_partial_check,
     )
     groups.write.mode("overwrite").parquet(args.output)
     out = spark.read.parquet(args.output)

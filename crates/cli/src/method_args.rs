@@ -5,7 +5,7 @@ use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use neardup::sketch::{Method, Sketcher};
 use neardup::text::{CjkSegmentation, Segmenter, ShingleUnit};
-use neardup::{CompositeCheck, SiteTemplates, Verifier};
+use neardup::{CompositeCheck, PartialCopyCheck, SiteTemplates, Verifier};
 
 /// Options that pick a method and set its decision rule.
 #[derive(Debug, Clone, Args)]
@@ -50,6 +50,12 @@ pub struct MethodArgs {
     /// together from two articles, and is not a copy of either).
     #[arg(long)]
     pub no_composite_check: bool,
+    /// With the default method: accept a pair in which one page lacks a
+    /// large part of the other that the other's near-duplicates confirm
+    /// as its text (by default such a page is a partial copy, not a
+    /// duplicate). Batch only: the service has no such check.
+    #[arg(long)]
+    pub no_partial_check: bool,
     /// How runs of Chinese characters are tokenized: `chars` (one token per
     /// character) or `jieba` (dictionary words; needs a build with the
     /// cargo feature `jieba`). Words apply to default, minhash, minhash-oph
@@ -136,6 +142,11 @@ impl MethodArgs {
     /// The site template pass of these options (`None` when off).
     pub fn site_templates(&self) -> Option<SiteTemplates> {
         (!self.no_site_templates).then(SiteTemplates::default)
+    }
+
+    /// The partial copy check of these options (`None` when off).
+    pub fn partial_copies(&self) -> Option<PartialCopyCheck> {
+        (!self.no_partial_check).then(PartialCopyCheck::default)
     }
 
     /// The composite page check of these options (`None` when off).

@@ -20,6 +20,7 @@ use crate::candidates::{candidate_pairs, low_similarity_pairs, Spill};
 use crate::composite::{composite_pairs, CompositeCheck};
 use crate::error::Error;
 use crate::keep::{KeepKey, KeepPolicy};
+use crate::partial::{partial_pairs, PartialCopyCheck};
 use crate::templates::SiteTemplates;
 use crate::verify::{compare, containment, ShingleSeq, Verifier};
 
@@ -53,6 +54,9 @@ pub struct Groups {
     /// composite page and a page of one of its articles (see
     /// [`CompositeCheck`]).
     pub composites: usize,
+    /// Pairs that passed exact verification but were refused as a partial
+    /// copy and its full page (see [`PartialCopyCheck`]).
+    pub partial_copies: usize,
     /// Sorted runs written to disk (0 without spilling).
     pub spilled_runs: usize,
     /// Partial reprints (with [`DedupBuilder::containment`]): pairs whose
@@ -97,6 +101,7 @@ struct Config {
     containment: Option<f64>,
     site_templates: Option<SiteTemplates>,
     composite: Option<CompositeCheck>,
+    partial: Option<PartialCopyCheck>,
 }
 
 /// Configures a [`Dedup`].
@@ -138,6 +143,7 @@ impl Dedup {
                 containment: None,
                 site_templates: Some(SiteTemplates::default()),
                 composite: Some(CompositeCheck::default()),
+                partial: Some(PartialCopyCheck::default()),
             },
         }
     }
@@ -247,8 +253,11 @@ impl Dedup {
             (Some(check), Some(v)) if !shingles.is_empty() => Some((check, v.k)),
             _ => None,
         };
-        // Verified pairs with a long foreign run, for the composite check.
+        // Verified pairs with a long foreign run, for the composite check,
+        // and with a large missing part, for the partial copy check.
         let suspects = Mutex::new(Vec::new());
+        let partial_suspects = Mutex::new(Vec::new());
+        let partial = self.config.partial.filter(|_| !shingles.is_empty());
         let mut verified = clusterer.verify(&candidates, |a, b| {
             if let (Some(v), Some(x), Some(y)) = (&self.config.verifier, exact(a), exact(b)) {
                 if x.is_empty() || y.is_empty() {
@@ -264,6 +273,12 @@ impl Dedup {
                         .unwrap_or_else(|e| e.into_inner())
                         .push((a, b));
                 }
+                if partial.is_some_and(|p| c.missing_a.max(c.missing_b) >= p.missing_share) {
+                    partial_suspects
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((a, b));
+                }
                 return Some(c.jaccard);
             }
             let (x, y) = (sigs[a as usize], sigs[b as usize]);
@@ -272,13 +287,30 @@ impl Dedup {
                 _ => None,
             }
         });
+        let seqs: Vec<Option<&ShingleSeq>> = if composite.is_some() || partial.is_some() {
+            (0..distinct.len() as u32).map(exact).collect()
+        } else {
+            Vec::new()
+        };
         let mut composites = 0;
         if let Some((check, k)) = composite {
             let mut suspects = suspects.into_inner().unwrap_or_else(|e| e.into_inner());
             suspects.sort_unstable();
-            let seqs: Vec<Option<&ShingleSeq>> = (0..distinct.len() as u32).map(exact).collect();
             let refused = composite_pairs(&check, k, &seqs, &suspects);
             composites = refused.len();
+            verified.retain(|&(a, b, _)| refused.binary_search(&(a, b)).is_err());
+        }
+        let mut partial_copies = 0;
+        if let Some(check) = partial {
+            let mut suspects = partial_suspects
+                .into_inner()
+                .unwrap_or_else(|e| e.into_inner());
+            suspects.sort_unstable();
+            let mut still: Vec<(u32, u32)> = verified.iter().map(|&(a, b, _)| (a, b)).collect();
+            still.sort_unstable();
+            suspects.retain(|p| still.binary_search(p).is_ok());
+            let refused = partial_pairs(&check, &seqs, &suspects, &verified);
+            partial_copies = refused.len();
             verified.retain(|&(a, b, _)| refused.binary_search(&(a, b)).is_err());
         }
         let contained_pairs = match self.config.containment {
@@ -339,6 +371,7 @@ impl Dedup {
             candidates: candidates.len(),
             verified: verified.len(),
             composites,
+            partial_copies,
             spilled_runs,
             contained,
         })
@@ -394,6 +427,14 @@ impl DedupBuilder {
     /// [`CompositeCheck::default`].
     pub fn composite(&mut self, check: Option<CompositeCheck>) -> &mut DedupBuilder {
         self.config.composite = check;
+        self
+    }
+
+    /// The partial copy check of [`PartialCopyCheck`] on verified pairs
+    /// (needs exact verification); `None` turns it off. Default: on, with
+    /// [`PartialCopyCheck::default`].
+    pub fn partial_copies(&mut self, check: Option<PartialCopyCheck>) -> &mut DedupBuilder {
+        self.config.partial = check;
         self
     }
 

@@ -35,6 +35,7 @@ mod host;
 mod keep;
 mod method;
 mod page;
+mod partial;
 mod templates;
 mod verify;
 
@@ -53,5 +54,6 @@ pub use host::host_of;
 pub use keep::{glob_match, KeepKey, KeepPolicy};
 pub use method::build_method;
 pub use page::Page;
+pub use partial::PartialCopyCheck;
 pub use templates::{SiteTemplates, TemplateStats};
 pub use verify::{compare as compare_shingles, Comparison, ShingleSeq, Verifier};

@@ -13,7 +13,7 @@
 //!   one (a "merged" page) makes a long one, even when the other article is
 //!   short enough to keep the Jaccard similarity high.
 
-use neardup_sketch::{containment as set_containment, jaccard};
+use neardup_sketch::{containment as set_containment, intersection_size};
 use neardup_text::{Segmenter, ShingleUnit, Shingler};
 
 /// A document's token shingles, in text order, as 32-bit hashes.
@@ -129,6 +129,10 @@ pub struct Comparison {
     pub head_a: usize,
     /// Tokens at the head of B before the first one A covers.
     pub head_b: usize,
+    /// Share of A's distinct shingles that B lacks.
+    pub missing_a: f64,
+    /// Share of B's distinct shingles that A lacks.
+    pub missing_b: f64,
 }
 
 /// Compares two documents exactly; `k` is the shingle length they were made
@@ -137,12 +141,17 @@ pub fn compare(a: &ShingleSeq, b: &ShingleSeq, k: usize) -> Comparison {
     let (sa, sb) = (a.sorted_set(), b.sorted_set());
     let (head_a, run_a) = uncovered_runs(a, &sb, k);
     let (head_b, run_b) = uncovered_runs(b, &sa, k);
+    let shared = intersection_size(&sa, &sb) as f64;
+    let union = (sa.len() + sb.len()) as f64 - shared;
+    let missing = |n: usize| if n == 0 { 0.0 } else { 1.0 - shared / n as f64 };
     Comparison {
-        jaccard: jaccard(&sa, &sb),
+        jaccard: if union > 0.0 { shared / union } else { 1.0 },
         run_a,
         run_b,
         head_a,
         head_b,
+        missing_a: missing(sa.len()),
+        missing_b: missing(sb.len()),
     }
 }
 

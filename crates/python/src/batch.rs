@@ -7,7 +7,10 @@ use std::sync::Mutex;
 
 use neardup::io::{Content, Inputs, Item, Source};
 use neardup::sketch::{DocText, Signature as Sig};
-use neardup::{CompositeCheck, Dedup, DocFingerprint, Fingerprinted, KeepPolicy, SiteTemplates};
+use neardup::{
+    CompositeCheck, Dedup, DocFingerprint, Fingerprinted, KeepPolicy, PartialCopyCheck,
+    SiteTemplates,
+};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -226,9 +229,10 @@ fn run_batch(
 /// group). `keep` is `"first"`, `"longest"` or `"url:PATTERN"`; `threads`
 /// 0 uses every core; `site_templates=False` turns the site template pass
 /// off (`--no-site-templates`), `composite_check=False` the composite page
-/// check (`--no-composite-check`).
+/// check (`--no-composite-check`), `partial_check=False` the partial copy
+/// check (`--no-partial-check`).
 #[pyfunction]
-#[pyo3(signature = (paths, method="default", threshold=None, *, max_distance=None, keep="first", all_text=false, threads=0, site_templates=true, composite_check=true))]
+#[pyo3(signature = (paths, method="default", threshold=None, *, max_distance=None, keep="first", all_text=false, threads=0, site_templates=true, composite_check=true, partial_check=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn dedup_files<'py>(
     py: Python<'py>,
@@ -241,6 +245,7 @@ pub fn dedup_files<'py>(
     threads: usize,
     site_templates: bool,
     composite_check: bool,
+    partial_check: bool,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let spec = MethodSpec {
         name: method.to_string(),
@@ -254,6 +259,7 @@ pub fn dedup_files<'py>(
         .verifier(spec.verifier())
         .site_templates(site_templates.then(SiteTemplates::default))
         .composite(composite_check.then(CompositeCheck::default))
+        .partial_copies(partial_check.then(PartialCopyCheck::default))
         .build();
     for p in &paths {
         if std::fs::metadata(p).is_err() {

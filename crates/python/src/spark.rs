@@ -5,7 +5,7 @@
 
 use neardup::io::Content;
 use neardup::sketch::{Method, Signature as Sig};
-use neardup::{compare_shingles, CompositeCheck, ShingleSeq, Verifier};
+use neardup::{compare_shingles, CompositeCheck, PartialCopyCheck, ShingleSeq, Verifier};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -159,19 +159,22 @@ pub fn candidate_keys_batch(
     .map_err(err)
 }
 
-/// Similarities of confirmed pairs (`None` for the others), and the foreign
+/// Similarities of confirmed pairs (`None` for the others), the foreign
 /// runs of each confirmed pair that the composite page check must look up
-/// (`None` when there are none; see [`crate::spark_passes::encode_runs`]).
-type Verified = (Vec<Option<f64>>, Vec<Option<Vec<u8>>>);
+/// (`None` when there are none; see [`crate::spark_passes::encode_runs`]),
+/// and whether the partial copy check must look at the pair.
+type Verified = (Vec<Option<f64>>, Vec<Option<Vec<u8>>>, Vec<bool>);
 
 /// Verifies candidate pairs `(a[i], b[i])`, `a` the senior document: the
 /// similarity of a confirmed pair, `None` otherwise. With the `default`
 /// method and both shingle sequences (`shingles_a`, `shingles_b`, from
 /// [`fingerprint_batch`]), the pair is verified exactly, as the CLI does;
 /// with `composite=True`, a confirmed pair with a long foreign run also
-/// gets its runs, for the composite page check.
+/// gets its runs, for the composite page check, and with `partial=True`
+/// a flag when one side lacks enough of the other for the partial copy
+/// check.
 #[pyfunction]
-#[pyo3(signature = (method, threshold, max_distance, a, b, shingles_a=None, shingles_b=None, composite=false))]
+#[pyo3(signature = (method, threshold, max_distance, a, b, shingles_a=None, shingles_b=None, composite=false, partial=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn verify_batch(
     py: Python<'_>,
@@ -183,11 +186,13 @@ pub fn verify_batch(
     shingles_a: Option<Vec<Option<Vec<u8>>>>,
     shingles_b: Option<Vec<Option<Vec<u8>>>>,
     composite: bool,
+    partial: bool,
 ) -> PyResult<Verified> {
     let spec = spec_of(method, threshold, max_distance);
     let m = spec.build()?;
     let verifier = spec.verifier();
     let check = composite.then(CompositeCheck::default);
+    let partial = partial.then(PartialCopyCheck::default);
     if a.len() != b.len() {
         return Err(err("a and b differ in length"));
     }
@@ -207,14 +212,22 @@ pub fn verify_batch(
                 if let (Some(v), (Some(p), Some(q))) = (&verifier, seqs) {
                     let p = seq_of(p, v.k, "pair", i)?;
                     let q = seq_of(q, v.k, "pair", i)?;
-                    return Ok(verify_exactly(v, check.as_ref(), &p, &q));
+                    return Ok(verify_exactly(v, check.as_ref(), partial.as_ref(), &p, &q));
                 }
                 let (x, y) = (decode(x, "pair", i)?, decode(y, "pair", i)?);
                 let sim = verify(&m, &x, &y).map_err(|e| format!("pair {i}: {e}"))?;
-                Ok((sim, None))
+                Ok((sim, None, false))
             })
             .collect::<Result<Vec<_>, String>>()
-            .map(|v| v.into_iter().unzip())
+            .map(|v| {
+                let mut out = (Vec::new(), Vec::new(), Vec::new());
+                for (s, r, p) in v {
+                    out.0.push(s);
+                    out.1.push(r);
+                    out.2.push(p);
+                }
+                out
+            })
     })
     .map_err(err)
 }
@@ -229,27 +242,30 @@ pub(crate) fn seq_of(bytes: &[u8], k: usize, what: &str, i: usize) -> Result<Shi
     })
 }
 
-/// The engine's exact verification of one pair, and the runs the composite
-/// check looks up when the pair passes with a long foreign run.
+/// The engine's exact verification of one pair, the runs the composite
+/// check looks up when the pair passes with a long foreign run, and whether
+/// the partial copy check must look at it.
 fn verify_exactly(
     v: &Verifier,
     check: Option<&CompositeCheck>,
+    partial: Option<&PartialCopyCheck>,
     p: &ShingleSeq,
     q: &ShingleSeq,
-) -> (Option<f64>, Option<Vec<u8>>) {
+) -> (Option<f64>, Option<Vec<u8>>, bool) {
     if p.is_empty() || q.is_empty() {
-        return (None, None);
+        return (None, None, false);
     }
     let c = compare_shingles(p, q, v.k);
     if !v.accepts(&c) {
-        return (None, None);
+        return (None, None, false);
     }
+    let suspect = partial.is_some_and(|pc| c.missing_a.max(c.missing_b) >= pc.missing_share);
     let runs = check
         .filter(|ch| c.run_a.max(c.run_b) >= ch.min_run)
         .map(|ch| (ch.foreign_runs(p, q, v.k), ch.foreign_runs(q, p, v.k)))
         .filter(|(x, y)| !x.is_empty() || !y.is_empty())
         .map(|(x, y)| encode_runs(&x, &y));
-    (Some(c.jaccard), runs)
+    (Some(c.jaccard), runs, suspect)
 }
 
 /// How a method forms candidates from shared keys: `(min_shared,

@@ -4,7 +4,7 @@
 //! with Spark joins). Like the kernels of `spark.rs`, each works on whole
 //! columns with the GIL released and names the row in every error.
 
-use neardup::{CompositeCheck, Dedup, ShingleSeq};
+use neardup::{CompositeCheck, Dedup, PartialCopyCheck, ShingleSeq};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -185,6 +185,49 @@ pub fn composite_check_batch(
             .collect::<Result<Vec<_>, String>>()
     })
     .map_err(err)
+}
+
+/// Whether each `parts[i]` is a partial copy of `fulls[i]`, as `thirds[i]`
+/// (another near-duplicate of the full page) shows: the partial copy
+/// check's exact step.
+#[pyfunction]
+#[pyo3(signature = (method, threshold, max_distance, fulls, parts, thirds))]
+pub fn partial_check_batch(
+    py: Python<'_>,
+    method: &str,
+    threshold: Option<f64>,
+    max_distance: Option<u32>,
+    fulls: Vec<Vec<u8>>,
+    parts: Vec<Vec<u8>>,
+    thirds: Vec<Vec<u8>>,
+) -> PyResult<Vec<bool>> {
+    let k = spec_of(method, threshold, max_distance)
+        .verifier()
+        .map_or(1, |v| v.k);
+    if fulls.len() != parts.len() || fulls.len() != thirds.len() {
+        return Err(err("fulls, parts and thirds differ in length"));
+    }
+    let check = PartialCopyCheck::default();
+    py.allow_threads(|| {
+        (0..fulls.len())
+            .map(|i| {
+                let full = seq_of(&fulls[i], k, "full", i)?;
+                let part = seq_of(&parts[i], k, "part", i)?;
+                let third = seq_of(&thirds[i], k, "third", i)?;
+                Ok(check
+                    .missing_part(&full, &part)
+                    .is_some_and(|missing| check.corroborates(&missing, &third)))
+            })
+            .collect::<Result<Vec<_>, String>>()
+    })
+    .map_err(err)
+}
+
+/// How many of a full page's other near-duplicates the partial copy check
+/// reads, earliest first.
+#[pyfunction]
+pub fn partial_rule() -> usize {
+    PartialCopyCheck::NEIGHBOURS_READ
 }
 
 /// How the composite check reads its index: `(postings_read,

@@ -225,9 +225,10 @@ def test_incremental_equals_batch_engine(tmp_path, method, kw):
     docs = corpus()
     path = tmp_path / "docs.jsonl"
     write_jsonl(path, docs)
-    # The incremental engine sees no later documents, so it has no
-    # composite page check (which looks a run up in the whole corpus).
-    batch = neardup.dedup_files([str(path)], method, composite_check=False, **kw)
+    # The incremental engine sees no later documents, so it has neither
+    # the composite page check (which looks a run up in the whole corpus)
+    # nor the partial copy check (which reads a page's later copies).
+    batch = neardup.dedup_files([str(path)], method, composite_check=False, partial_check=False, **kw)
     d = Deduplicator(method, **kw)
     for i, t in docs:
         d.add(i, text=t)

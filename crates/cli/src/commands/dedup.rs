@@ -109,6 +109,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
         .verifier(args.method.verifier())
         .site_templates(args.method.site_templates())
         .composite(args.method.composite())
+        .partial_copies(args.method.partial_copies())
         .containment(args.containment)
         .build();
     let fields = JsonlFields {
@@ -233,6 +234,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
             "candidate_pairs": groups.candidates,
             "verified_pairs": groups.verified,
             "composite_pairs_refused": groups.composites,
+            "partial_pairs_refused": groups.partial_copies,
             "spilled_runs": groups.spilled_runs,
             "partial_reprints": best_container.len(),
             "site_templates": {"documents": templates.documents, "shingles_removed": templates.shingles},

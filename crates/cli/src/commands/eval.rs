@@ -224,6 +224,7 @@ fn sweep(args: &EvalArgs, labels: &Labels) -> Result<()> {
         .verifier(args.method.verifier())
         .site_templates(args.method.site_templates())
         .composite(args.method.composite())
+        .partial_copies(args.method.partial_copies())
         .build();
     let inputs = Inputs::new();
     let sources = inputs.sources(&args.inputs)?;

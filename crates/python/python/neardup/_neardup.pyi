@@ -150,10 +150,12 @@ def dedup_files(
     threads: int = 0,
     site_templates: bool = True,
     composite_check: bool = True,
+    partial_check: bool = True,
 ) -> List[Dict[str, Union[str, float, bool, None]]]:
     """Deduplicates files with the batch engine of `neardup dedup`
     (`site_templates=False` is its `--no-site-templates`,
-    `composite_check=False` its `--no-composite-check`)."""
+    `composite_check=False` its `--no-composite-check`, `partial_check=False`
+    its `--no-partial-check`)."""
 
 def fingerprint_batch(
     method: str,
@@ -181,7 +183,8 @@ def verify_batch(
     shingles_a: Optional[List[Optional[bytes]]] = None,
     shingles_b: Optional[List[Optional[bytes]]] = None,
     composite: bool = False,
-) -> Tuple[List[Optional[float]], List[Optional[bytes]]]: ...
+    partial: bool = False,
+) -> Tuple[List[Optional[float]], List[Optional[bytes]], List[bool]]: ...
 def strip_templates_batch(
     method: str,
     threshold: Optional[float],
@@ -199,6 +202,15 @@ def composite_check_batch(
     others: List[bytes],
 ) -> List[bool]: ...
 def composite_rule() -> Tuple[int, int]: ...
+def partial_check_batch(
+    method: str,
+    threshold: Optional[float],
+    max_distance: Optional[int],
+    fulls: List[bytes],
+    parts: List[bytes],
+    thirds: List[bytes],
+) -> List[bool]: ...
+def partial_rule() -> int: ...
 def candidate_rule(
     method: str,
     threshold: Optional[float] = None,

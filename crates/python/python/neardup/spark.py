@@ -27,7 +27,11 @@ without collecting the corpus anywhere:
    that run looked up among a sample of every document's shingles (joins on
    the sampled hash, the first documents of each shingle, the documents
    with most hits), and the pair is dropped when a third document, another
-   article, makes up the run: the engine's composite page check.
+   article, makes up the run: the engine's composite page check. **Partial
+   copies** (``default`` method): a verified pair in which one side lacks
+   a large part of the other is joined with the other side's verified
+   near-duplicates, and dropped when one of them has that part: the
+   engine's partial copy check.
 5. **Clusters, without chaining** — the engine visits documents in order
    and makes each one a duplicate of the most similar earlier *kept*
    document. This is computed in rounds: for each undecided document ``v``,
@@ -56,7 +60,7 @@ __all__ = ["dedup", "read_documents"]
 
 _FP_SCHEMA = "ord long, id string, sig binary, error string, text_len long, sh binary, host string"
 _KEY_SCHEMA = "ord long, t int, k long"
-_EDGE_SCHEMA = "u long, v long, sim double, runs binary"
+_EDGE_SCHEMA = "u long, v long, sim double, runs binary, psus boolean"
 _STRIP_SCHEMA = "ord long, sig2 binary, sh2 binary"
 _RUN_SCHEMA = "u long, v long, side int, r int, run binary"
 _QUERY_SCHEMA = "u long, v long, side int, r int, h long"
@@ -126,6 +130,7 @@ def dedup(
     all_text: bool = False,
     site_templates: bool = True,
     composite_check: bool = True,
+    partial_check: bool = True,
     max_rounds: int = 10_000,
 ):
     """Finds near-duplicate documents of ``df`` and returns a DataFrame
@@ -153,9 +158,10 @@ def dedup(
     With the ``default`` method, the CLI's two corpus-level passes run too
     (see the module documentation): the site template pass, per host (the
     host is read from the id when it is a URL, as the CLI does for WARC
-    records; ``site_templates=False`` is ``--no-site-templates``), and the
+    records; ``site_templates=False`` is ``--no-site-templates``), the
     composite page check (``composite_check=False`` is
-    ``--no-composite-check``).
+    ``--no-composite-check``) and the partial copy check
+    (``partial_check=False`` is ``--no-partial-check``).
     """
     import pyarrow as pa
     from pyspark.sql import Window
@@ -243,10 +249,11 @@ def dedup(
     sv = reps.select(F.col("ord").alias("v"), F.col("sig").alias("sv"), F.col("sh").alias("hv"))
     candidates = pairs.join(su, "u").join(sv, "v")
     with_runs = exact and composite_check
+    with_partial = exact and partial_check
 
     def verify(batches):
         for b in batches:
-            sims, runs = _nd.verify_batch(
+            sims, runs, psus = _nd.verify_batch(
                 m,
                 threshold,
                 md,
@@ -255,6 +262,7 @@ def dedup(
                 _col(b, "hu").to_pylist(),
                 _col(b, "hv").to_pylist(),
                 composite=with_runs,
+                partial=with_partial,
             )
             sims = pa.array(sims, pa.float64())
             keep = sims.is_valid()
@@ -264,14 +272,18 @@ def dedup(
                     _col(b, "v").filter(keep),
                     sims.filter(keep),
                     pa.array(runs, pa.binary()).filter(keep),
+                    pa.array(psus, pa.bool_()).filter(keep),
                 ],
-                names=["u", "v", "sim", "runs"],
+                names=["u", "v", "sim", "runs", "psus"],
             )
 
     edges = _materialize(candidates.mapInArrow(verify, _EDGE_SCHEMA))
     if with_runs:
         vetoed = _composite_pairs(edges, reps, m, threshold, md)
-        edges = edges.join(vetoed, ["u", "v"], "left_anti")
+        edges = _materialize(edges.join(vetoed, ["u", "v"], "left_anti"))
+    if with_partial:
+        partial = _partial_pairs(edges, reps, m, threshold, md)
+        edges = edges.join(partial, ["u", "v"], "left_anti")
     edges = _materialize(edges.select("u", "v", "sim"))
 
     # Rounds of the no-chaining rule (see the module documentation).
@@ -446,6 +458,55 @@ def _composite_pairs(edges, reps, m, threshold, md):
         .select("u", "v", "run", "zsh", "osh")
     )
     return _materialize(tasks.mapInArrow(check, _VETO_SCHEMA).distinct())
+
+
+def _partial_pairs(edges, reps, m, threshold, md):
+    """Verified pairs ``(u, v)`` that the partial copy check refuses: for a
+    pair flagged by verification, each side in turn is the full page, and
+    its other verified near-duplicates (the earliest ``neighbours_read``)
+    are checked for the part the other side lacks, as the engine does."""
+    import pyarrow as pa
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    neighbours_read = _nd.partial_rule()
+
+    def check(batches):
+        for b in batches:
+            ok = pa.array(
+                _nd.partial_check_batch(
+                    m,
+                    threshold,
+                    md,
+                    _col(b, "fsh").to_pylist(),
+                    _col(b, "psh").to_pylist(),
+                    _col(b, "zsh").to_pylist(),
+                ),
+                pa.bool_(),
+            )
+            yield pa.RecordBatch.from_arrays(
+                [_col(b, "u").filter(ok), _col(b, "v").filter(ok)], names=["u", "v"]
+            )
+
+    suspects = edges.where(F.col("psus")).select("u", "v")
+    sides = suspects.select("u", "v", F.col("u").alias("full"), F.col("v").alias("part")).unionByName(
+        suspects.select("u", "v", F.col("v").alias("full"), F.col("u").alias("part"))
+    )
+    links = edges.select(F.col("u").alias("full"), F.col("v").alias("z")).unionByName(
+        edges.select(F.col("v").alias("full"), F.col("u").alias("z"))
+    )
+    earliest = Window.partitionBy("u", "v", "full").orderBy("z")
+    tasks = (
+        sides.join(links, "full")
+        .where(F.col("z") != F.col("part"))
+        .withColumn("nr", F.row_number().over(earliest))
+        .where(F.col("nr") <= neighbours_read)
+        .join(reps.select(F.col("ord").alias("full"), F.col("sh").alias("fsh")), "full")
+        .join(reps.select(F.col("ord").alias("part"), F.col("sh").alias("psh")), "part")
+        .join(reps.select(F.col("ord").alias("z"), F.col("sh").alias("zsh")), "z")
+        .select("u", "v", "fsh", "psh", "zsh")
+    )
+    return _materialize(tasks.mapInArrow(check, "u long, v long").distinct())
 
 
 def _rows(df) -> List[dict]:
