@@ -12,9 +12,10 @@
 //! methods, which counts kept documents here). The batch engine's two
 //! corpus-level passes need documents that arrive later (the site template
 //! pass compares a page with the host's next pages too, the composite page
-//! check looks a run up in the whole corpus), so this index has neither:
-//! it gives the groups of `dedup_files(..., site_templates=False,
-//! composite_check=False)`.
+//! check looks a run up in the whole corpus, the partial copy check reads
+//! a page's later copies), so this index has none of them: it gives the
+//! groups of `dedup_files(..., site_templates=False, composite_check=False,
+//! partial_check=False)`.
 
 use std::collections::HashMap;
 

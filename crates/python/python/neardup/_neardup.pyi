@@ -79,8 +79,9 @@ class Verdict:
 
 class Deduplicator:
     """An incremental first-seen near-duplicate index: the batch engine's
-    rule applied online, without its corpus-level passes (site templates,
-    composite pages), which need documents that arrive later."""
+    rule applied online, without its corpus-level rules (site templates,
+    composite pages, partial copies), which need documents that arrive
+    later."""
 
     def __init__(
         self,
