@@ -30,7 +30,7 @@ use rayon::prelude::*;
 
 use neardup_sketch::{containment, intersection_size};
 
-use crate::verify::ShingleSeq;
+use crate::verify::{Comparison, ShingleSeq};
 
 /// Settings of the composite page check.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,6 +77,12 @@ impl CompositeCheck {
     /// and any of the first few copies of an article serves as well as the
     /// rest.
     pub const POSTINGS_READ: usize = 32;
+
+    /// Whether a verified pair, by its comparison, has a foreign run long
+    /// enough to look up.
+    pub fn applies_to(&self, c: &Comparison) -> bool {
+        c.run_a.max(c.run_b) >= self.min_run
+    }
 
     /// Whether a shingle hash is in the sampled index.
     pub fn is_sampled(&self, hash: u32) -> bool {
@@ -308,17 +314,7 @@ fn foreign_runs(seq: &[u32], other: &[u32], min_len: usize) -> Vec<(usize, usize
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn words(n: usize, seed: usize) -> String {
-        (0..n)
-            .map(|i| format!("w{seed}x{}", (i * 7919) % 100_003))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-
-    fn seq(text: &str) -> ShingleSeq {
-        ShingleSeq::new(text, 3)
-    }
+    use crate::test_text::{seq, words};
 
     fn half(text: &str) -> String {
         let w: Vec<&str> = text.split(' ').collect();

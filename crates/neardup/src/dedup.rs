@@ -22,7 +22,7 @@ use crate::error::Error;
 use crate::keep::{KeepKey, KeepPolicy};
 use crate::partial::{partial_pairs, PartialCopyCheck};
 use crate::templates::SiteTemplates;
-use crate::verify::{compare, containment, ShingleSeq, Verifier};
+use crate::verify::{containment, ShingleSeq, Verifier};
 
 /// One document as the engine sees it.
 #[derive(Debug, Clone, Copy)]
@@ -260,20 +260,14 @@ impl Dedup {
         let partial = self.config.partial.filter(|_| !shingles.is_empty());
         let mut verified = clusterer.verify(&candidates, |a, b| {
             if let (Some(v), Some(x), Some(y)) = (&self.config.verifier, exact(a), exact(b)) {
-                if x.is_empty() || y.is_empty() {
-                    return None;
-                }
-                let c = compare(x, y, v.k);
-                if !v.accepts(&c) {
-                    return None;
-                }
-                if composite.is_some_and(|(check, _)| c.run_a.max(c.run_b) >= check.min_run) {
+                let c = v.check(x, y)?;
+                if composite.is_some_and(|(check, _)| check.applies_to(&c)) {
                     suspects
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
                         .push((a, b));
                 }
-                if partial.is_some_and(|p| c.missing_a.max(c.missing_b) >= p.missing_share) {
+                if partial.is_some_and(|p| p.applies_to(&c)) {
                     partial_suspects
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
@@ -292,13 +286,14 @@ impl Dedup {
         } else {
             Vec::new()
         };
-        let mut composites = 0;
+        // Pairs the composite check refuses: sorted, so that they can be
+        // looked up.
+        let mut composite_refused = Vec::new();
         if let Some((check, k)) = composite {
             let mut suspects = suspects.into_inner().unwrap_or_else(|e| e.into_inner());
             suspects.sort_unstable();
-            let refused = composite_pairs(&check, k, &seqs, &suspects);
-            composites = refused.len();
-            verified.retain(|&(a, b, _)| refused.binary_search(&(a, b)).is_err());
+            composite_refused = composite_pairs(&check, k, &seqs, &suspects);
+            verified.retain(|&(a, b, _)| composite_refused.binary_search(&(a, b)).is_err());
         }
         let mut partial_copies = 0;
         if let Some(check) = partial {
@@ -306,9 +301,7 @@ impl Dedup {
                 .into_inner()
                 .unwrap_or_else(|e| e.into_inner());
             suspects.sort_unstable();
-            let mut still: Vec<(u32, u32)> = verified.iter().map(|&(a, b, _)| (a, b)).collect();
-            still.sort_unstable();
-            suspects.retain(|p| still.binary_search(p).is_ok());
+            suspects.retain(|p| composite_refused.binary_search(p).is_err());
             let refused = partial_pairs(&check, &seqs, &suspects, &verified);
             partial_copies = refused.len();
             verified.retain(|&(a, b, _)| refused.binary_search(&(a, b)).is_err());
@@ -370,7 +363,7 @@ impl Dedup {
             distinct: distinct.len(),
             candidates: candidates.len(),
             verified: verified.len(),
-            composites,
+            composites: composite_refused.len(),
             partial_copies,
             spilled_runs,
             contained,

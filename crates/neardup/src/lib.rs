@@ -37,6 +37,8 @@ mod method;
 mod page;
 mod partial;
 mod templates;
+#[cfg(test)]
+mod test_text;
 mod verify;
 
 pub use neardup_extract as extract;

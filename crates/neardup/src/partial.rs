@@ -21,7 +21,7 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use crate::verify::ShingleSeq;
+use crate::verify::{Comparison, ShingleSeq};
 
 /// Settings of the partial copy check.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -46,6 +46,12 @@ impl PartialCopyCheck {
     /// Other near-duplicates of a page read to corroborate its missing
     /// part, earliest first.
     pub const NEIGHBOURS_READ: usize = 16;
+
+    /// Whether a verified pair, by its comparison, has one side missing
+    /// enough of the other to look at.
+    pub fn applies_to(&self, c: &Comparison) -> bool {
+        c.missing_a.max(c.missing_b) >= self.missing_share
+    }
 
     /// The distinct shingles of `full` that `part` lacks (sorted), when
     /// they are at least [`PartialCopyCheck::missing_share`] of `full`'s.
@@ -123,17 +129,7 @@ pub(crate) fn partial_pairs(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn words(n: usize, seed: usize) -> String {
-        (0..n)
-            .map(|i| format!("w{seed}x{}", (i * 7919) % 100_003))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-
-    fn seq(text: &str) -> ShingleSeq {
-        ShingleSeq::new(text, 3)
-    }
+    use crate::test_text::{seq, words};
 
     fn first(text: &str, n: usize) -> String {
         text.split(' ').take(n).collect::<Vec<_>>().join(" ")

@@ -207,15 +207,21 @@ impl Default for Verifier {
 impl Verifier {
     /// `Some(jaccard)` when the pair is a near-duplicate.
     pub fn verify(&self, a: &ShingleSeq, b: &ShingleSeq) -> Option<f64> {
+        self.check(a, b).map(|c| c.jaccard)
+    }
+
+    /// The comparison of a pair that is a near-duplicate, `None` otherwise
+    /// (an empty document never is): what the corpus-level checks read.
+    pub fn check(&self, a: &ShingleSeq, b: &ShingleSeq) -> Option<Comparison> {
         if a.is_empty() || b.is_empty() {
             return None;
         }
         let c = compare(a, b, self.k);
-        self.accepts(&c).then_some(c.jaccard)
+        self.accepts(&c).then_some(c)
     }
 
     /// Whether a comparison (of two non-empty documents) passes the rule.
-    pub fn accepts(&self, c: &Comparison) -> bool {
+    fn accepts(&self, c: &Comparison) -> bool {
         c.jaccard >= self.threshold
             && c.run_a.max(c.run_b) <= self.max_foreign_run
             && c.head_a.max(c.head_b) <= self.max_head_run

@@ -3,39 +3,11 @@
 //! against B (high Jaccard similarity, short foreign run), and is refused
 //! once a copy of A in the corpus shows where the foreign run comes from.
 
-use neardup::{shingles_of, CompositeCheck, Dedup, Fingerprinted};
+mod common;
 
-/// `n` distinct pseudo-words of text `seed`.
-fn words(n: usize, seed: usize) -> String {
-    (0..n)
-        .map(|i| format!("w{}x{}", seed, (i * 7919) % 100_003))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+use neardup::{CompositeCheck, Dedup};
 
-fn doc(dedup: &Dedup, id: &str, text: &str) -> Fingerprinted {
-    Fingerprinted {
-        id: id.to_string(),
-        url: None,
-        text_len: text.len(),
-        signature: dedup.fingerprint(text, &[]),
-        shingles: dedup.shingles(text),
-        error: None,
-    }
-}
-
-/// Whom each document duplicates, with `dedup`.
-fn duplicate_of(dedup: &Dedup, texts: &[String]) -> (Vec<Option<u32>>, usize) {
-    let docs: Vec<Fingerprinted> = texts
-        .iter()
-        .enumerate()
-        .map(|(i, t)| doc(dedup, &format!("d{i}"), t))
-        .collect();
-    let views: Vec<_> = docs.iter().map(Fingerprinted::as_doc).collect();
-    let groups = dedup.cluster_exact(&views, &shingles_of(&docs)).unwrap();
-    let dups = groups.assignments.iter().map(|a| a.duplicate_of).collect();
-    (dups, groups.composites)
-}
+use common::{duplicate_of, words};
 
 fn corpus() -> Vec<String> {
     let a = words(100, 1);
@@ -53,7 +25,8 @@ fn corpus() -> Vec<String> {
 
 #[test]
 fn a_composite_page_is_not_a_copy_of_either_article() {
-    let (dups, refused) = duplicate_of(&Dedup::new(), &corpus());
+    let (dups, groups) = duplicate_of(&Dedup::new(), &corpus());
+    let refused = groups.composites;
     assert_eq!(dups, vec![None, None, Some(1), None, None]);
     assert_eq!(refused, 2, "the composite against each copy of B");
 }
@@ -61,7 +34,8 @@ fn a_composite_page_is_not_a_copy_of_either_article() {
 #[test]
 fn without_the_check_or_without_a_copy_of_the_other_article_it_joins() {
     let off = Dedup::builder().composite(None).build();
-    let (dups, refused) = duplicate_of(&off, &corpus());
+    let (dups, groups) = duplicate_of(&off, &corpus());
+    let refused = groups.composites;
     assert_eq!(dups, vec![None, Some(0), Some(0), None, None]);
     assert_eq!(refused, 0);
     // Nothing in the corpus shows where the first 50 words come from.
@@ -79,7 +53,8 @@ fn an_editors_note_is_not_another_article() {
     // which is shorter than a document can be to count.
     let short = format!("{note} {}", words(10, 6));
     let texts = vec![format!("{note} {b}"), b.clone(), short];
-    let (dups, refused) = duplicate_of(&Dedup::new(), &texts);
+    let (dups, groups) = duplicate_of(&Dedup::new(), &texts);
+    let refused = groups.composites;
     assert_eq!(dups, vec![None, Some(0), None]);
     assert_eq!(refused, 0);
     // With a lower limit on the third document, the note counts.
@@ -89,6 +64,7 @@ fn an_editors_note_is_not_another_article() {
             ..CompositeCheck::default()
         }))
         .build();
-    let (dups, refused) = duplicate_of(&strict, &texts);
+    let (dups, groups) = duplicate_of(&strict, &texts);
+    let refused = groups.composites;
     assert_eq!((dups, refused), (vec![None, None, None], 1));
 }

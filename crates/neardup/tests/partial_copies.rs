@@ -2,35 +2,11 @@
 //! keeps enough of an article to pass verification is refused once another
 //! copy of the article shows that the missing part is the article's text.
 
-use neardup::{shingles_of, Dedup, Fingerprinted};
+mod common;
 
-/// `n` distinct pseudo-words of text `seed`.
-fn words(n: usize, seed: usize) -> String {
-    (0..n)
-        .map(|i| format!("w{}x{}", seed, (i * 7919) % 100_003))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+use neardup::Dedup;
 
-/// Whom each document duplicates, with `dedup`, and the refused pairs.
-fn duplicate_of(dedup: &Dedup, texts: &[String]) -> (Vec<Option<u32>>, usize) {
-    let docs: Vec<Fingerprinted> = texts
-        .iter()
-        .enumerate()
-        .map(|(i, t)| Fingerprinted {
-            id: format!("d{i}"),
-            url: None,
-            text_len: t.len(),
-            signature: dedup.fingerprint(t, &[]),
-            shingles: dedup.shingles(t),
-            error: None,
-        })
-        .collect();
-    let views: Vec<_> = docs.iter().map(Fingerprinted::as_doc).collect();
-    let groups = dedup.cluster_exact(&views, &shingles_of(&docs)).unwrap();
-    let dups = groups.assignments.iter().map(|a| a.duplicate_of).collect();
-    (dups, groups.partial_copies)
-}
+use common::{duplicate_of, words};
 
 fn corpus() -> Vec<String> {
     let article = words(300, 1);
@@ -45,7 +21,8 @@ fn corpus() -> Vec<String> {
 
 #[test]
 fn a_truncated_reprint_is_not_a_duplicate() {
-    let (dups, refused) = duplicate_of(&Dedup::new(), &corpus());
+    let (dups, groups) = duplicate_of(&Dedup::new(), &corpus());
+    let refused = groups.partial_copies;
     assert_eq!(dups, vec![None, None, Some(0), None]);
     assert_eq!(refused, 2, "the truncated copy against both full copies");
 }
@@ -53,7 +30,8 @@ fn a_truncated_reprint_is_not_a_duplicate() {
 #[test]
 fn without_the_check_or_another_full_copy_it_joins() {
     let off = Dedup::builder().partial_copies(None).build();
-    let (dups, refused) = duplicate_of(&off, &corpus());
+    let (dups, groups) = duplicate_of(&off, &corpus());
+    let refused = groups.partial_copies;
     assert_eq!(dups, vec![None, Some(0), Some(0), None]);
     assert_eq!(refused, 0);
     // With the full article alone, nothing shows the rest is its text.

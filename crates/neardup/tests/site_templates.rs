@@ -3,26 +3,11 @@
 //! article a host publishes twice stays.
 
 use neardup::sketch::{Method, Signature};
-use neardup::{build_method, shingles_of, Dedup, Fingerprinted, TemplateStats};
+mod common;
 
-/// `n` distinct pseudo-words of text `seed`.
-fn words(n: usize, seed: usize) -> String {
-    (0..n)
-        .map(|i| format!("w{}x{}", seed, (i * 7919) % 100_003))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+use neardup::{build_method, Dedup, Fingerprinted, TemplateStats};
 
-fn doc(dedup: &Dedup, id: &str, text: &str) -> Fingerprinted {
-    Fingerprinted {
-        id: id.to_string(),
-        url: Some(id.to_string()),
-        text_len: text.len(),
-        signature: dedup.fingerprint(text, &[]),
-        shingles: dedup.shingles(text),
-        error: None,
-    }
-}
+use common::{cluster, doc, words};
 
 #[test]
 fn signatures_recomputed_from_shingles_equal_the_text_ones() {
@@ -61,26 +46,15 @@ fn a_feed_repeated_on_unrelated_pages_of_a_site_is_removed() {
         &format!("{feed} {story}"),
     ));
     let docs_before = docs.clone();
-    let before = dedup.cluster_exact(
-        &docs_before
-            .iter()
-            .map(Fingerprinted::as_doc)
-            .collect::<Vec<_>>(),
-        &shingles_of(&docs_before),
-    );
-    assert_eq!(before.unwrap().assignments[5].duplicate_of, None);
+    let before = cluster(&dedup, &docs_before);
+    assert_eq!(before.assignments[5].duplicate_of, None);
     let stats = dedup.strip_site_templates(&mut docs);
     assert_eq!(stats.documents, 5, "{stats:?}");
     // The feed is gone; the stories are left whole.
     let copy = docs[5].shingles.as_ref().unwrap();
     assert!((290..=300).contains(&copy.len()), "{}", copy.len());
     assert_eq!(docs[0].shingles, docs_before[0].shingles);
-    let groups = dedup
-        .cluster_exact(
-            &docs.iter().map(Fingerprinted::as_doc).collect::<Vec<_>>(),
-            &shingles_of(&docs),
-        )
-        .unwrap();
+    let groups = cluster(&dedup, &docs);
     assert_eq!(groups.assignments[5].duplicate_of, Some(0));
     for i in 1..5 {
         assert_eq!(groups.assignments[i].duplicate_of, None, "{i}");
@@ -109,12 +83,7 @@ fn a_feed_heavier_than_the_stories_is_removed_too() {
     assert_eq!(stats.documents, 5, "{stats:?}");
     let copy = docs[5].shingles.as_ref().unwrap();
     assert!((140..=150).contains(&copy.len()), "{}", copy.len());
-    let groups = dedup
-        .cluster_exact(
-            &docs.iter().map(Fingerprinted::as_doc).collect::<Vec<_>>(),
-            &shingles_of(&docs),
-        )
-        .unwrap();
+    let groups = cluster(&dedup, &docs);
     assert_eq!(groups.assignments[5].duplicate_of, Some(0));
 }
 

@@ -5,7 +5,7 @@
 
 use neardup::io::Content;
 use neardup::sketch::{Method, Signature as Sig};
-use neardup::{compare_shingles, CompositeCheck, PartialCopyCheck, ShingleSeq, Verifier};
+use neardup::{CompositeCheck, PartialCopyCheck, ShingleSeq, Verifier};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -252,16 +252,12 @@ fn verify_exactly(
     p: &ShingleSeq,
     q: &ShingleSeq,
 ) -> (Option<f64>, Option<Vec<u8>>, bool) {
-    if p.is_empty() || q.is_empty() {
+    let Some(c) = v.check(p, q) else {
         return (None, None, false);
-    }
-    let c = compare_shingles(p, q, v.k);
-    if !v.accepts(&c) {
-        return (None, None, false);
-    }
-    let suspect = partial.is_some_and(|pc| c.missing_a.max(c.missing_b) >= pc.missing_share);
+    };
+    let suspect = partial.is_some_and(|pc| pc.applies_to(&c));
     let runs = check
-        .filter(|ch| c.run_a.max(c.run_b) >= ch.min_run)
+        .filter(|ch| ch.applies_to(&c))
         .map(|ch| (ch.foreign_runs(p, q, v.k), ch.foreign_runs(q, p, v.k)))
         .filter(|(x, y)| !x.is_empty() || !y.is_empty())
         .map(|(x, y)| encode_runs(&x, &y));

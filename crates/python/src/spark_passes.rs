@@ -153,6 +153,42 @@ pub fn sampled_hashes_batch(py: Python<'_>, seqs: Vec<Vec<u8>>) -> PyResult<(Vec
     .map_err(err)
 }
 
+/// The shingle length of `method`'s exact verification (1 without it).
+fn shingle_k(method: &str, threshold: Option<f64>, max_distance: Option<u32>) -> usize {
+    spec_of(method, threshold, max_distance)
+        .verifier()
+        .map_or(1, |v| v.k)
+}
+
+/// `decide` on each row of three columns of hash sequences, each named and
+/// read with its shingle length, the GIL released.
+fn per_row<F>(
+    py: Python<'_>,
+    columns: [(&str, &[Vec<u8>], usize); 3],
+    decide: F,
+) -> PyResult<Vec<bool>>
+where
+    F: Fn(&ShingleSeq, &ShingleSeq, &ShingleSeq) -> bool + Send + Sync,
+{
+    let n = columns[0].1.len();
+    if columns.iter().any(|c| c.1.len() != n) {
+        let names: Vec<&str> = columns.iter().map(|c| c.0).collect();
+        return Err(err(format!(
+            "columns {} differ in length",
+            names.join(", ")
+        )));
+    }
+    py.allow_threads(|| {
+        (0..n)
+            .map(|i| {
+                let [a, b, c] = columns.map(|(name, rows, k)| seq_of(&rows[i], k, name, i));
+                Ok(decide(&a?, &b?, &c?))
+            })
+            .collect::<Result<Vec<_>, String>>()
+    })
+    .map_err(err)
+}
+
 /// Whether each third document (`thirds[i]`, a shingle sequence) makes up
 /// run `runs[i]` and is another article than `others[i]`, the page the run
 /// is missing from: the composite page check's exact step.
@@ -167,24 +203,17 @@ pub fn composite_check_batch(
     thirds: Vec<Vec<u8>>,
     others: Vec<Vec<u8>>,
 ) -> PyResult<Vec<bool>> {
-    let k = spec_of(method, threshold, max_distance)
-        .verifier()
-        .map_or(1, |v| v.k);
-    if runs.len() != thirds.len() || runs.len() != others.len() {
-        return Err(err("runs, thirds and others differ in length"));
-    }
+    let k = shingle_k(method, threshold, max_distance);
     let check = CompositeCheck::default();
-    py.allow_threads(|| {
-        (0..runs.len())
-            .map(|i| {
-                let run = seq_of(&runs[i], 1, "run", i)?;
-                let third = seq_of(&thirds[i], k, "third", i)?;
-                let other = seq_of(&others[i], k, "other", i)?;
-                Ok(check.third_document_covers(run.hashes(), &third, &other))
-            })
-            .collect::<Result<Vec<_>, String>>()
-    })
-    .map_err(err)
+    per_row(
+        py,
+        [
+            ("run", &runs, 1),
+            ("third", &thirds, k),
+            ("other", &others, k),
+        ],
+        |run, third, other| check.third_document_covers(run.hashes(), third, other),
+    )
 }
 
 /// Whether each `parts[i]` is a partial copy of `fulls[i]`, as `thirds[i]`
@@ -201,26 +230,21 @@ pub fn partial_check_batch(
     parts: Vec<Vec<u8>>,
     thirds: Vec<Vec<u8>>,
 ) -> PyResult<Vec<bool>> {
-    let k = spec_of(method, threshold, max_distance)
-        .verifier()
-        .map_or(1, |v| v.k);
-    if fulls.len() != parts.len() || fulls.len() != thirds.len() {
-        return Err(err("fulls, parts and thirds differ in length"));
-    }
+    let k = shingle_k(method, threshold, max_distance);
     let check = PartialCopyCheck::default();
-    py.allow_threads(|| {
-        (0..fulls.len())
-            .map(|i| {
-                let full = seq_of(&fulls[i], k, "full", i)?;
-                let part = seq_of(&parts[i], k, "part", i)?;
-                let third = seq_of(&thirds[i], k, "third", i)?;
-                Ok(check
-                    .missing_part(&full, &part)
-                    .is_some_and(|missing| check.corroborates(&missing, &third)))
-            })
-            .collect::<Result<Vec<_>, String>>()
-    })
-    .map_err(err)
+    per_row(
+        py,
+        [
+            ("full", &fulls, k),
+            ("part", &parts, k),
+            ("third", &thirds, k),
+        ],
+        |full, part, third| {
+            check
+                .missing_part(full, part)
+                .is_some_and(|missing| check.corroborates(&missing, third))
+        },
+    )
 }
 
 /// How many of a full page's other near-duplicates the partial copy check

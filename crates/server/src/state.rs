@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use neardup::sketch::{Method, Signature, Sketcher};
-use neardup::{compare_shingles, CompositeCheck, ShingleSeq, Verifier};
+use neardup::{CompositeCheck, ShingleSeq, Verifier};
 
 use crate::candidates::Candidates;
 use crate::composite::SampledPostings;
@@ -173,15 +173,11 @@ impl State {
             };
             match (&self.verifier, shingles, &slot.shingles) {
                 (Some(v), Some(x), Some(y)) => {
-                    if x.is_empty() || y.is_empty() {
-                        continue;
-                    }
-                    let cmp = compare_shingles(x, y, v.k);
-                    if v.accepts(&cmp) {
+                    if let Some(cmp) = v.check(x, y) {
                         let long = self
                             .postings
                             .as_ref()
-                            .is_some_and(|p| cmp.run_a.max(cmp.run_b) >= p.check().min_run);
+                            .is_some_and(|p| p.check().applies_to(&cmp));
                         confirmed.push((c, cmp.jaccard, long));
                     }
                 }

@@ -377,6 +377,21 @@ def _strip_site_templates(fp, m, threshold, md):
     )
 
 
+def _kept_pairs(kernel, m, threshold, md, cols):
+    """A ``mapInArrow`` function: the pairs ``(u, v)`` of each batch for
+    which ``kernel`` (an exact step of a corpus-level rule) holds on the
+    columns ``cols``."""
+
+    def run(batches):
+        import pyarrow as pa
+
+        for b in batches:
+            ok = pa.array(kernel(m, threshold, md, *[_col(b, c).to_pylist() for c in cols]), pa.bool_())
+            yield pa.RecordBatch.from_arrays([_col(b, "u").filter(ok), _col(b, "v").filter(ok)], names=["u", "v"])
+
+    return run
+
+
 def _composite_pairs(edges, reps, m, threshold, md):
     """Verified pairs ``(u, v)`` that the composite page check refuses: a
     foreign run of one page is looked up among the sampled shingles of
@@ -418,23 +433,6 @@ def _composite_pairs(edges, reps, m, threshold, md):
 
         return run
 
-    def check(batches):
-        for b in batches:
-            ok = pa.array(
-                _nd.composite_check_batch(
-                    m,
-                    threshold,
-                    md,
-                    _col(b, "run").to_pylist(),
-                    _col(b, "zsh").to_pylist(),
-                    _col(b, "osh").to_pylist(),
-                ),
-                pa.bool_(),
-            )
-            yield pa.RecordBatch.from_arrays(
-                [_col(b, "u").filter(ok), _col(b, "v").filter(ok)], names=["u", "v"]
-            )
-
     runs = _materialize(edges.where(F.col("runs").isNotNull()).select("u", "v", "runs").mapInArrow(split, _RUN_SCHEMA))
     queries = runs.mapInArrow(sampled("run", keys), _QUERY_SCHEMA)
     docs = reps.select(F.col("ord").alias("z"), "sh")
@@ -457,6 +455,7 @@ def _composite_pairs(edges, reps, m, threshold, md):
         .join(others, "o")
         .select("u", "v", "run", "zsh", "osh")
     )
+    check = _kept_pairs(_nd.composite_check_batch, m, threshold, md, ["run", "zsh", "osh"])
     return _materialize(tasks.mapInArrow(check, _VETO_SCHEMA).distinct())
 
 
@@ -465,28 +464,10 @@ def _partial_pairs(edges, reps, m, threshold, md):
     pair flagged by verification, each side in turn is the full page, and
     its other verified near-duplicates (the earliest ``neighbours_read``)
     are checked for the part the other side lacks, as the engine does."""
-    import pyarrow as pa
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     neighbours_read = _nd.partial_rule()
-
-    def check(batches):
-        for b in batches:
-            ok = pa.array(
-                _nd.partial_check_batch(
-                    m,
-                    threshold,
-                    md,
-                    _col(b, "fsh").to_pylist(),
-                    _col(b, "psh").to_pylist(),
-                    _col(b, "zsh").to_pylist(),
-                ),
-                pa.bool_(),
-            )
-            yield pa.RecordBatch.from_arrays(
-                [_col(b, "u").filter(ok), _col(b, "v").filter(ok)], names=["u", "v"]
-            )
 
     suspects = edges.where(F.col("psus")).select("u", "v")
     sides = suspects.select("u", "v", F.col("u").alias("full"), F.col("v").alias("part")).unionByName(
@@ -506,7 +487,8 @@ def _partial_pairs(edges, reps, m, threshold, md):
         .join(reps.select(F.col("ord").alias("z"), F.col("sh").alias("zsh")), "z")
         .select("u", "v", "fsh", "psh", "zsh")
     )
-    return _materialize(tasks.mapInArrow(check, "u long, v long").distinct())
+    check = _kept_pairs(_nd.partial_check_batch, m, threshold, md, ["fsh", "psh", "zsh"])
+    return _materialize(tasks.mapInArrow(check, _VETO_SCHEMA).distinct())
 
 
 def _rows(df) -> List[dict]:
