@@ -82,8 +82,7 @@ mod tests {
 
     #[test]
     fn order_is_kept_whatever_the_thread_count() {
-        let dir = std::env::temp_dir().join(format!("neardup-pipe-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = neardup_testkit::TempDir::new("pipeline-order");
         let lines: String = (0..2000)
             .map(|i| format!("{{\"id\":\"d{i}\",\"text\":\"t{i}\"}}\n"))
             .collect();

@@ -32,9 +32,9 @@ fn edited() -> String {
         .replace("晚上九点", "晚上十点")
 }
 
-/// A JSONL corpus: the article, its edited reprint, the other article and
-/// an English text.
-fn corpus(name: &str) -> std::path::PathBuf {
+/// A JSONL corpus, `zh.jsonl` in the returned directory: the article, its
+/// edited reprint, the other article and an English text.
+fn corpus(name: &str) -> TempDir {
     let dir = temp_dir(name);
     let path = dir.join("zh.jsonl");
     let english = article(3);
@@ -49,7 +49,7 @@ fn corpus(name: &str) -> std::path::PathBuf {
         .map(|(id, text)| format!("{}\n", serde_json::json!({"id": id, "text": text})))
         .collect();
     std::fs::write(&path, lines).unwrap();
-    path
+    dir
 }
 
 fn stderr(out: &std::process::Output) -> String {
@@ -101,7 +101,8 @@ fn check_groups(path: &str, options: &[&str]) {
 
 #[test]
 fn character_shingles_group_chinese_reprints() {
-    let path = corpus("cjk-chars");
+    let dir = corpus("cjk-chars");
+    let path = dir.join("zh.jsonl");
     check_groups(path.to_str().unwrap(), &[]);
     check_groups(
         path.to_str().unwrap(),
@@ -114,7 +115,8 @@ fn character_shingles_group_chinese_reprints() {
 fn jieba_without_the_feature_is_a_clear_error() {
     let pages = example_pages();
     let pages = pages.to_str().unwrap();
-    let labels = temp_dir("cjk-labels").join("labels.jsonl");
+    let dir = temp_dir("cjk-labels");
+    let labels = dir.join("labels.jsonl");
     std::fs::write(&labels, "").unwrap();
     let labels = labels.to_str().unwrap();
     for args in [
@@ -139,7 +141,8 @@ fn jieba_without_the_feature_is_a_clear_error() {
 #[cfg(feature = "jieba")]
 #[test]
 fn jieba_words_group_chinese_reprints() {
-    let path = corpus("cjk-jieba");
+    let dir = corpus("cjk-jieba");
+    let path = dir.join("zh.jsonl");
     let path = path.to_str().unwrap();
     for method in [
         &["--method", "default"][..],
@@ -158,7 +161,8 @@ fn jieba_words_group_chinese_reprints() {
 fn jieba_leaves_other_text_alone_and_is_reported() {
     let pages = example_pages();
     let pages = pages.to_str().unwrap();
-    let report = temp_dir("cjk-report").join("report.json");
+    let dir = temp_dir("cjk-report");
+    let report = dir.join("report.json");
     let chars = neardup(&["dedup", "-q", pages]);
     let words = neardup(&[
         "dedup",

@@ -67,6 +67,7 @@ fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
 mod tests {
     use super::*;
     use flate2::write::GzEncoder;
+    use neardup_testkit::TempDir;
     use std::io::Write;
 
     fn gz(data: &[u8]) -> Vec<u8> {
@@ -75,26 +76,20 @@ mod tests {
         e.finish().unwrap()
     }
 
-    fn tmp(name: &str, data: &[u8]) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("neardup-io-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join(name);
-        std::fs::write(&p, data).unwrap();
-        p
-    }
-
     #[test]
     fn plain_and_gzip() {
-        let p = tmp("a.html", b"<p>hi</p>");
+        let dir = TempDir::new("plain-gzip");
+        let p = dir.write("a.html", b"<p>hi</p>");
         assert_eq!(read_file(&p, 100, None).unwrap(), b"<p>hi</p>");
-        let p = tmp("a.html.gz", &gz(b"<p>hi</p>"));
+        let p = dir.write("a.html.gz", gz(b"<p>hi</p>"));
         assert_eq!(read_file(&p, 100, None).unwrap(), b"<p>hi</p>");
     }
 
     #[test]
     fn truncated_gzip_is_a_compression_error() {
         let data = gz(&b"<p>hello world</p>".repeat(1000));
-        let p = tmp("t.html.gz", &data[..data.len() / 2]);
+        let dir = TempDir::new("truncated-gzip");
+        let p = dir.write("t.html.gz", &data[..data.len() / 2]);
         assert!(matches!(
             read_file(&p, 1 << 20, None),
             Err(DocErrorKind::Compression(_))
@@ -103,7 +98,8 @@ mod tests {
 
     #[test]
     fn limit_is_enforced() {
-        let p = tmp("big.html", &[b'a'; 1000]);
+        let dir = TempDir::new("limit");
+        let p = dir.write("big.html", [b'a'; 1000]);
         assert_eq!(
             read_file(&p, 999, None),
             Err(DocErrorKind::TooLarge {
@@ -116,9 +112,10 @@ mod tests {
 
     #[test]
     fn empty_and_one_byte_files() {
-        assert_eq!(read_file(&tmp("e.html", b""), 10, None).unwrap(), b"");
+        let dir = TempDir::new("tiny");
+        assert_eq!(read_file(&dir.write("e.html", b""), 10, None).unwrap(), b"");
         assert_eq!(
-            read_file(&tmp("o.html", b"\x1f"), 10, None).unwrap(),
+            read_file(&dir.write("o.html", b"\x1f"), 10, None).unwrap(),
             b"\x1f"
         );
     }

@@ -156,6 +156,7 @@ impl Iterator for ParquetReader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use neardup_testkit::TempDir;
     use std::sync::Arc;
 
     use parquet::data_type::{ByteArray, ByteArrayType};
@@ -197,8 +198,7 @@ mod tests {
 
     #[test]
     fn reads_rows_of_every_group_and_reports_bad_rows() {
-        let dir = std::env::temp_dir().join(format!("neardup-pq-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = TempDir::new("parquet-rows");
         let path = dir.join("docs.parquet");
         write(
             &path,
@@ -218,10 +218,8 @@ mod tests {
 
     #[test]
     fn garbage_is_one_error() {
-        let dir = std::env::temp_dir().join(format!("neardup-pq-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("bad.parquet");
-        std::fs::write(&path, b"not parquet at all").unwrap();
+        let dir = TempDir::new("parquet-garbage");
+        let path = dir.write("bad.parquet", b"not parquet at all");
         let items: Vec<Item> = ParquetReader::new(&path, JsonlFields::default(), 1 << 20).collect();
         assert!(matches!(&items[..], [Item::Error(e)] if e.to_string().contains("Parquet")));
     }

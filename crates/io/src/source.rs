@@ -70,6 +70,7 @@ pub struct Source {
 /// let sources = inputs.sources(&[&dir]).unwrap();
 /// let items: Vec<_> = inputs.read(&sources[0]).collect();
 /// assert!(matches!(&items[0], neardup_io::Item::Document(d) if d.id.ends_with("a.html")));
+/// # std::fs::remove_dir_all(&dir).unwrap();
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Inputs {
@@ -289,6 +290,7 @@ fn walk(dir: &Path, out: &mut Vec<Source>) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use neardup_testkit::TempDir;
 
     #[test]
     fn kinds_from_names() {
@@ -311,8 +313,7 @@ mod tests {
 
     #[test]
     fn walks_directories_in_stable_order() {
-        let dir = std::env::temp_dir().join(format!("neardup-walk-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = TempDir::new("walk");
         std::fs::create_dir_all(dir.join("sub")).unwrap();
         for f in ["b.html", "a.html", "sub/c.htm", "notes.txt", ".hidden.html"] {
             std::fs::write(dir.join(f), "<p>x</p>").unwrap();
@@ -323,7 +324,7 @@ mod tests {
             .iter()
             .map(|s| {
                 s.path
-                    .strip_prefix(&dir)
+                    .strip_prefix(&*dir)
                     .unwrap()
                     .to_string_lossy()
                     .into_owned()

@@ -13,12 +13,11 @@ pub fn neardup(args: &[&str]) -> Output {
         .expect("run neardup")
 }
 
-/// A fresh temporary directory for one test.
-pub fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("neardup-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+pub use neardup_testkit::TempDir;
+
+/// A fresh temporary directory for one test, removed when dropped.
+pub fn temp_dir(name: &str) -> TempDir {
+    TempDir::new(&format!("cli-{name}"))
 }
 
 /// The workspace's `examples/pages` directory.

@@ -1,19 +1,16 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-
 use neardup_server::client::{Client, Response};
 use neardup_server::http::{Running, Server};
 use neardup_server::{Config, ContentSeen};
 use serde_json::json;
 
-/// A fresh temporary directory for one test.
-pub fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("neardup-server-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+pub use neardup_testkit::TempDir;
+
+/// A fresh temporary directory for one test, removed when dropped.
+pub fn temp_dir(name: &str) -> TempDir {
+    TempDir::new(&format!("server-{name}"))
 }
 
 const WORDS: [&str; 64] = [

@@ -129,6 +129,8 @@ fn real_main() -> Res<()> {
     // The target: an external loopback server, or one started here.
     let mut running: Option<Running> = None;
     let mut seen_handle: Option<ContentSeen> = None;
+    // The data directory this run made for itself, removed at the end.
+    let mut own_dir: Option<PathBuf> = None;
     let addr: SocketAddr = match o.args.get("addr") {
         Some(a) => {
             let a: SocketAddr = a.parse()?;
@@ -140,7 +142,12 @@ fn real_main() -> Res<()> {
         None => {
             let dir = match o.args.get("data-dir") {
                 Some(d) => PathBuf::from(d),
-                None => std::env::temp_dir().join(format!("neardup-load-{}", std::process::id())),
+                None => {
+                    let d =
+                        std::env::temp_dir().join(format!("neardup-load-{}", std::process::id()));
+                    own_dir = Some(d.clone());
+                    d
+                }
             };
             let _ = std::fs::remove_dir_all(&dir);
             let seen = ContentSeen::open(&dir, &Config::new())?;
@@ -227,6 +234,9 @@ fn real_main() -> Res<()> {
     drop(seen_handle);
     if let Some(r) = running {
         r.stop()?;
+    }
+    if let Some(d) = own_dir {
+        let _ = std::fs::remove_dir_all(d);
     }
     Ok(())
 }
