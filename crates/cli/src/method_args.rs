@@ -56,12 +56,14 @@ pub struct MethodArgs {
     /// duplicate). Batch only: the service has no such check.
     #[arg(long)]
     pub no_partial_check: bool,
-    /// How runs of Chinese characters are tokenized: `chars` (one token per
-    /// character) or `jieba` (dictionary words; needs a build with the
-    /// cargo feature `jieba`). Words apply to default, minhash, minhash-oph
-    /// and supershingle.
-    #[arg(long, value_name = "MODE", default_value = "chars")]
-    pub cjk: CjkSegmentation,
+    /// How runs of Chinese, Japanese and Korean characters are tokenized:
+    /// `chars` (one token per character; the classic methods' default),
+    /// `bigrams` (overlapping character bigrams; the default method's
+    /// default) or `jieba` (dictionary words for Han runs; needs a build
+    /// with the cargo feature `jieba`). Bigrams and words apply to default,
+    /// minhash, minhash-oph and supershingle.
+    #[arg(long, value_name = "MODE")]
+    pub cjk: Option<CjkSegmentation>,
     /// Shingle length in tokens (default, minhash, minhash-oph,
     /// supershingle); the default method uses 3, the others 5.
     #[arg(long, value_name = "K")]
@@ -71,28 +73,35 @@ pub struct MethodArgs {
 impl MethodArgs {
     /// The method these options describe.
     pub fn method(&self) -> Result<Method> {
-        self.method_at(self.threshold, self.max_distance, &self.segmenter()?)
+        self.method_at(
+            self.threshold,
+            self.max_distance,
+            self.segmenter()?.as_ref(),
+        )
     }
 
-    /// The segmenter of `--cjk` (loads its dictionary: make it once).
-    pub fn segmenter(&self) -> Result<Segmenter> {
-        Segmenter::new(self.cjk).map_err(|e| match e {
-            neardup::text::SegmentationError::NotCompiledIn(_) => anyhow!(
-                "--cjk {}: {e} (e.g. cargo build --release --features {})",
-                self.cjk,
-                self.cjk
-            ),
-            _ => anyhow!("--cjk {}: {e}", self.cjk),
+    /// The segmenter of `--cjk` (loads its dictionary: make it once);
+    /// `None` without `--cjk`: the method's own.
+    pub fn segmenter(&self) -> Result<Option<Segmenter>> {
+        let Some(mode) = self.cjk else {
+            return Ok(None);
+        };
+        Segmenter::new(mode).map(Some).map_err(|e| match e {
+            neardup::text::SegmentationError::NotCompiledIn(_) => {
+                anyhow!("--cjk {mode}: {e} (e.g. cargo build --release --features {mode})")
+            }
+            _ => anyhow!("--cjk {mode}: {e}"),
         })
     }
 
     /// The method with this threshold and distance (a sweep point), the
-    /// shingle length of `--shingle` and tokens cut by `segmenter`.
+    /// shingle length of `--shingle` and tokens cut by `segmenter` (the
+    /// method's own when `None`).
     pub fn method_at(
         &self,
         threshold: Option<f64>,
         max_distance: Option<u32>,
-        segmenter: &Segmenter,
+        segmenter: Option<&Segmenter>,
     ) -> Result<Method> {
         let mut method = build_method(&self.method, threshold, max_distance)?;
         if let Some(k) = self.shingle {
@@ -112,9 +121,11 @@ impl MethodArgs {
                 other => bail!("--shingle does not apply to {}", other.kind()),
             }
         }
-        method
-            .set_segmenter(segmenter.clone())
-            .map_err(|e| anyhow!("--cjk {}: {e}", self.cjk))?;
+        if let Some(segmenter) = segmenter {
+            method
+                .set_segmenter(segmenter.clone())
+                .map_err(|e| anyhow!("--cjk {}: {e}", segmenter.mode()))?;
+        }
         Ok(method)
     }
 

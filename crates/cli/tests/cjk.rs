@@ -63,7 +63,7 @@ fn unknown_modes_and_misplaced_shingle_lengths_are_errors() {
     let out = neardup(&["dedup", "--cjk", "words", pages]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("expected chars or jieba"),
+        stderr(&out).contains("expected chars, bigrams or jieba"),
         "{}",
         stderr(&out)
     );
@@ -72,11 +72,22 @@ fn unknown_modes_and_misplaced_shingle_lengths_are_errors() {
     assert!(stderr(&out).contains("--shingle does not apply to simhash"));
     let out = neardup(&["dedup", "--shingle", "0", pages]);
     assert_eq!(out.status.code(), Some(2));
-    // `--cjk chars` is the default and changes nothing.
-    let a = neardup(&["dedup", "-q", pages]);
-    let b = neardup(&["dedup", "-q", "--cjk", "chars", pages]);
-    assert!(a.status.success() && b.status.success());
-    assert_eq!(a.stdout, b.stdout);
+    // Bigrams apply to the MinHash family only.
+    let out = neardup(&["dedup", "--method", "simhash", "--cjk", "bigrams", pages]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--cjk bigrams: CJK bigram or word segmentation applies to"),
+        "{}",
+        stderr(&out)
+    );
+    // Bigrams are the default method's default, characters the classic
+    // methods': naming them changes nothing.
+    for (method, cjk) in [("default", "bigrams"), ("minhash", "chars")] {
+        let a = neardup(&["dedup", "-q", "--method", method, pages]);
+        let b = neardup(&["dedup", "-q", "--method", method, "--cjk", cjk, pages]);
+        assert!(a.status.success() && b.status.success());
+        assert_eq!(a.stdout, b.stdout, "{method} {cjk}");
+    }
 }
 
 /// Runs `dedup` on the corpus of [`corpus`] and checks that only the
@@ -104,6 +115,11 @@ fn character_shingles_group_chinese_reprints() {
     let dir = corpus("cjk-chars");
     let path = dir.join("zh.jsonl");
     check_groups(path.to_str().unwrap(), &[]);
+    check_groups(path.to_str().unwrap(), &["--cjk", "chars"]);
+    check_groups(
+        path.to_str().unwrap(),
+        &["--method", "minhash", "--shingle", "5", "--cjk", "bigrams"],
+    );
     check_groups(
         path.to_str().unwrap(),
         &["--method", "minhash", "--shingle", "5"],

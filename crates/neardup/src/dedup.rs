@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use neardup_index::{Assignment, Clusterer, Containment};
 use neardup_sketch::{DocText, Method, Signature, Sketcher};
-use neardup_text::ShingleUnit;
+use neardup_text::{Segmenter, ShingleUnit};
 
 use crate::candidates::{candidate_pairs, low_similarity_pairs, Spill};
 use crate::composite::{composite_pairs, CompositeCheck};
@@ -116,13 +116,16 @@ impl Default for Dedup {
     }
 }
 
-/// The default method: 128-permutation MinHash over word 3-grams
-/// (character 3-grams in CJK text) of the main text, near-duplicate at
-/// Jaccard 0.5; with exact verification (see [`Verifier`]) on by default.
+/// The default method: 128-permutation MinHash over word 3-grams of the
+/// main text (3-grams of character bigrams, spanning 4 characters, in CJK
+/// text: [`neardup_text::Segmenter::bigrams`]), near-duplicate at Jaccard
+/// 0.5; with exact verification (see [`Verifier`]) on by default.
 pub fn default_method() -> Method {
     let v = Verifier::default();
     let mut m = neardup_sketch::MinHash::new();
-    m.shingles(ShingleUnit::Token, v.k).threshold(v.threshold);
+    m.shingles(ShingleUnit::Token, v.k)
+        .threshold(v.threshold)
+        .segmenter(Segmenter::bigrams());
     Method::MinHash(m)
 }
 

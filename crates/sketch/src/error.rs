@@ -72,7 +72,7 @@ impl fmt::Display for Error {
             }
             ErrorKind::SegmenterNotSupported(kind) => write!(
                 f,
-                "CJK word segmentation applies to minhash, minhash-oph and supershingle, not {kind}"
+                "CJK bigram or word segmentation applies to minhash, minhash-oph and supershingle, not {kind}"
             ),
         }
     }

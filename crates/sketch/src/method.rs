@@ -161,13 +161,13 @@ impl Method {
     }
 
     /// Cuts the tokens of the method's shingles with `segmenter` (see
-    /// [`MinHash::segmenter`]). Dictionary segmenters apply to minhash,
-    /// minhash-oph and supershingle; [`Segmenter::chars`], the default,
-    /// applies to every method.
+    /// [`MinHash::segmenter`]). Bigram and dictionary segmenters apply to
+    /// minhash, minhash-oph and supershingle; [`Segmenter::chars`], the
+    /// default, applies to every method.
     ///
     /// # Errors
-    /// [`ErrorKind::SegmenterNotSupported`] for a dictionary segmenter and
-    /// another method.
+    /// [`ErrorKind::SegmenterNotSupported`] for a bigram or dictionary
+    /// segmenter and another method.
     pub fn set_segmenter(&mut self, segmenter: Segmenter) -> Result<()> {
         match self {
             Method::MinHash(m) => {

@@ -121,6 +121,7 @@ pub(crate) fn unit_tag(unit: ShingleUnit) -> u8 {
         ShingleUnit::Token => 0,
         ShingleUnit::Char => 1,
         ShingleUnit::Word => 2,
+        ShingleUnit::Bigram => 3,
     }
 }
 
@@ -129,6 +130,7 @@ pub(crate) fn unit_from_tag(tag: u8) -> Result<ShingleUnit> {
         0 => Ok(ShingleUnit::Token),
         1 => Ok(ShingleUnit::Char),
         2 => Ok(ShingleUnit::Word),
+        3 => Ok(ShingleUnit::Bigram),
         _ => Err(ErrorKind::Malformed("bad shingle unit").into()),
     }
 }
@@ -191,7 +193,9 @@ impl MinHash {
 
     /// Cuts tokens with `segmenter`: with a dictionary one (see
     /// [`neardup_text::Segmenter`]), token shingles of Han text are word
-    /// k-grams and signatures record [`ShingleUnit::Word`], so they never
+    /// k-grams and signatures record [`ShingleUnit::Word`]; with
+    /// [`Segmenter::bigrams`], CJK text gives k-grams of character bigrams
+    /// and signatures record [`ShingleUnit::Bigram`]. Either way they never
     /// compare with character-based ones. Default: [`Segmenter::chars`].
     pub fn segmenter(&mut self, segmenter: Segmenter) -> &mut Self {
         self.segmenter = segmenter;
@@ -308,18 +312,33 @@ mod tests {
     }
 
     #[test]
-    fn word_unit_round_trips_and_does_not_compare_with_tokens() {
+    fn word_and_bigram_units_round_trip_and_do_not_compare_with_tokens() {
         let token = MinHash::new().signature_of_normalized("我爱北京天安门");
-        let word = MinHashSig {
-            unit: ShingleUnit::Word,
-            ..token.clone()
-        };
-        let sig = crate::Signature::MinHash(word.clone());
-        let back = crate::Signature::from_bytes(&sig.to_bytes()).unwrap();
-        assert_eq!(back, sig);
+        for unit in [ShingleUnit::Word, ShingleUnit::Bigram] {
+            let other = MinHashSig {
+                unit,
+                ..token.clone()
+            };
+            let sig = crate::Signature::MinHash(other.clone());
+            let back = crate::Signature::from_bytes(&sig.to_bytes()).unwrap();
+            assert_eq!(back, sig);
+            assert_eq!(
+                other.jaccard(&token).unwrap_err().kind(),
+                &ErrorKind::ParameterMismatch
+            );
+        }
+    }
+
+    #[test]
+    fn bigram_segmenter_records_its_unit() {
+        let mut m = MinHash::new();
+        m.segmenter(Segmenter::bigrams());
+        let sig = m.signature_of_normalized("我爱北京天安门");
+        assert_eq!(sig.unit, ShingleUnit::Bigram);
+        let text = "the same spaced words give the same signature either way";
         assert_eq!(
-            word.jaccard(&token).unwrap_err().kind(),
-            &ErrorKind::ParameterMismatch
+            m.signature_of_normalized(text).values,
+            MinHash::new().signature_of_normalized(text).values
         );
     }
 

@@ -42,7 +42,7 @@ impl Dictionary {
 mod tests {
     use crate::{normalize, NormalizeOptions, Segmenter};
 
-    fn words(text: &str) -> Vec<&str> {
+    fn words(text: &str) -> Vec<String> {
         thread_local! {
             static SEGMENTER: Segmenter = Segmenter::jieba();
         }

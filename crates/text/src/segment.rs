@@ -1,8 +1,18 @@
-//! CJK segmentation chosen at run time: single characters, or dictionary
-//! words for runs of Han characters.
+//! CJK segmentation chosen at run time: single characters, overlapping
+//! character bigrams, or dictionary words for runs of Han characters.
 //!
 //! [`tokens`] cuts CJK text one character at a time, which needs no
-//! dictionary and is what every signature uses by default. A [`Segmenter`]
+//! dictionary and is what the classic methods' signatures use.
+//! [`CjkSegmentation::Bigrams`] (what the default method uses) turns each
+//! run of consecutive CJK characters into its overlapping character
+//! bigrams: `天气很好` gives `天气`, `气很`, `很好`, so that a k-gram of
+//! tokens spans k + 1 characters. A Chinese character carries less than a
+//! word does: 3-grams of characters recur by chance between unrelated
+//! articles far more often than 3-grams of words, and bigrams give CJK text
+//! shingles as specific as those of spaced scripts. Separators between two
+//! CJK characters do not break a run (re-flowed text puts line breaks
+//! anywhere); any other token does, and a run of one character stays that
+//! character. A [`Segmenter`]
 //! made with [`CjkSegmentation::Jieba`] (cargo feature `jieba`) instead cuts
 //! every maximal run of Han characters (see [`crate::is_han`]) into
 //! dictionary words with jieba-rs and its embedded dictionary (the most
@@ -20,28 +30,36 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::script::is_han;
+use crate::script::{is_cjk, is_han};
 use crate::shingle::ShingleUnit;
 use crate::tokens::tokens;
 
 /// How runs of Han characters are tokenized.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum CjkSegmentation {
-    /// One token per character (the default; no dictionary).
+    /// One token per character (no dictionary).
     #[default]
     Chars,
+    /// Overlapping character bigrams of every run of CJK characters (no
+    /// dictionary); see the module documentation.
+    Bigrams,
     /// Dictionary words (jieba-rs); needs the cargo feature `jieba`.
     Jieba,
 }
 
 impl CjkSegmentation {
     /// Every mode, compiled in or not.
-    pub const ALL: [CjkSegmentation; 2] = [CjkSegmentation::Chars, CjkSegmentation::Jieba];
+    pub const ALL: [CjkSegmentation; 3] = [
+        CjkSegmentation::Chars,
+        CjkSegmentation::Bigrams,
+        CjkSegmentation::Jieba,
+    ];
 
-    /// The name [`FromStr`] accepts: `chars` or `jieba`.
+    /// The name [`FromStr`] accepts: `chars`, `bigrams` or `jieba`.
     pub fn name(self) -> &'static str {
         match self {
             CjkSegmentation::Chars => "chars",
+            CjkSegmentation::Bigrams => "bigrams",
             CjkSegmentation::Jieba => "jieba",
         }
     }
@@ -50,7 +68,7 @@ impl CjkSegmentation {
     /// feature `jieba`).
     pub fn is_available(self) -> bool {
         match self {
-            CjkSegmentation::Chars => true,
+            CjkSegmentation::Chars | CjkSegmentation::Bigrams => true,
             CjkSegmentation::Jieba => cfg!(feature = "jieba"),
         }
     }
@@ -65,7 +83,7 @@ impl fmt::Display for CjkSegmentation {
 impl FromStr for CjkSegmentation {
     type Err = SegmentationError;
 
-    /// Parses `chars` or `jieba` (case-insensitive). A known mode parses
+    /// Parses `chars`, `bigrams` or `jieba` (case-insensitive). A known mode parses
     /// even when it is not compiled in: [`Segmenter::new`] tells.
     fn from_str(s: &str) -> Result<Self, SegmentationError> {
         let s = s.trim();
@@ -90,7 +108,10 @@ impl fmt::Display for SegmentationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SegmentationError::UnknownMode(name) => {
-                write!(f, "unknown CJK segmentation {name:?}: expected chars or jieba")
+                write!(
+                    f,
+                    "unknown CJK segmentation {name:?}: expected chars, bigrams or jieba"
+                )
             }
             SegmentationError::NotCompiledIn(mode) => write!(
                 f,
@@ -109,6 +130,8 @@ impl std::error::Error for SegmentationError {}
 /// use neardup_text::{CjkSegmentation, Segmenter};
 /// let chars = Segmenter::chars();
 /// assert_eq!(chars.tokens("用Rust写代码"), ["用", "Rust", "写", "代", "码"]);
+/// let bigrams = Segmenter::bigrams();
+/// assert_eq!(bigrams.tokens("用Rust写代码"), ["用", "Rust", "写代", "代码"]);
 /// let jieba = Segmenter::new(CjkSegmentation::Jieba);
 /// if cfg!(feature = "jieba") {
 ///     assert_eq!(jieba.unwrap().tokens("用Rust写代码"), ["用", "Rust", "写", "代码"]);
@@ -133,6 +156,16 @@ impl Segmenter {
         }
     }
 
+    /// Overlapping character bigrams for runs of CJK characters (see the
+    /// module documentation).
+    pub const fn bigrams() -> Segmenter {
+        Segmenter {
+            mode: CjkSegmentation::Bigrams,
+            #[cfg(feature = "jieba")]
+            jieba: None,
+        }
+    }
+
     /// A segmenter for `mode`, loading its dictionary (for `Jieba`, a few
     /// hundred milliseconds: make one and clone it).
     ///
@@ -142,6 +175,7 @@ impl Segmenter {
     pub fn new(mode: CjkSegmentation) -> Result<Segmenter, SegmentationError> {
         match mode {
             CjkSegmentation::Chars => Ok(Segmenter::chars()),
+            CjkSegmentation::Bigrams => Ok(Segmenter::bigrams()),
             #[cfg(feature = "jieba")]
             CjkSegmentation::Jieba => Ok(Segmenter::jieba()),
             #[cfg(not(feature = "jieba"))]
@@ -165,20 +199,26 @@ impl Segmenter {
     }
 
     /// The unit of the shingles that `unit` shingles are with this
-    /// segmenter: token shingles ([`ShingleUnit::Token`] or
-    /// [`ShingleUnit::Word`]) are `Word` with a dictionary and `Token`
-    /// without; `Char` stays `Char`.
+    /// segmenter: token shingles ([`ShingleUnit::Token`],
+    /// [`ShingleUnit::Bigram`] or [`ShingleUnit::Word`]) are what the
+    /// segmenter cuts (`Token` for characters, `Bigram` for bigrams,
+    /// `Word` for a dictionary); `Char` stays `Char`.
     pub fn unit_for(&self, unit: ShingleUnit) -> ShingleUnit {
         match (unit, self.mode) {
             (ShingleUnit::Char, _) => ShingleUnit::Char,
             (_, CjkSegmentation::Chars) => ShingleUnit::Token,
+            (_, CjkSegmentation::Bigrams) => ShingleUnit::Bigram,
             (_, CjkSegmentation::Jieba) => ShingleUnit::Word,
         }
     }
 
     /// Calls `f` with every token of `text`, in order. Tokenize normalized
     /// text (see [`crate::normalize`]).
-    pub fn for_each_token<'t>(&self, text: &'t str, f: impl FnMut(&'t str)) {
+    pub fn for_each_token(&self, text: &str, f: impl FnMut(&str)) {
+        if self.mode == CjkSegmentation::Bigrams {
+            for_each_bigram_token(text, f);
+            return;
+        }
         #[cfg(feature = "jieba")]
         if let Some(dict) = &self.jieba {
             let mut f = f;
@@ -195,9 +235,9 @@ impl Segmenter {
     }
 
     /// Every token of `text`, in order.
-    pub fn tokens<'t>(&self, text: &'t str) -> Vec<&'t str> {
+    pub fn tokens(&self, text: &str) -> Vec<String> {
         let mut out = Vec::new();
-        self.for_each_token(text, |t| out.push(t));
+        self.for_each_token(text, |t| out.push(t.to_string()));
         out
     }
 }
@@ -216,6 +256,45 @@ impl PartialEq for Segmenter {
 }
 
 impl Eq for Segmenter {}
+
+/// The tokens of `text` with every run of consecutive CJK characters (one
+/// character tokens of [`tokens`], whatever separates them) replaced by its
+/// overlapping bigrams; a run of one character stays as it is.
+fn for_each_bigram_token(text: &str, mut f: impl FnMut(&str)) {
+    let offset = |t: &str| t.as_ptr() as usize - text.as_ptr() as usize;
+    // The previous CJK character of the current run, and the run's length.
+    let mut prev: Option<&str> = None;
+    let mut run = 0usize;
+    let mut joined = String::new();
+    for t in tokens(text) {
+        let mut chars = t.chars();
+        let cjk = matches!((chars.next(), chars.next()), (Some(c), None) if is_cjk(c));
+        if cjk {
+            if let Some(p) = prev {
+                let (start, end) = (offset(p), offset(t) + t.len());
+                if start + p.len() == offset(t) {
+                    f(&text[start..end]);
+                } else {
+                    joined.clear();
+                    joined.push_str(p);
+                    joined.push_str(t);
+                    f(&joined);
+                }
+            }
+            prev = Some(t);
+            run += 1;
+            continue;
+        }
+        if run == 1 {
+            f(prev.unwrap_or_default());
+        }
+        (prev, run) = (None, 0);
+        f(t);
+    }
+    if run == 1 {
+        f(prev.unwrap_or_default());
+    }
+}
 
 /// Calls `f(start, end)` with the byte range of every maximal run of Han
 /// characters of `text`, in order.
@@ -269,7 +348,7 @@ mod tests {
         assert_eq!(" JIEBA ".parse(), Ok(CjkSegmentation::Jieba));
         let e = "words".parse::<CjkSegmentation>().unwrap_err();
         assert_eq!(e, SegmentationError::UnknownMode("words".into()));
-        assert!(e.to_string().contains("expected chars or jieba"));
+        assert!(e.to_string().contains("expected chars, bigrams or jieba"));
         assert_eq!(CjkSegmentation::default(), CjkSegmentation::Chars);
     }
 
@@ -291,6 +370,34 @@ mod tests {
     }
 
     #[test]
+    fn bigrams_cover_runs_of_cjk_characters() {
+        let s = Segmenter::new(CjkSegmentation::Bigrams).unwrap();
+        assert_eq!(s, Segmenter::bigrams());
+        assert_eq!(s.unit_for(ShingleUnit::Token), ShingleUnit::Bigram);
+        assert_eq!(s.unit_for(ShingleUnit::Word), ShingleUnit::Bigram);
+        assert_eq!(s.unit_for(ShingleUnit::Char), ShingleUnit::Char);
+        let cases: [(&str, &[&str]); 8] = [
+            ("", &[]),
+            ("。，！", &[]),
+            ("中", &["中"]),
+            ("天气很好", &["天气", "气很", "很好"]),
+            // Separators join the run; the joined bigram is built.
+            ("天气 很好。", &["天气", "气很", "很好"]),
+            // Other tokens cut it; one character stays one.
+            ("2020年11月", &["2020", "年", "11", "月"]),
+            ("用Rust写代码", &["用", "Rust", "写代", "代码"]),
+            ("ひらがな한국", &["ひら", "らが", "がな", "な한", "한국"]),
+        ];
+        for (text, want) in cases {
+            assert_eq!(s.tokens(text), want, "{text}");
+        }
+        // Spaced scripts are untouched.
+        let spaced = "café au lait, s'il vous plaît";
+        assert_eq!(s.tokens(spaced), tokens(spaced).collect::<Vec<_>>());
+        assert_eq!(format!("{s:?}"), "Segmenter(bigrams)");
+    }
+
+    #[test]
     fn jieba_availability_matches_the_build() {
         let made = Segmenter::new(CjkSegmentation::Jieba);
         assert_eq!(made.is_ok(), cfg!(feature = "jieba"));
@@ -299,6 +406,7 @@ mod tests {
             cfg!(feature = "jieba")
         );
         assert!(CjkSegmentation::Chars.is_available());
+        assert!(CjkSegmentation::Bigrams.is_available());
         match made {
             Ok(s) => {
                 assert_eq!(s.mode(), CjkSegmentation::Jieba);

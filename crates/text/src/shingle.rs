@@ -14,8 +14,8 @@
 //! A text with at least one but fewer than `k` units yields one shingle made
 //! of all of them, so short documents are not empty.
 //!
-//! Words ([`ShingleUnit::Word`]) hash like tokens; only the tokenization
-//! differs (see [`Segmenter`]).
+//! Words ([`ShingleUnit::Word`]) and CJK bigrams ([`ShingleUnit::Bigram`])
+//! hash like tokens; only the tokenization differs (see [`Segmenter`]).
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
@@ -66,6 +66,13 @@ pub enum ShingleUnit {
     /// it, so they never compare with character-based ones); without one,
     /// a shingler given `Word` makes `Token` shingles and says so.
     Word,
+    /// k consecutive tokens of a bigram [`Segmenter`]
+    /// ([`Segmenter::bigrams`]): as `Token`, but runs of CJK characters are
+    /// cut into overlapping character bigrams, so a k-gram spans k + 1
+    /// characters of CJK text and k words of spaced text. Signatures record
+    /// it, so they never compare with `Token` ones; a shingler given
+    /// `Bigram` makes the shingles of its segmenter and says so.
+    Bigram,
 }
 
 /// Produces shingle hashes, reusing an internal buffer between calls.
@@ -148,7 +155,7 @@ impl Shingler {
                     f(xxh3_64_with_seed(g.as_bytes(), SHINGLE_SEED));
                 }
             }
-            ShingleUnit::Token | ShingleUnit::Word => {
+            ShingleUnit::Token | ShingleUnit::Word | ShingleUnit::Bigram => {
                 self.buf.clear();
                 if text.is_ascii() {
                     ascii_token_hashes(text.as_bytes(), &mut self.bounds, &mut self.buf);
@@ -156,7 +163,7 @@ impl Shingler {
                     self.buf.reserve(text.len() * 8 / 3 + 8);
                     let mut push =
                         |t: &str| self.buf.extend_from_slice(&token_hash(t).to_le_bytes());
-                    if self.unit == ShingleUnit::Word {
+                    if self.unit != ShingleUnit::Token {
                         self.segmenter.for_each_token(text, push);
                     } else {
                         tokens(text).for_each(&mut push);
@@ -296,6 +303,39 @@ mod tests {
         );
         let c = Shingler::with_segmenter(ShingleUnit::Char, 2, Segmenter::chars());
         assert_eq!(c.unit(), ShingleUnit::Char);
+    }
+
+    #[test]
+    fn bigram_segmenter_makes_k_plus_one_character_spans() {
+        let mut s = Shingler::with_segmenter(ShingleUnit::Token, 3, Segmenter::bigrams());
+        assert_eq!(s.unit(), ShingleUnit::Bigram);
+        // Four characters: three bigrams, one 3-gram of them (4 characters).
+        let got = s.shingles("我爱北京");
+        let h: Vec<u64> = ["我爱", "爱北", "北京"]
+            .iter()
+            .map(|w| token_hash(w))
+            .collect();
+        assert_eq!(got, vec![hash_token_hashes(&h)]);
+        // Separators do not break a run; other tokens do.
+        assert_eq!(s.shingles("我爱 北京"), got);
+        assert_eq!(s.shingles("我爱，\n北京"), got);
+        assert_ne!(s.shingles("我爱x北京"), got);
+        // Spaced text is as with Token.
+        for text in ["plain ascii words here", "café au lait, s'il vous plaît"] {
+            assert_eq!(
+                s.shingles(text),
+                shingle_hashes(text, ShingleUnit::Token, 3)
+            );
+        }
+        // Normalizing in place gives the same hashes.
+        let text = "北京ＡＢＣ大学，「清华」  Tsinghua University 2024年";
+        let mut a = Vec::new();
+        s.for_each_normalizing(text, |h| a.push(h));
+        let norm = crate::normalize(text, NormalizeOptions::default());
+        assert_eq!(a, s.shingles(&norm));
+        // A plain shingler given Bigram makes token shingles and says so.
+        let plain = Shingler::new(ShingleUnit::Bigram, 3);
+        assert_eq!(plain.unit(), ShingleUnit::Token);
     }
 
     #[cfg(feature = "jieba")]

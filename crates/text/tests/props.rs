@@ -1,7 +1,7 @@
 //! Property tests of the text features.
 
 use neardup_text::{
-    is_cjk, is_word_char, normalize, sentence_len, sentences, tokens, NormalizeOptions,
+    is_cjk, is_word_char, normalize, sentence_len, sentences, tokens, NormalizeOptions, Segmenter,
     ShingleUnit, Shingler,
 };
 use proptest::prelude::*;
@@ -32,6 +32,35 @@ proptest! {
             let slow = s.shingles(&normalize(&t, NormalizeOptions::default()));
             prop_assert_eq!(fast, slow);
         }
+        let mut s = Shingler::with_segmenter(ShingleUnit::Token, k, Segmenter::bigrams());
+        let mut fast = Vec::new();
+        s.for_each_normalizing(&t, |h| fast.push(h));
+        prop_assert_eq!(fast, s.shingles(&normalize(&t, NormalizeOptions::default())));
+    }
+
+    #[test]
+    fn bigrams_replace_each_run_of_n_cjk_characters_by_n_minus_1(t in text()) {
+        // Runs of consecutive CJK tokens (separators do not break a run).
+        let mut want = Vec::new();
+        let mut run: Vec<&str> = Vec::new();
+        let flush = |run: &mut Vec<&str>, want: &mut Vec<String>| {
+            if run.len() == 1 {
+                want.push(run[0].to_string());
+            }
+            want.extend(run.windows(2).map(|w| w.concat()));
+            run.clear();
+        };
+        for tok in tokens(&t) {
+            let mut cs = tok.chars();
+            if matches!((cs.next(), cs.next()), (Some(c), None) if is_cjk(c)) {
+                run.push(tok);
+            } else {
+                flush(&mut run, &mut want);
+                want.push(tok.to_string());
+            }
+        }
+        flush(&mut run, &mut want);
+        prop_assert_eq!(Segmenter::bigrams().tokens(&t), want);
     }
 
     #[test]

@@ -92,6 +92,7 @@ struct OutLine<'a> {
 pub fn run(args: DedupArgs) -> Result<()> {
     let start = Instant::now();
     let method = args.method.method()?;
+    let cjk = method.segmenter().mode();
     let dedup = Dedup::builder()
         .method(method)
         .keep(
@@ -229,7 +230,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
             "errors": failed,
             "records_skipped": skipped,
             "method": args.method.method,
-            "cjk": args.method.cjk.name(),
+            "cjk": cjk.name(),
             "distinct_signatures": groups.distinct,
             "candidate_pairs": groups.candidates,
             "verified_pairs": groups.verified,

@@ -214,9 +214,11 @@ fn parse_range(s: &str) -> Result<Vec<f64>> {
 
 fn sweep(args: &EvalArgs, labels: &Labels) -> Result<()> {
     let segmenter = args.method.segmenter()?;
-    let base =
-        args.method
-            .method_at(args.method.threshold, args.method.max_distance, &segmenter)?;
+    let base = args.method.method_at(
+        args.method.threshold,
+        args.method.max_distance,
+        segmenter.as_ref(),
+    )?;
     let is_distance = matches!(base, Method::SimHash(_));
     let values = parse_range(&args.range)?;
     let dedup = Dedup::builder()
@@ -265,10 +267,10 @@ fn sweep(args: &EvalArgs, labels: &Labels) -> Result<()> {
     for &v in &values {
         let method = if is_distance {
             args.method
-                .method_at(None, Some(v.round() as u32), &segmenter)?
+                .method_at(None, Some(v.round() as u32), segmenter.as_ref())?
         } else {
             args.method
-                .method_at(Some(v), args.method.max_distance, &segmenter)?
+                .method_at(Some(v), args.method.max_distance, segmenter.as_ref())?
         };
         let verifier = args.method.verifier().map(|mut ver| {
             if !is_distance {
