@@ -1,5 +1,6 @@
-//! Speed of tokenizing Chinese text on one thread, single characters
-//! against jieba words, and the time to load jieba's dictionary.
+//! Speed of tokenizing Chinese text on one thread, single characters,
+//! character bigrams and jieba words, and the time to load jieba's
+//! dictionary.
 //!
 //! ```sh
 //! cargo run --release -p neardup-text --features jieba --example cjk_tokens -- TEXTS.txt

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Chinese: jieba words against character n-grams, on the Chinese part of
-the labelled near-duplicate benchmark.
+"""Chinese: character bigrams, jieba words and single characters as tokens,
+on the Chinese part of the labelled near-duplicate benchmark.
 
-  python3 bench/zh_jieba.py [--bench ../shared/eval/neardup/dev] [--threads N] [--texts FILE]
+  python3 bench/zh_segmentation.py [--bench ../shared/eval/neardup/dev] [--threads N] [--texts FILE]
 
 The Chinese part is the pages whose label's source starts with `zh-` or
 `sogou-` (504 pages, 216 clusters). `neardup dedup` runs on the whole
@@ -26,13 +26,16 @@ NEARDUP = os.environ.get('NEARDUP', os.path.join(ROOT, 'target', 'release', 'nea
 PREFIXES = ('zh-', 'sogou-')
 # (method, shingle length, segmentation)
 RUNS = [
+    ('default', 3, 'bigrams'), ('default', 2, 'bigrams'), ('default', 4, 'bigrams'),
     ('default', 3, 'chars'), ('default', 3, 'jieba'),
     ('default', 2, 'jieba'),
     ('default', 4, 'chars'), ('default', 4, 'jieba'),
     ('default', 5, 'chars'), ('default', 5, 'jieba'),
     ('minhash', 3, 'chars'), ('minhash', 2, 'jieba'),
     ('minhash', 5, 'chars'), ('minhash', 3, 'jieba'),
+    ('minhash', 5, 'bigrams'),
 ]
+UNITS = {'chars': 'characters', 'bigrams': 'character bigrams', 'jieba': 'jieba words'}
 
 
 def subset(bench, out):
@@ -88,7 +91,7 @@ def main():
             with open(zh, 'w') as f:
                 f.writelines(l for l in open(full) if l.strip() and json.loads(l)['id'] in urls)
             s, whole = score(scorer, zh_bench, zh), score(scorer, a.bench, full)
-            unit = 'characters' if cjk == 'chars' else 'jieba words'
+            unit = UNITS[cjk]
             print(f"| {method} | {k}-grams of {unit} | {s['precision']:.3f} | {s['recall']:.3f} "
                   f"| {s['f1']:.3f} | {s['ari']:.3f} | {whole['f1']:.3f} |")
 
