@@ -229,7 +229,9 @@ impl Engine {
         let sig = self
             .method
             .sketch(&DocText::new(&page.text, &page.paragraphs));
-        let shingles = self.verifier.map(|v| ShingleSeq::new(&page.text, v.k));
+        let shingles = self
+            .verifier
+            .map(|v| ShingleSeq::with_segmenter(&page.text, v.k, self.method.segmenter()));
         (Some(sig), shingles)
     }
 }

@@ -211,6 +211,7 @@ def write_jsonl(path, docs):
     "method,kw",
     [
         ("default", {}),
+        ("default", {"chinese": True}),
         ("minhash", {}),
         ("minhash", {"threshold": 0.8}),
         ("minhash-oph", {}),
@@ -222,7 +223,8 @@ def write_jsonl(path, docs):
     ],
 )
 def test_incremental_equals_batch_engine(tmp_path, method, kw):
-    docs = corpus()
+    kw = dict(kw)
+    docs = corpus(chinese=kw.pop("chinese", False))
     path = tmp_path / "docs.jsonl"
     write_jsonl(path, docs)
     # The incremental engine sees no later documents, so it has neither

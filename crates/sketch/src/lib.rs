@@ -47,7 +47,9 @@
 //!
 //! "Tokens" are words for space-delimited scripts and single characters for
 //! CJK ([`neardup_text::tokens`]); lengths in tokens are therefore
-//! characters for Chinese and words for English.
+//! characters for Chinese and words for English. MinHash, one-permutation
+//! MinHash and super-shingles also take a [`neardup_text::Segmenter`] that
+//! cuts CJK runs into character bigrams or dictionary words.
 //!
 //! # Performance
 //!

@@ -14,8 +14,10 @@
 //!   friends, [`sentence_len`] in characters (CJK) or words.
 //!
 //! * [`Segmenter`]: CJK segmentation chosen at run time
-//!   ([`CjkSegmentation`]): single characters (the default), or, with the
-//!   cargo feature `jieba`, dictionary words for runs of Han characters
+//!   ([`CjkSegmentation`]): single characters (the default), overlapping
+//!   character bigrams of runs of CJK characters ([`ShingleUnit::Bigram`]
+//!   shingles; what neardup's default method uses), or, with the cargo
+//!   feature `jieba`, dictionary words for runs of Han characters
 //!   (jieba-rs), which make [`ShingleUnit::Word`] shingles.
 //!
 //! Without a dictionary segmenter CJK text is tokenized one character at a

@@ -141,7 +141,8 @@ def dedup(
     decimals like the CLI (``None`` when kept).
 
     ``method="default"`` (also what ``None`` means) is the CLI's default
-    method (MinHash over word 3-grams, candidates verified exactly on the
+    method (MinHash over word 3-grams, 3-grams of character bigrams in CJK
+    text, candidates verified exactly on the
     main texts' shingles, which then travel with the candidate pairs);
     ``minhash`` and the other names are the literature's methods, decided on
     signatures as in the CLI.
