@@ -25,10 +25,11 @@ pub struct ShingleSeq {
 }
 
 impl ShingleSeq {
-    /// The `k`-gram shingles of `text` (normalized first); tokens are words,
-    /// or single characters in CJK scripts.
+    /// The `k`-gram shingles of `text` (normalized first) with the default
+    /// method's tokens: words, and overlapping character bigrams in runs of
+    /// CJK characters ([`Segmenter::bigrams`]).
     pub fn new(text: &str, k: usize) -> ShingleSeq {
-        ShingleSeq::with_segmenter(text, k, &Segmenter::chars())
+        ShingleSeq::with_segmenter(text, k, &Segmenter::bigrams())
     }
 
     /// As [`ShingleSeq::new`], with tokens cut by `segmenter` (dictionary
