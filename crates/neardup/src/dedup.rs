@@ -178,10 +178,9 @@ impl Dedup {
     /// What exact verification keeps of a document (`None` when it is off),
     /// with the method's segmenter.
     pub fn shingles(&self, text: &str) -> Option<ShingleSeq> {
-        let segmenter = self.config.method.segmenter();
         self.config
             .verifier
-            .map(|v| ShingleSeq::with_segmenter(text, v.k, segmenter))
+            .map(|v| v.shingles(text, &self.config.method))
     }
 
     /// Groups documents, verifying candidate pairs with the method's own

@@ -13,7 +13,7 @@
 //!   one (a "merged" page) makes a long one, even when the other article is
 //!   short enough to keep the Jaccard similarity high.
 
-use neardup_sketch::{containment as set_containment, intersection_size};
+use neardup_sketch::{containment as set_containment, intersection_size, Method};
 use neardup_text::{Segmenter, ShingleUnit, Shingler};
 
 /// A document's token shingles, in text order, as 32-bit hashes.
@@ -206,6 +206,13 @@ impl Default for Verifier {
 }
 
 impl Verifier {
+    /// What this verifier compares of `text`: its `k`-gram shingles, with
+    /// tokens cut by `method`'s segmenter, as the method's signatures cut
+    /// them (CJK bigrams for the default method).
+    pub fn shingles(&self, text: &str, method: &Method) -> ShingleSeq {
+        ShingleSeq::with_segmenter(text, self.k, method.segmenter())
+    }
+
     /// `Some(jaccard)` when the pair is a near-duplicate.
     pub fn verify(&self, a: &ShingleSeq, b: &ShingleSeq) -> Option<f64> {
         self.check(a, b).map(|c| c.jaccard)

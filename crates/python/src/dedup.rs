@@ -229,9 +229,7 @@ impl Engine {
         let sig = self
             .method
             .sketch(&DocText::new(&page.text, &page.paragraphs));
-        let shingles = self
-            .verifier
-            .map(|v| ShingleSeq::with_segmenter(&page.text, v.k, self.method.segmenter()));
+        let shingles = self.verifier.map(|v| v.shingles(&page.text, &self.method));
         (Some(sig), shingles)
     }
 }

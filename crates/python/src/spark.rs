@@ -97,9 +97,7 @@ pub fn fingerprint_batch<'py>(
                     Some(c) => fingerprint_content(id, c, &m, all_text)?,
                 };
                 let seq = match (&verifier, &sig) {
-                    (Some(v), Some(_)) => {
-                        Some(ShingleSeq::with_segmenter(&text, v.k, m.segmenter()).to_bytes())
-                    }
+                    (Some(v), Some(_)) => Some(v.shingles(&text, &m).to_bytes()),
                     _ => None,
                 };
                 Ok((sig, text.len(), seq))
