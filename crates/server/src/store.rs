@@ -229,12 +229,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn temp(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("neardup-store-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        d
-    }
+    use neardup_testkit::TempDir;
 
     fn record(sig: u8) -> Record {
         Record {
@@ -250,7 +245,7 @@ mod tests {
 
     #[test]
     fn writes_survive_reopen_in_order() {
-        let dir = temp("reopen");
+        let dir = TempDir::new("store-reopen");
         {
             let s = Store::open(&dir, "m").unwrap();
             s.write(|t| {
@@ -279,12 +274,11 @@ mod tests {
         drop(s);
         let e = Store::open(&dir, "other").unwrap_err();
         assert!(matches!(e.kind(), ErrorKind::MethodMismatch { .. }), "{e}");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn newer_format_is_refused() {
-        let dir = temp("newer");
+        let dir = TempDir::new("store-newer");
         {
             let s = Store::open(&dir, "m").unwrap();
             let txn = s.db.begin_write().unwrap();
@@ -302,27 +296,23 @@ mod tests {
                 supported: FORMAT_VERSION
             }
         );
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn garbage_file_is_an_error_not_a_reset() {
-        let dir = temp("garbage");
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = TempDir::new("store-garbage");
         let junk: Vec<u8> = (0..100_000u32).map(|i| (i * 7919 % 251) as u8).collect();
         std::fs::write(dir.join(FILE_NAME), &junk).unwrap();
         assert!(Store::open(&dir, "m").is_err());
         // The file was left as it was.
         assert_eq!(std::fs::read(dir.join(FILE_NAME)).unwrap(), junk);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn second_open_is_locked() {
-        let dir = temp("locked");
+        let dir = TempDir::new("store-locked");
         let _s = Store::open(&dir, "m").unwrap();
         let e = Store::open(&dir, "m").unwrap_err();
         assert_eq!(e.kind(), &ErrorKind::Locked);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
