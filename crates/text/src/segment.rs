@@ -267,9 +267,9 @@ fn for_each_bigram_token(text: &str, mut f: impl FnMut(&str)) {
     let mut run = 0usize;
     let mut joined = String::new();
     for t in tokens(text) {
-        let mut chars = t.chars();
-        let cjk = matches!((chars.next(), chars.next()), (Some(c), None) if is_cjk(c));
-        if cjk {
+        // A token that starts with a CJK character is that one character:
+        // words never hold one.
+        if t.chars().next().is_some_and(is_cjk) {
             if let Some(p) = prev {
                 let (start, end) = (offset(p), offset(t) + t.len());
                 if start + p.len() == offset(t) {

