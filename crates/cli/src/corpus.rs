@@ -31,7 +31,7 @@ pub fn fingerprint_corpus(
         entries: Vec::new(),
         skipped: 0,
     };
-    let fingerprint = |item| dedup.fingerprint_item(item, extractor);
+    let fingerprint = |item| neardup::fingerprint_item(dedup, item, extractor);
     pipeline::map_ordered(inputs, sources, pool, fingerprint, |e| {
         match e {
             Some(e) => {

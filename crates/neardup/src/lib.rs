@@ -3,8 +3,10 @@
 //! This facade re-exports the stages of the pipeline, one crate each:
 //! [`io`] (files, WARC, JSON Lines, charsets), [`extract`] (main text
 //! extraction), [`text`] (normalization and features), [`sketch`]
-//! (fingerprints) and [`index`] (candidate search and clustering), and joins
-//! the first two in [`Page::from_raw`].
+//! (fingerprints), [`index`] (candidate search and clustering) and
+//! [`dedup`] (the engine: verification, corpus-level rules, groups), and
+//! joins ingest with extraction in [`Page::from_raw`] and
+//! [`fingerprint_item`]. It holds no engine logic.
 //!
 //! ```
 //! use neardup::{extract::Extractor, io::{Content, RawDocument}, Page};
@@ -26,36 +28,21 @@
 
 #![deny(missing_docs)]
 
-mod candidates;
-mod composite;
-mod dedup;
-mod error;
-mod fingerprinted;
-mod host;
-mod keep;
-mod method;
+mod item;
 mod page;
-mod partial;
-mod templates;
-#[cfg(test)]
-mod test_text;
-mod verify;
 
+pub use neardup_dedup as dedup;
 pub use neardup_extract as extract;
 pub use neardup_index as index;
 pub use neardup_io as io;
 pub use neardup_sketch as sketch;
 pub use neardup_text as text;
 
-pub use candidates::Spill;
-pub use composite::CompositeCheck;
-pub use dedup::{default_method, Dedup, DedupBuilder, DocFingerprint, Groups};
-pub use error::{Error, ErrorKind};
-pub use fingerprinted::{shingles_of, Fingerprinted};
-pub use host::host_of;
-pub use keep::{glob_match, KeepKey, KeepPolicy};
-pub use method::build_method;
+pub use item::fingerprint_item;
+pub use neardup_dedup::{
+    build_method, compare_shingles, default_method, glob_match, host_of, shingles_of,
+    verify_signatures, Comparison, CompositeCheck, Dedup, DedupBuilder, DocFingerprint, Error,
+    ErrorKind, Fingerprinted, Groups, KeepKey, KeepPolicy, PartialCopyCheck, ShingleSeq,
+    SiteTemplates, Spill, TemplateStats, Verifier,
+};
 pub use page::Page;
-pub use partial::PartialCopyCheck;
-pub use templates::{SiteTemplates, TemplateStats};
-pub use verify::{compare as compare_shingles, Comparison, ShingleSeq, Verifier};

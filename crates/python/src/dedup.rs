@@ -1,32 +1,26 @@
-//! `neardup.Deduplicator`: an incremental first-seen index.
+//! `neardup.Deduplicator`: the online first-seen engine
+//! ([`neardup::dedup::Online`], the one `neardup serve` wraps) with PyO3.
 //!
 //! Documents arrive one at a time. A new document is a duplicate of the most
 //! similar earlier *kept* document (ties: the earliest), never of a
 //! duplicate; otherwise it is kept. A document whose signature is
-//! byte-identical to an earlier one's takes that document's place: the
-//! earlier one's duplicate (similarity 1) when it was kept, else the same
-//! kept document and similarity. This is the batch engine's rule
-//! (`neardup dedup --keep first`), applied online: only kept documents are
-//! indexed, and adding documents in input order gives the CLI's groups (see
-//! `keys` for the one approximation, the posting-length cap of inverted
-//! methods, which counts kept documents here). The batch engine's two
-//! corpus-level passes need documents that arrive later (the site template
-//! pass compares a page with the host's next pages too, the composite page
-//! check looks a run up in the whole corpus, the partial copy check reads
-//! a page's later copies), so this index has none of them: it gives the
-//! groups of `dedup_files(..., site_templates=False, composite_check=False,
-//! partial_check=False)`.
+//! byte-identical to an earlier one's takes that document's place. With
+//! the default method and `composite_check=True` (the default, as the
+//! service), a page glued together from two articles is not a duplicate of
+//! either when a copy of the other article was added before. The batch
+//! engine's site template pass and partial copy check need documents that
+//! arrive later, so the online engine has neither: with
+//! `composite_check=False` it gives the groups of `dedup_files(...,
+//! site_templates=False, composite_check=False, partial_check=False)`.
 
-use std::collections::HashMap;
-
-use neardup::sketch::{DocText, Method, Signature as Sig, Sketcher};
-use neardup::{Page, ShingleSeq, Verifier};
+use neardup::dedup::{signature_key, CompositeCheck, Judgement, Online, Role};
+use neardup::sketch::{DocText, Signature as Sig, Sketcher};
+use neardup::{Page, ShingleSeq};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::document::{page_of, HtmlArg};
 use crate::errors::err;
-use crate::keys::{candidate_keys, rule, verify, Rule};
 use crate::method::MethodSpec;
 use crate::signature::Signature;
 
@@ -60,165 +54,38 @@ impl Verdict {
     }
 }
 
-#[derive(Clone, Copy)]
-struct Decision {
-    /// The kept document duplicated, `None` when kept.
-    duplicate_of: Option<u32>,
-    similarity: f64,
-    empty: bool,
-}
+/// A signature with its key, as the online engine takes it.
+type Keyed = Option<(Sig, u128)>;
 
-/// A decision, the new signature's bytes when it is a new distinct
-/// signature, and its candidate keys when it is kept.
-type Decided = (Decision, Option<Vec<u8>>, Vec<(u32, u64)>);
-
-/// The engine behind `Deduplicator`, free of Python.
+/// The online engine and how documents are read for it.
 struct Engine {
-    method: Method,
-    /// Exact verification (the `default` method).
-    verifier: Option<Verifier>,
-    /// Kept documents' shingles, when verifying exactly.
-    shingles: HashMap<u32, ShingleSeq>,
-    rule: Rule,
+    online: Online,
     all_text: bool,
-    ids: Vec<String>,
-    by_id: HashMap<String, u32>,
-    decisions: Vec<Decision>,
-    /// Kept documents' signatures.
-    sigs: HashMap<u32, Sig>,
-    /// First document of each distinct signature (its bytes).
-    exact: HashMap<Vec<u8>, u32>,
-    /// Candidate keys of kept documents: `(table, key)` -> documents.
-    postings: HashMap<(u32, u64), Vec<u32>>,
 }
 
 impl Engine {
-    /// The decision for a signature against the documents so far.
-    fn decide(&self, sig: Option<&Sig>, shingles: Option<&ShingleSeq>) -> Result<Decided, String> {
-        let Some(sig) = sig else {
-            return Ok((
-                Decision {
-                    duplicate_of: None,
-                    similarity: 1.0,
-                    empty: true,
-                },
-                None,
-                Vec::new(),
-            ));
-        };
-        let bytes = sig.to_bytes();
-        if let Some(&first) = self.exact.get(&bytes) {
-            let d = self.decisions[first as usize];
-            let decision = match d.duplicate_of {
-                None => Decision {
-                    duplicate_of: Some(first),
-                    similarity: 1.0,
-                    empty: false,
-                },
-                Some(_) => d,
-            };
-            return Ok((decision, None, Vec::new()));
-        }
-        let keys = candidate_keys(&self.method, sig)?;
-        let mut shared: HashMap<u32, u32> = HashMap::new();
-        for k in &keys {
-            if let Some(docs) = self.postings.get(k) {
-                if self
-                    .rule
-                    .max_posting_len
-                    .is_some_and(|cap| docs.len() > cap)
-                {
-                    continue;
-                }
-                for &d in docs {
-                    *shared.entry(d).or_default() += 1;
-                }
-            }
-        }
-        let mut cands: Vec<u32> = shared
-            .into_iter()
-            .filter(|&(_, n)| n >= self.rule.min_shared)
-            .map(|(d, _)| d)
-            .collect();
-        cands.sort_unstable();
-        let mut best: Option<(f64, u32)> = None;
-        for d in cands {
-            let Some(kept) = self.sigs.get(&d) else {
-                continue;
-            };
-            let exact = match (&self.verifier, self.shingles.get(&d), shingles) {
-                (Some(v), Some(x), Some(y)) => Some(v.verify(x, y)),
-                _ => None,
-            };
-            let verdict = match exact {
-                Some(e) => e,
-                None => verify(&self.method, kept, sig)?,
-            };
-            if let Some(s) = verdict {
-                if best.is_none_or(|(bs, _)| s > bs) {
-                    best = Some((s, d));
-                }
-            }
-        }
-        Ok(match best {
-            Some((s, d)) => (
-                Decision {
-                    duplicate_of: Some(d),
-                    similarity: s,
-                    empty: false,
-                },
-                Some(bytes),
-                Vec::new(),
-            ),
-            None => (
-                Decision {
-                    duplicate_of: None,
-                    similarity: 1.0,
-                    empty: false,
-                },
-                Some(bytes),
-                keys,
-            ),
+    fn keyed(sig: Option<Sig>) -> Keyed {
+        sig.map(|s| {
+            let key = signature_key(&s.to_bytes());
+            (s, key)
         })
     }
 
-    fn insert(
-        &mut self,
-        id: String,
-        sig: Option<Sig>,
-        shingles: Option<ShingleSeq>,
-        decision: Decision,
-        bytes: Option<Vec<u8>>,
-        keys: Vec<(u32, u64)>,
-    ) -> u32 {
-        let d = self.ids.len() as u32;
-        self.by_id.insert(id.clone(), d);
-        self.ids.push(id);
-        self.decisions.push(decision);
-        if let Some(b) = bytes {
-            self.exact.insert(b, d);
-        }
-        if decision.duplicate_of.is_none() {
-            if let Some(sig) = sig {
-                self.sigs.insert(d, sig);
-            }
-            if let Some(sh) = shingles {
-                self.shingles.insert(d, sh);
-            }
-            for k in keys {
-                self.postings.entry(k).or_default().push(d);
-            }
-        }
-        d
+    fn judge(&self, sig: &Keyed, shingles: Option<&ShingleSeq>) -> Result<Judgement, String> {
+        self.online
+            .judge(sig.as_ref().map(|(s, k)| (s, *k)), shingles)
+            .map_err(|e| e.to_string())
     }
 
-    fn verdict(&self, id: Option<String>, d: Decision) -> Verdict {
+    fn verdict(&self, id: Option<String>, j: Judgement, empty: bool) -> Verdict {
         Verdict {
             id,
-            duplicate: d.duplicate_of.is_some(),
-            duplicate_of: d.duplicate_of.map(|o| self.ids[o as usize].clone()),
-            similarity: d.duplicate_of.map(|_| d.similarity),
-            empty: d.empty,
+            duplicate: j.duplicate_of.is_some(),
+            duplicate_of: j
+                .duplicate_of
+                .map(|(o, _)| self.online.slot(o).id.to_string()),
+            similarity: j.duplicate_of.map(|(_, s)| s),
+            empty,
         }
     }
 
@@ -226,11 +93,30 @@ impl Engine {
         if !page.text.chars().any(char::is_alphanumeric) {
             return (None, None);
         }
-        let sig = self
-            .method
-            .sketch(&DocText::new(&page.text, &page.paragraphs));
-        let shingles = self.verifier.map(|v| v.shingles(&page.text, &self.method));
+        let method = self.online.method();
+        let sig = method.sketch(&DocText::new(&page.text, &page.paragraphs));
+        let shingles = self
+            .online
+            .verifier()
+            .map(|v| v.shingles(&page.text, method));
         (Some(sig), shingles)
+    }
+
+    /// Live documents in arrival order, each with its group's kept
+    /// document and the similarity to it (`None` when kept).
+    fn live(&self) -> impl Iterator<Item = (u32, u32, Option<f64>)> + '_ {
+        self.online
+            .slots()
+            .iter()
+            .enumerate()
+            .filter_map(|(d, slot)| {
+                let d = d as u32;
+                match slot.role {
+                    Role::Deleted => None,
+                    Role::Duplicate { of, similarity } => Some((d, of, Some(similarity))),
+                    Role::Original | Role::Empty => Some((d, d, None)),
+                }
+            })
     }
 }
 
@@ -276,7 +162,7 @@ impl Deduplicator {
         inp: Input,
     ) -> PyResult<(Option<Sig>, Option<ShingleSeq>)> {
         let engine = &self.engine;
-        let method_kind = engine.method.kind();
+        let method_kind = engine.online.method().kind();
         py.allow_threads(|| -> Result<(Option<Sig>, Option<ShingleSeq>), String> {
             match inp {
                 Input::Sig(s) => {
@@ -305,13 +191,14 @@ impl Deduplicator {
 #[pymethods]
 impl Deduplicator {
     #[new]
-    #[pyo3(signature = (method="default", threshold=None, keep="first", *, max_distance=None, all_text=false))]
+    #[pyo3(signature = (method="default", threshold=None, keep="first", *, max_distance=None, all_text=false, composite_check=true))]
     fn new(
         method: &str,
         threshold: Option<f64>,
         keep: &str,
         max_distance: Option<u32>,
         all_text: bool,
+        composite_check: bool,
     ) -> PyResult<Deduplicator> {
         if keep != "first" {
             return Err(err(format!(
@@ -326,21 +213,11 @@ impl Deduplicator {
             ..MethodSpec::default()
         };
         let m = spec.build()?;
+        let composite = composite_check.then(CompositeCheck::default);
+        let online = Online::new(m, spec.verifier(), composite).map_err(|e| err(e.to_string()))?;
         Ok(Deduplicator {
             name: method.to_string(),
-            engine: Engine {
-                verifier: spec.verifier(),
-                shingles: HashMap::new(),
-                rule: rule(&m),
-                method: m,
-                all_text,
-                ids: Vec::new(),
-                by_id: HashMap::new(),
-                decisions: Vec::new(),
-                sigs: HashMap::new(),
-                exact: HashMap::new(),
-                postings: HashMap::new(),
-            },
+            engine: Engine { online, all_text },
         })
     }
 
@@ -357,17 +234,21 @@ impl Deduplicator {
         signature: Option<PyRef<'_, Signature>>,
         url: Option<String>,
     ) -> PyResult<Verdict> {
-        if self.engine.by_id.contains_key(&id) {
+        if self.engine.online.dense(&id).is_some() {
             return Err(err(format!("{id}: this id was already added")));
         }
         let inp = input(html, text, signature.as_deref())?;
         let (sig, shingles) = self.signature_of(py, &id, url, inp)?;
+        let sig = Engine::keyed(sig);
         let engine = &self.engine;
-        let (decision, bytes, keys) = py
-            .allow_threads(|| engine.decide(sig.as_ref(), shingles.as_ref()))
+        let judgement = py
+            .allow_threads(|| engine.judge(&sig, shingles.as_ref()))
             .map_err(|e| err(format!("{id}: {e}")))?;
-        let verdict = self.engine.verdict(Some(id.clone()), decision);
-        self.engine.insert(id, sig, shingles, decision, bytes, keys);
+        let verdict = self.engine.verdict(Some(id.clone()), judgement, sig.is_none());
+        self.engine
+            .online
+            .add(&id, sig, shingles, judgement)
+            .map_err(|e| err(format!("{id}: {e}")))?;
         Ok(verdict)
     }
 
@@ -384,11 +265,12 @@ impl Deduplicator {
         let inp = input(html, text, signature.as_deref())?;
         let name = url.clone().unwrap_or_else(|| "<query>".to_string());
         let (sig, shingles) = self.signature_of(py, &name, url, inp)?;
+        let sig = Engine::keyed(sig);
         let engine = &self.engine;
-        let (decision, _, _) = py
-            .allow_threads(|| engine.decide(sig.as_ref(), shingles.as_ref()))
+        let judgement = py
+            .allow_threads(|| engine.judge(&sig, shingles.as_ref()))
             .map_err(|e| err(format!("{name}: {e}")))?;
-        Ok(self.engine.verdict(None, decision))
+        Ok(self.engine.verdict(None, judgement, sig.is_none()))
     }
 
     /// The signature `add` would compute for a document.
@@ -403,28 +285,25 @@ impl Deduplicator {
         let inp = input(html, text, None)?;
         let name = url.clone().unwrap_or_else(|| "<document>".to_string());
         let (sig, _) = self.signature_of(py, &name, url, inp)?;
-        Ok(sig.map(|s| Signature::new(s, self.engine.method.clone())))
+        Ok(sig.map(|s| Signature::new(s, self.engine.online.method().clone())))
     }
 
     /// Groups so far: each kept document's id -> the ids of its group, the
     /// kept one first, then its duplicates in arrival order.
     fn clusters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let mut groups: Vec<Vec<u32>> = Vec::new();
-        let mut slot: HashMap<u32, usize> = HashMap::new();
-        for (d, dec) in self.engine.decisions.iter().enumerate() {
-            let rep = dec.duplicate_of.unwrap_or(d as u32);
+        let mut slot: std::collections::HashMap<u32, usize> = Default::default();
+        for (d, rep, _) in self.engine.live() {
             let i = *slot.entry(rep).or_insert_with(|| {
                 groups.push(Vec::new());
                 groups.len() - 1
             });
-            groups[i].push(d as u32);
+            groups[i].push(d);
         }
+        let online = &self.engine.online;
         let out = PyDict::new(py);
         for g in groups {
-            let ids: Vec<&str> = g
-                .iter()
-                .map(|&d| self.engine.ids[d as usize].as_str())
-                .collect();
+            let ids: Vec<&str> = g.iter().map(|&d| &*online.slot(d).id).collect();
             out.set_item(ids[0], ids)?;
         }
         Ok(out)
@@ -434,22 +313,16 @@ impl Deduplicator {
     /// `{"id", "cluster", "duplicate_of", "similarity"}` (similarity rounded
     /// to 4 decimals, `None` when kept).
     fn rows<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
-        let ids = &self.engine.ids;
+        let online = &self.engine.online;
+        let id = |d: u32| &*online.slot(d).id;
         self.engine
-            .decisions
-            .iter()
-            .enumerate()
-            .map(|(d, dec)| {
+            .live()
+            .map(|(d, rep, similarity)| {
                 let row = PyDict::new(py);
-                row.set_item("id", &ids[d])?;
-                let rep = dec.duplicate_of.unwrap_or(d as u32);
-                row.set_item("cluster", &ids[rep as usize])?;
-                row.set_item("duplicate_of", dec.duplicate_of.map(|o| &ids[o as usize]))?;
-                row.set_item(
-                    "similarity",
-                    dec.duplicate_of
-                        .map(|_| (dec.similarity * 1e4).round() / 1e4),
-                )?;
+                row.set_item("id", id(d))?;
+                row.set_item("cluster", id(rep))?;
+                row.set_item("duplicate_of", similarity.map(|_| id(rep)))?;
+                row.set_item("similarity", similarity.map(|s| (s * 1e4).round() / 1e4))?;
                 Ok(row)
             })
             .collect()
@@ -462,25 +335,20 @@ impl Deduplicator {
     }
 
     fn __len__(&self) -> usize {
-        self.engine.ids.len()
+        self.engine.online.len()
     }
 
     fn __contains__(&self, id: &str) -> bool {
-        self.engine.by_id.contains_key(id)
+        self.engine.online.dense(id).is_some()
     }
 
     fn __repr__(&self) -> String {
-        let kept = self
-            .engine
-            .decisions
-            .iter()
-            .filter(|d| d.duplicate_of.is_none())
-            .count();
+        let online = &self.engine.online;
         format!(
             "Deduplicator(method={:?}, documents={}, kept={})",
             self.name,
-            self.engine.ids.len(),
-            kept
+            online.len(),
+            online.originals() + online.empty()
         )
     }
 }

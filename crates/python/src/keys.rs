@@ -4,8 +4,7 @@
 //!
 //! Two documents are candidates when they share a key of the same table:
 //! - MinHash (both schemes): LSH bands. The `(bands, rows)` are those the
-//!   engine picks, `LshParams::optimal(threshold - 0.1, num_perm, 0.3,
-//!   0.7)`, and the key of a band is `neardup::index::band_key`; the table is
+//!   engine picks from the method's rule, and the key of a band is `neardup::index::band_key`; the table is
 //!   the band. Same keys, same candidate pairs as the engine's LSH tables.
 //! - SimHash: the pigeonhole principle. The 64-bit fingerprint (the one the
 //!   engine's permuted tables index) is cut into `k + 1` blocks; two
@@ -14,21 +13,18 @@
 //!   and verification (`is_duplicate`) decides the rest exactly the same.
 //! - Every other method: the signature's index keys in one table; a pair
 //!   must share `min_shared` distinct keys (2 for super-shingles, else 1),
-//!   and keys held by more than `MAX_POSTING_LEN` documents are ignored.
+//!   and keys held by more than `max_posting_len` documents are ignored.
+//!
+//! The numbers come from the method's [`CandidateRule`]; none is copied.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 
 use neardup::index::{band_key, LshParams};
-use neardup::sketch::{Method, Signature, Sketcher};
+use neardup::sketch::{CandidateRule, Method, Signature, Sketcher, LSH_WEIGHTS};
 
-/// The engine's cap on an inverted-index posting list.
-pub const MAX_POSTING_LEN: usize = 10_000;
-
-/// The engine's LSH margin below the verification threshold.
-const LSH_MARGIN: f64 = 0.1;
-
-/// How candidates are formed for a method.
+/// How candidates are formed for a method, in shared keys: the method's
+/// own [`CandidateRule`] read as keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rule {
     /// Distinct shared keys a candidate pair needs.
@@ -37,35 +33,34 @@ pub struct Rule {
     pub max_posting_len: Option<usize>,
 }
 
-/// The candidate rule of `method`.
+/// The candidate rule of `method`, in keys.
 pub fn rule(method: &Method) -> Rule {
-    match method {
-        Method::MinHash(_) | Method::OphMinHash(_) | Method::SimHash(_) => Rule {
+    match method.candidate_rule() {
+        CandidateRule::Lsh { .. } | CandidateRule::Hamming { .. } => Rule {
             min_shared: 1,
             max_posting_len: None,
         },
-        Method::SuperShingle(_) => Rule {
-            min_shared: 2,
-            max_posting_len: Some(MAX_POSTING_LEN),
-        },
-        _ => Rule {
-            min_shared: 1,
-            max_posting_len: Some(MAX_POSTING_LEN),
+        CandidateRule::Keys {
+            min_shared,
+            max_posting_len,
+        } => Rule {
+            min_shared,
+            max_posting_len: Some(max_posting_len),
         },
     }
 }
 
-fn lsh_params(threshold: f64, num_perm: usize) -> Result<LshParams, String> {
+/// LSH parameters for an S-curve centred at `t` (the rule's threshold).
+fn lsh_params(t: f64, num_perm: usize) -> Result<LshParams, String> {
     thread_local! {
         static CACHE: RefCell<HashMap<(u64, usize), LshParams>> = RefCell::new(HashMap::new());
     }
-    let t = (threshold - LSH_MARGIN).clamp(0.05, 1.0);
     let key = (t.to_bits(), num_perm);
     if let Some(p) = CACHE.with(|c| c.borrow().get(&key).copied()) {
         return Ok(p);
     }
-    let p =
-        LshParams::optimal(t, num_perm, 0.3, 0.7).map_err(|e| format!("LSH parameters: {e}"))?;
+    let p = LshParams::optimal(t, num_perm, LSH_WEIGHTS.0, LSH_WEIGHTS.1)
+        .map_err(|e| format!("LSH parameters: {e}"))?;
     CACHE.with(|c| c.borrow_mut().insert(key, p));
     Ok(p)
 }
@@ -82,9 +77,8 @@ pub fn candidate_keys(method: &Method, sig: &Signature) -> Result<Vec<(u32, u64)
     if sig.kind() != method.kind() {
         return Err(mismatch());
     }
-    let lsh_threshold = match method {
-        Method::MinHash(x) => Some(x.get_threshold()),
-        Method::OphMinHash(x) => Some(x.get_threshold()),
+    let lsh_threshold = match method.candidate_rule() {
+        CandidateRule::Lsh { threshold } => Some(threshold),
         _ => None,
     };
     match (method, sig) {
@@ -103,8 +97,11 @@ pub fn candidate_keys(method: &Method, sig: &Signature) -> Result<Vec<(u32, u64)
                 })
                 .collect())
         }
-        (Method::SimHash(s), Signature::SimHash(h)) => {
-            let k = s.get_max_distance();
+        (Method::SimHash(_), Signature::SimHash(h)) => {
+            let k = match method.candidate_rule() {
+                CandidateRule::Hamming { max_distance } => max_distance,
+                _ => 0,
+            };
             let v = h.value64();
             if k >= 64 {
                 return Ok(vec![(0, 0)]);
@@ -134,17 +131,7 @@ pub fn candidate_keys(method: &Method, sig: &Signature) -> Result<Vec<(u32, u64)
     }
 }
 
-/// The engine's verification: the method's decision, then its similarity;
-/// `None` when the pair is not a duplicate (or the similarity is not finite).
+/// The engine's verification on signatures ([`neardup::verify_signatures`]).
 pub fn verify(method: &Method, a: &Signature, b: &Signature) -> Result<Option<f64>, String> {
-    let dup = method
-        .is_duplicate(a, b)
-        .map_err(|e| format!("cannot compare signatures: {e}"))?;
-    if !dup {
-        return Ok(None);
-    }
-    let s = method
-        .similarity(a, b)
-        .map_err(|e| format!("cannot compare signatures: {e}"))?;
-    Ok(s.is_finite().then_some(s))
+    neardup::verify_signatures(method, a, b).map_err(|e| format!("cannot compare signatures: {e}"))
 }

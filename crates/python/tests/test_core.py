@@ -231,7 +231,7 @@ def test_incremental_equals_batch_engine(tmp_path, method, kw):
     # the composite page check (which looks a run up in the whole corpus)
     # nor the partial copy check (which reads a page's later copies).
     batch = neardup.dedup_files([str(path)], method, composite_check=False, partial_check=False, **kw)
-    d = Deduplicator(method, **kw)
+    d = Deduplicator(method, composite_check=False, **kw)
     for i, t in docs:
         d.add(i, text=t)
     rows = d.rows()

@@ -81,6 +81,12 @@ impl Error {
     }
 }
 
+impl From<neardup::Error> for Error {
+    fn from(e: neardup::Error) -> Error {
+        Error::new(ErrorKind::Index(e.to_string()))
+    }
+}
+
 impl From<ErrorKind> for Error {
     fn from(kind: ErrorKind) -> Error {
         Error::new(kind)

@@ -40,16 +40,13 @@
 #![deny(missing_docs)]
 
 mod answers;
-mod candidates;
 pub mod client;
-mod composite;
 mod config;
 mod error;
 pub mod http;
 mod rebuild;
 mod record;
 mod seen;
-mod state;
 mod store;
 mod writer;
 

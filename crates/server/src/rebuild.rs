@@ -9,14 +9,14 @@ use neardup::{ShingleSeq, Verifier};
 
 use crate::error::Error;
 use crate::record::Record;
-use crate::state::{signature_key, Judgement, State};
 use crate::store::Store;
+use neardup::dedup::{signature_key, Judgement, Online};
 
 /// Loads every stored document into `state`; shingles for exact
 /// verification are cut by `segmenter` (the method's, as at insertion).
 pub(crate) fn load(
     store: &Store,
-    state: &mut State,
+    state: &mut Online,
     verifier: Option<Verifier>,
     segmenter: &Segmenter,
 ) -> Result<(), Error> {
@@ -64,7 +64,7 @@ fn decode(
 /// Adds a chunk of stored documents to the state, in order, decoding
 /// their signatures and shingles on every core first.
 fn add_chunk(
-    state: &mut State,
+    state: &mut Online,
     chunk: &mut Vec<(String, Record)>,
     verifier: Option<Verifier>,
     segmenter: &Segmenter,

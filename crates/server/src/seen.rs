@@ -14,9 +14,9 @@ use neardup::{Dedup, Page, ShingleSeq};
 use crate::answers::{DocumentInfo, Stats, Verdict};
 use crate::config::Config;
 use crate::error::{Error, ErrorKind};
-use crate::state::{signature_key, Judgement, Role, State};
 use crate::store::Store;
 use crate::writer::{self, Op};
+use neardup::dedup::{signature_key, Judgement, Online, Role};
 
 /// The longest document id accepted, in bytes.
 pub const MAX_ID_BYTES: usize = 4096;
@@ -44,7 +44,7 @@ impl Prepared {
 }
 
 pub(crate) struct Shared {
-    state: RwLock<State>,
+    state: RwLock<Online>,
     pub store: Store,
     pub config: Config,
     dedup: Dedup,
@@ -61,16 +61,16 @@ pub(crate) fn now_ms() -> u64 {
 }
 
 impl Shared {
-    pub fn write_state(&self) -> RwLockWriteGuard<'_, State> {
+    pub fn write_state(&self) -> RwLockWriteGuard<'_, Online> {
         self.state.write().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn read_state(&self) -> RwLockReadGuard<'_, State> {
+    fn read_state(&self) -> RwLockReadGuard<'_, Online> {
         self.state.read().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The verdict of a judgement, in ids.
-    pub fn verdict(&self, state: &State, id: &str, j: Judgement) -> Verdict {
+    pub fn verdict(&self, state: &Online, id: &str, j: Judgement) -> Verdict {
         Verdict {
             id: id.to_string(),
             duplicate_of: j.duplicate_of.map(|(d, _)| state.slot(d).id.to_string()),
@@ -81,7 +81,7 @@ impl Shared {
 
     /// For an id already stored: its stored verdict when the content is
     /// the same, a conflict otherwise; `None` for a new id.
-    pub fn existing(&self, state: &State, p: &Prepared) -> Option<Result<Verdict, Error>> {
+    pub fn existing(&self, state: &Online, p: &Prepared) -> Option<Result<Verdict, Error>> {
         let d = state.dense(&p.id)?;
         let slot = state.slot(d);
         let key = p.signature.as_ref().map(|_| p.key);
@@ -182,7 +182,7 @@ impl ContentSeen {
         let method = config.get_method().clone();
         let store = Store::open(dir.as_ref(), &method_description(config))?;
         let verifier = config.get_verifier().copied();
-        let mut state = State::new(method.clone(), verifier, config.get_composite().copied())?;
+        let mut state = Online::new(method.clone(), verifier, config.get_composite().copied())?;
         let stored = usize::try_from(store.count()?).unwrap_or(usize::MAX);
         state.reserve(config.get_expected_documents().max(stored));
         crate::rebuild::load(&store, &mut state, verifier, method.segmenter())?;
@@ -328,9 +328,9 @@ impl ContentSeen {
         let state = shared.read_state();
         Stats {
             documents: state.len(),
-            originals: state.originals,
-            duplicates: state.duplicates,
-            empty: state.empty,
+            originals: state.originals(),
+            duplicates: state.duplicates(),
+            empty: state.empty(),
             index_bytes: state.memory_bytes(),
             commits: shared.commits.load(Ordering::Relaxed),
             committed_ops: shared.committed_ops.load(Ordering::Relaxed),

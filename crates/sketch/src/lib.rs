@@ -70,6 +70,7 @@
 #![deny(unsafe_code)]
 
 mod bloom;
+mod candidate_rule;
 pub mod codec;
 mod doc;
 mod error;
@@ -90,6 +91,7 @@ mod simhash;
 mod supershingle;
 
 pub use bloom::BloomFilter;
+pub use candidate_rule::{CandidateRule, LSH_MARGIN, LSH_WEIGHTS, MAX_POSTING_LEN};
 pub use doc::DocText;
 pub use error::{Error, ErrorKind, Result};
 pub use exact::{Exact, ExactAlgorithm, ExactSig};

@@ -78,10 +78,12 @@ class Verdict:
     def __bool__(self) -> bool: ...
 
 class Deduplicator:
-    """An incremental first-seen near-duplicate index: the batch engine's
-    rule applied online, without its corpus-level rules (site templates,
-    composite pages, partial copies), which need documents that arrive
-    later."""
+    """An incremental first-seen near-duplicate index: the online engine
+    that ``neardup serve`` wraps too. With ``composite_check=True`` (the
+    default, as the service) a page glued together from two articles is not
+    a duplicate of either once a copy of the other was added. The batch
+    engine's site template pass and partial copy check need documents that
+    arrive later, so they are batch-only."""
 
     def __init__(
         self,
@@ -91,6 +93,7 @@ class Deduplicator:
         *,
         max_distance: Optional[int] = None,
         all_text: bool = False,
+        composite_check: bool = True,
     ) -> None: ...
     def add(
         self,

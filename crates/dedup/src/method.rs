@@ -14,11 +14,11 @@ use crate::error::Error;
 /// the method is an error, not silently ignored.
 ///
 /// ```
-/// let m = neardup::build_method("minhash", Some(0.7), None)?;
-/// assert!(matches!(m, neardup::sketch::Method::MinHash(_)));
-/// assert!(neardup::build_method("exact", Some(0.7), None).is_err());
-/// assert!(neardup::build_method("simhash", None, Some(5)).is_ok());
-/// # Ok::<(), neardup::Error>(())
+/// let m = neardup_dedup::build_method("minhash", Some(0.7), None)?;
+/// assert!(matches!(m, neardup_sketch::Method::MinHash(_)));
+/// assert!(neardup_dedup::build_method("exact", Some(0.7), None).is_err());
+/// assert!(neardup_dedup::build_method("simhash", None, Some(5)).is_ok());
+/// # Ok::<(), neardup_dedup::Error>(())
 /// ```
 pub fn build_method(
     name: &str,

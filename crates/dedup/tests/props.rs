@@ -1,7 +1,7 @@
 //! Properties of the exact comparison and of the shingle sequences that
 //! the corpus-level rules and the Spark path rely on.
 
-use neardup::{compare_shingles, CompositeCheck, PartialCopyCheck, ShingleSeq};
+use neardup_dedup::{compare_shingles, CompositeCheck, PartialCopyCheck, ShingleSeq};
 use proptest::prelude::*;
 
 /// A text of words drawn from a small vocabulary, so that two texts share

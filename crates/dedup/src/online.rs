@@ -1,5 +1,6 @@
-//! The in-memory side of a store: every document's role, the originals'
-//! signatures and the candidate index, rebuilt from the store at start.
+//! The online engine: documents one at a time, first seen kept, check then
+//! insert. The service (`neardup serve`, which adds storage) and Python's
+//! `Deduplicator` wrap it; neither decides anything itself.
 //!
 //! Verdicts follow the batch engine with the first-seen keep policy: a
 //! document whose signature equals an earlier one's joins what that one
@@ -10,36 +11,45 @@
 //! token shingles ([`Verifier::verify`]) when it is on and both documents
 //! have shingles, else the method's `is_duplicate`, then `similarity`;
 //! with exact verification, the composite page check of the batch engine
-//! too, against the originals stored so far (see [`crate::composite`]): a
+//! too, against the originals stored so far (see [`crate::CompositeCheck`]): a
 //! refused original leaves the next most similar one to try.
 //! Duplicates are never targets, so nothing chains.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use neardup::sketch::{Method, Signature, Sketcher};
-use neardup::{CompositeCheck, ShingleSeq, Verifier};
+use neardup_sketch::{Method, Signature};
 
-use crate::candidates::Candidates;
-use crate::composite::SampledPostings;
+use crate::composite::CompositeCheck;
 use crate::error::Error;
+use crate::online_index::OnlineIndex;
+use crate::sampled::SampledPostings;
+use crate::verify::{verify_signatures, ShingleSeq, Verifier};
 
-/// What a stored document is.
+/// What a document of the online engine is.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Role {
+pub enum Role {
     /// A kept document: a target for later documents.
     Original,
     /// A duplicate of the original with this dense id.
-    Duplicate { of: u32, similarity: f64 },
+    Duplicate {
+        /// The original's dense id.
+        of: u32,
+        /// The similarity to it.
+        similarity: f64,
+    },
     /// A document without text: never a duplicate nor a target.
     Empty,
     /// Deleted (or, after a restart, an original known only by name).
     Deleted,
 }
 
+/// One document known to the online engine, by dense id.
 #[derive(Debug)]
-pub(crate) struct Slot {
+pub struct Slot {
+    /// Its id.
     pub id: Arc<str>,
+    /// What it is.
     pub role: Role,
     /// The hash of the signature bytes (`None` without text).
     pub key: Option<u128>,
@@ -51,24 +61,49 @@ pub(crate) struct Slot {
 
 /// A verdict in dense ids.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Judgement {
+pub struct Judgement {
+    /// The original duplicated and the similarity; `None` for new content
+    /// (or a document without text).
     pub duplicate_of: Option<(u32, f64)>,
 }
 
-/// Every document known to the service.
+/// The online first-seen engine: every document added so far, the
+/// originals' signatures and shingles, and the candidate index.
+///
+/// ```
+/// use neardup_dedup::{default_method, signature_key, Online, Verifier};
+/// use neardup_sketch::{DocText, Sketcher};
+///
+/// let method = default_method();
+/// let verifier = Verifier::default();
+/// let mut online = Online::new(method.clone(), Some(verifier), None)?;
+/// let a = "The council approved the new cycle lanes on the high street after a long debate on Monday evening.";
+/// let mut verdicts = Vec::new();
+/// for (id, text) in [("a", a.to_string()), ("b", a.replace("evening", "night"))] {
+///     let sig = method.sketch(&DocText::from_text(&text));
+///     let key = signature_key(&sig.to_bytes());
+///     let seq = verifier.shingles(&text, &method);
+///     let j = online.judge(Some((&sig, key)), Some(&seq))?;
+///     online.add(id, Some((sig, key)), Some(seq), j)?;
+///     verdicts.push(j.duplicate_of.map(|(original, _)| original));
+/// }
+/// assert_eq!(verdicts, [None, Some(0)]);
+/// assert_eq!((online.originals(), online.duplicates()), (1, 1));
+/// # Ok::<(), neardup_dedup::Error>(())
+/// ```
 #[derive(Debug)]
-pub(crate) struct State {
+pub struct Online {
     method: Method,
     verifier: Option<Verifier>,
-    candidates: Candidates,
+    candidates: OnlineIndex,
     /// The originals' sampled shingles, for the composite page check.
     postings: Option<SampledPostings>,
-    pub slots: Vec<Slot>,
+    slots: Vec<Slot>,
     by_id: HashMap<Arc<str>, u32>,
     first_of: HashMap<u128, u32>,
-    pub originals: usize,
-    pub duplicates: usize,
-    pub empty: usize,
+    originals: usize,
+    duplicates: usize,
+    empty: usize,
     /// Heap bytes of the kept signatures and the ids, kept up to date.
     heap_bytes: usize,
 }
@@ -81,21 +116,24 @@ fn signature_heap(sig: &Signature) -> usize {
     }
 }
 
-/// The hash that identifies identical signatures.
-pub(crate) fn signature_key(bytes: &[u8]) -> u128 {
+/// The hash that identifies identical signatures (of their bytes).
+pub fn signature_key(bytes: &[u8]) -> u128 {
     xxhash_rust::xxh3::xxh3_128(bytes)
 }
 
-impl State {
-    /// An empty state; the composite page check runs only with exact
+impl Online {
+    /// An empty engine; the composite page check runs only with exact
     /// verification.
+    ///
+    /// # Errors
+    /// When the method's candidate index cannot be made.
     pub fn new(
         method: Method,
         verifier: Option<Verifier>,
         composite: Option<CompositeCheck>,
-    ) -> Result<State, Error> {
-        Ok(State {
-            candidates: Candidates::new(&method)?,
+    ) -> Result<Online, Error> {
+        Ok(Online {
+            candidates: OnlineIndex::new(&method)?,
             method,
             postings: composite
                 .filter(|_| verifier.is_some())
@@ -128,6 +166,41 @@ impl State {
         self.by_id.len()
     }
 
+    /// Whether no document is live.
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+
+    /// Live originals.
+    pub fn originals(&self) -> usize {
+        self.originals
+    }
+
+    /// Live duplicates.
+    pub fn duplicates(&self) -> usize {
+        self.duplicates
+    }
+
+    /// Live documents without text.
+    pub fn empty(&self) -> usize {
+        self.empty
+    }
+
+    /// Every slot, by dense id (deleted ones included).
+    pub fn slots(&self) -> &[Slot] {
+        &self.slots
+    }
+
+    /// The method.
+    pub fn method(&self) -> &Method {
+        &self.method
+    }
+
+    /// The exact verifier, when on.
+    pub fn verifier(&self) -> Option<&Verifier> {
+        self.verifier.as_ref()
+    }
+
     /// The dense id of a live document.
     pub fn dense(&self, id: &str) -> Option<u32> {
         self.by_id.get(id).copied()
@@ -138,7 +211,11 @@ impl State {
         &self.slots[d as usize]
     }
 
-    /// The verdict for a signature against the originals stored so far.
+    /// The verdict for a signature (with [`signature_key`] of its bytes)
+    /// and shingles against the originals added so far; nothing changes.
+    ///
+    /// # Errors
+    /// A signature of another method.
     pub fn judge(
         &self,
         sig: Option<(&Signature, u128)>,
@@ -182,10 +259,8 @@ impl State {
                     }
                 }
                 _ => {
-                    if let Ok(true) = self.method.is_duplicate(sig, other) {
-                        if let Ok(s) = self.method.similarity(sig, other) {
-                            confirmed.push((c, s, false));
-                        }
+                    if let Ok(Some(s)) = verify_signatures(&self.method, sig, other) {
+                        confirmed.push((c, s, false));
                     }
                 }
             }
@@ -229,7 +304,12 @@ impl State {
         })
     }
 
-    /// Adds a live document with its verdict; returns its dense id.
+    /// Adds a live document with its verdict (from [`Online::judge`] on
+    /// the same engine, with nothing added in between); returns its dense
+    /// id.
+    ///
+    /// # Errors
+    /// More than `u32::MAX - 1` documents, or a signature of another method.
     pub fn add(
         &mut self,
         id: &str,
@@ -240,7 +320,7 @@ impl State {
         let d = u32::try_from(self.slots.len())
             .ok()
             .filter(|&d| d < u32::MAX)
-            .ok_or_else(|| Error::new(crate::ErrorKind::Index("too many documents".into())))?;
+            .ok_or_else(|| Error::signature("too many documents"))?;
         let id: Arc<str> = Arc::from(id);
         let (role, key, signature) = match (sig, judgement.duplicate_of) {
             (None, _) => {
@@ -284,7 +364,7 @@ impl State {
     }
 
     /// A slot for an original known only by name (deleted before a
-    /// restart), so that its duplicates can still name it.
+    /// restart), so that its duplicates can still name it; its dense id.
     pub fn add_tombstone(&mut self, id: &str) -> u32 {
         let d = self.slots.len() as u32;
         self.heap_bytes += id.len() + 16;
@@ -325,7 +405,7 @@ impl State {
         true
     }
 
-    /// Approximate heap bytes of the in-memory index.
+    /// Approximate heap bytes of everything held.
     pub fn memory_bytes(&self) -> usize {
         self.candidates.memory_bytes()
             + self
@@ -342,7 +422,7 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use neardup::sketch::DocText;
+    use neardup_sketch::DocText;
 
     fn sig(m: &Method, text: &str) -> (Signature, u128) {
         let s = m.sketch(&DocText::from_text(text));
@@ -354,7 +434,7 @@ mod tests {
     const A2: &str = "The council approved the new cycle lanes on the high street after a long debate on Monday night, and work starts in spring.";
     const B: &str = "A completely different story about the harbour festival and its fireworks, which drew large crowds to the old docks this weekend.";
 
-    fn put(st: &mut State, id: &str, s: (Signature, u128)) -> Judgement {
+    fn put(st: &mut Online, id: &str, s: (Signature, u128)) -> Judgement {
         let j = st.judge(Some((&s.0, s.1)), None).unwrap();
         st.add(id, Some(s), None, j).unwrap();
         j
@@ -362,8 +442,8 @@ mod tests {
 
     #[test]
     fn first_seen_is_kept_and_copies_point_to_it() {
-        let m = neardup::default_method();
-        let mut st = State::new(m.clone(), None, None).unwrap();
+        let m = crate::default_method();
+        let mut st = Online::new(m.clone(), None, None).unwrap();
         assert_eq!(put(&mut st, "a", sig(&m, A)).duplicate_of, None);
         let j = put(&mut st, "a2", sig(&m, A2));
         let (of, s) = j.duplicate_of.unwrap();
@@ -380,8 +460,8 @@ mod tests {
 
     #[test]
     fn deleted_original_is_no_target() {
-        let m = neardup::default_method();
-        let mut st = State::new(m.clone(), None, None).unwrap();
+        let m = crate::default_method();
+        let mut st = Online::new(m.clone(), None, None).unwrap();
         put(&mut st, "a", sig(&m, A));
         assert!(st.remove("a"));
         assert!(!st.remove("a"));

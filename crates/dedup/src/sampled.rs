@@ -1,9 +1,10 @@
-//! The batch engine's composite page check, online.
+//! The composite page check, online: the sampled postings of the stored
+//! originals.
 //!
 //! A page glued together from part of article A and all of article B
 //! passes verification against B when A's part is short; the batch engine
-//! ([`neardup::CompositeCheck`]) refuses the pair when a third document, a
-//! copy of A, makes up the foreign run. The service does the same with the
+//! ([`crate::CompositeCheck`]) refuses the pair when a third document, a
+//! copy of A, makes up the foreign run. The online engine does the same with the
 //! originals stored so far as third documents: a composite page posted
 //! after a copy of A is not a duplicate of B. (Posted before any copy of A,
 //! it is, as nothing yet shows where its extra text comes from.)
@@ -17,7 +18,8 @@
 
 use std::collections::HashMap;
 
-use neardup::{CompositeCheck, ShingleSeq};
+use crate::composite::CompositeCheck;
+use crate::verify::ShingleSeq;
 
 /// Recent postings kept out of the sorted table at least.
 pub(crate) const MERGE_AT: usize = 1 << 16;

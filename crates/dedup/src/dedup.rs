@@ -17,12 +17,13 @@ use neardup_sketch::{DocText, Method, Signature, Sketcher};
 use neardup_text::{Segmenter, ShingleUnit};
 
 use crate::candidates::{candidate_pairs, low_similarity_pairs, Spill};
-use crate::composite::{composite_pairs, CompositeCheck};
+use crate::composite::CompositeCheck;
 use crate::error::Error;
 use crate::keep::{KeepKey, KeepPolicy};
-use crate::partial::{partial_pairs, PartialCopyCheck};
+use crate::partial::PartialCopyCheck;
+use crate::rules::{PairRule, Refusal, RuleContext};
 use crate::templates::SiteTemplates;
-use crate::verify::{containment, ShingleSeq, Verifier};
+use crate::verify::{containment, verify_signatures, ShingleSeq, Verifier};
 
 /// One document as the engine sees it.
 #[derive(Debug, Clone, Copy)]
@@ -57,6 +58,8 @@ pub struct Groups {
     /// Pairs that passed exact verification but were refused as a partial
     /// copy and its full page (see [`PartialCopyCheck`]).
     pub partial_copies: usize,
+    /// Every verified pair a corpus-level rule refused, with the rule.
+    pub refusals: Vec<Refusal>,
     /// Sorted runs written to disk (0 without spilling).
     pub spilled_runs: usize,
     /// Partial reprints (with [`DedupBuilder::containment`]): pairs whose
@@ -68,7 +71,7 @@ pub struct Groups {
 /// The deduplication engine: a method and a keep policy.
 ///
 /// ```
-/// use neardup::{Dedup, DocFingerprint};
+/// use neardup_dedup::{Dedup, DocFingerprint};
 ///
 /// let dedup = Dedup::new();
 /// let texts = [
@@ -85,7 +88,7 @@ pub struct Groups {
 /// let groups = dedup.cluster(&docs)?;
 /// assert_eq!(groups.assignments[1].duplicate_of, Some(0));
 /// assert_eq!(groups.assignments[2].duplicate_of, None);
-/// # Ok::<(), neardup::Error>(())
+/// # Ok::<(), neardup_dedup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Dedup {
@@ -251,62 +254,59 @@ impl Dedup {
                 .copied()
                 .flatten()
         };
-        let composite = match (self.config.composite, &self.config.verifier) {
-            (Some(check), Some(v)) if !shingles.is_empty() => Some((check, v.k)),
-            _ => None,
+        let rules = if shingles.is_empty() || self.config.verifier.is_none() {
+            Vec::new()
+        } else {
+            self.pair_rules()
         };
-        // Verified pairs with a long foreign run, for the composite check,
-        // and with a large missing part, for the partial copy check.
-        let suspects = Mutex::new(Vec::new());
-        let partial_suspects = Mutex::new(Vec::new());
-        let partial = self.config.partial.filter(|_| !shingles.is_empty());
+        // Verified pairs each rule wants to look at.
+        let suspects: Vec<Mutex<Vec<(u32, u32)>>> =
+            rules.iter().map(|_| Mutex::new(Vec::new())).collect();
         let mut verified = clusterer.verify(&candidates, |a, b| {
             if let (Some(v), Some(x), Some(y)) = (&self.config.verifier, exact(a), exact(b)) {
                 let c = v.check(x, y)?;
-                if composite.is_some_and(|(check, _)| check.applies_to(&c)) {
-                    suspects
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push((a, b));
-                }
-                if partial.is_some_and(|p| p.applies_to(&c)) {
-                    partial_suspects
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push((a, b));
+                for (rule, list) in rules.iter().zip(&suspects) {
+                    if rule.is_suspect(&c) {
+                        list.lock().unwrap_or_else(|e| e.into_inner()).push((a, b));
+                    }
                 }
                 return Some(c.jaccard);
             }
-            let (x, y) = (sigs[a as usize], sigs[b as usize]);
-            match method.is_duplicate(x, y) {
-                Ok(true) => method.similarity(x, y).ok(),
-                _ => None,
-            }
+            verify_signatures(method, sigs[a as usize], sigs[b as usize])
+                .ok()
+                .flatten()
         });
-        let seqs: Vec<Option<&ShingleSeq>> = if composite.is_some() || partial.is_some() {
-            (0..distinct.len() as u32).map(exact).collect()
-        } else {
+        let seqs: Vec<Option<&ShingleSeq>> = if rules.is_empty() {
             Vec::new()
+        } else {
+            (0..distinct.len() as u32).map(exact).collect()
         };
-        // Pairs the composite check refuses: sorted, so that they can be
-        // looked up.
-        let mut composite_refused = Vec::new();
-        if let Some((check, k)) = composite {
-            let mut suspects = suspects.into_inner().unwrap_or_else(|e| e.into_inner());
-            suspects.sort_unstable();
-            composite_refused = composite_pairs(&check, k, &seqs, &suspects);
-            verified.retain(|&(a, b, _)| composite_refused.binary_search(&(a, b)).is_err());
-        }
-        let mut partial_copies = 0;
-        if let Some(check) = partial {
-            let mut suspects = partial_suspects
-                .into_inner()
-                .unwrap_or_else(|e| e.into_inner());
-            suspects.sort_unstable();
-            suspects.retain(|p| composite_refused.binary_search(p).is_err());
-            let refused = partial_pairs(&check, &seqs, &suspects, &verified);
-            partial_copies = refused.len();
-            verified.retain(|&(a, b, _)| refused.binary_search(&(a, b)).is_err());
+        let ctx = RuleContext {
+            seqs: &seqs,
+            k: self.config.verifier.map_or(1, |v| v.k),
+        };
+        // Each rule in turn, on the pairs the rules before it kept.
+        let mut refused_so_far: Vec<(u32, u32)> = Vec::new();
+        let mut refusals = Vec::new();
+        for (rule, list) in rules.iter().zip(suspects) {
+            let mut list = list.into_inner().unwrap_or_else(|e| e.into_inner());
+            list.sort_unstable();
+            list.retain(|p| refused_so_far.binary_search(p).is_err());
+            let refused = rule.refuse(&ctx, &list, &verified);
+            verified.retain(|&(a, b, s)| {
+                let keep = refused.binary_search(&(a, b)).is_err();
+                if !keep {
+                    refusals.push(Refusal {
+                        a: distinct[a as usize],
+                        b: distinct[b as usize],
+                        similarity: s,
+                        rule: rule.name(),
+                    });
+                }
+                keep
+            });
+            refused_so_far.extend(refused);
+            refused_so_far.sort_unstable();
         }
         let contained_pairs = match self.config.containment {
             Some(t) if !shingles.is_empty() => {
@@ -365,11 +365,27 @@ impl Dedup {
             distinct: distinct.len(),
             candidates: candidates.len(),
             verified: verified.len(),
-            composites: composite_refused.len(),
-            partial_copies,
+            composites: refusals.iter().filter(|r| r.rule == "composite").count(),
+            partial_copies: refusals.iter().filter(|r| r.rule == "partial-copy").count(),
+            refusals,
             spilled_runs,
             contained,
         })
+    }
+}
+
+impl Dedup {
+    /// The corpus-level rules on verified pairs that are on, in the order
+    /// they run. A new rule is one more line here.
+    fn pair_rules(&self) -> Vec<&dyn PairRule> {
+        let mut rules: Vec<&dyn PairRule> = Vec::new();
+        if let Some(c) = &self.config.composite {
+            rules.push(c);
+        }
+        if let Some(p) = &self.config.partial {
+            rules.push(p);
+        }
+        rules
     }
 }
 

@@ -1,24 +1,20 @@
-//! The incremental candidate index, one kind per method, configured as the
-//! batch engine (`neardup::Dedup`) configures its candidate search so that
-//! the service and the batch find the same candidates: LSH bands for
-//! MinHash centred 0.1 below the threshold, permuted tables for SimHash, an
-//! inverted index over the signature's keys for every other method.
+//! The online candidate index, one kind per method, built from the
+//! method's own [`CandidateRule`] as the batch candidate search is, so that
+//! the online and the batch engines find the same candidates: LSH bands
+//! for MinHash, permuted tables for SimHash, an inverted index over the
+//! signature's keys for every other method.
 
-use neardup::index::{InvertedIndex, LshIndex, LshParams, MinHashLsh, SimHashIndex};
-use neardup::sketch::{Method, Signature};
+use neardup_index::{InvertedIndex, LshIndex, LshParams, MinHashLsh, SimHashIndex};
+use neardup_sketch::{CandidateRule, Method, Signature, LSH_WEIGHTS};
 
-use crate::error::{Error, ErrorKind};
-
-/// As the batch engine: postings longer than this make no candidates.
-const MAX_POSTING_LEN: usize = 10_000;
-/// As the batch engine: the LSH S-curve sits this far below the threshold.
-const LSH_MARGIN: f64 = 0.1;
+use crate::error::Error;
 
 /// Candidate search over the originals inserted so far.
 #[derive(Debug)]
-pub(crate) enum Candidates {
+pub(crate) enum OnlineIndex {
     /// MinHash LSH, made at the first signature (its length sets the bands).
     Lsh {
+        /// Where the S-curve is centred (the rule's threshold).
         threshold: f64,
         index: Option<LshIndex>,
         /// Documents to make room for when the index is made.
@@ -30,42 +26,27 @@ pub(crate) enum Candidates {
     Inverted(InvertedIndex),
 }
 
-fn index_error(e: impl std::fmt::Display) -> Error {
-    Error::new(ErrorKind::Index(e.to_string()))
-}
-
-impl Candidates {
-    pub fn new(method: &Method) -> Result<Candidates, Error> {
-        Ok(match method {
-            Method::MinHash(m) => Candidates::Lsh {
-                threshold: m.get_threshold(),
+impl OnlineIndex {
+    pub fn new(method: &Method) -> Result<OnlineIndex, Error> {
+        Ok(match method.candidate_rule() {
+            CandidateRule::Lsh { threshold } => OnlineIndex::Lsh {
+                threshold,
                 index: None,
                 reserve: 0,
             },
-            Method::OphMinHash(m) => Candidates::Lsh {
-                threshold: m.get_threshold(),
-                index: None,
-                reserve: 0,
-            },
-            Method::SimHash(m) => {
+            CandidateRule::Hamming { max_distance } => {
                 let mut index = SimHashIndex::<u64>::new();
-                index
-                    .set_max_distance(m.get_max_distance())
-                    .map_err(index_error)?;
-                Candidates::SimHash(index)
+                index.set_max_distance(max_distance)?;
+                OnlineIndex::SimHash(index)
             }
-            _ => {
+            CandidateRule::Keys {
+                min_shared,
+                max_posting_len,
+            } => {
                 let mut index = InvertedIndex::new();
-                let min_shared = if matches!(method, Method::SuperShingle(_)) {
-                    2
-                } else {
-                    1
-                };
-                index.set_min_shared(min_shared).map_err(index_error)?;
-                index
-                    .set_max_posting_len(Some(MAX_POSTING_LEN))
-                    .map_err(index_error)?;
-                Candidates::Inverted(index)
+                index.set_min_shared(min_shared)?;
+                index.set_max_posting_len(Some(max_posting_len))?;
+                OnlineIndex::Inverted(index)
             }
         })
     }
@@ -73,7 +54,7 @@ impl Candidates {
     /// Makes room for `n` more documents (LSH only; the other indexes grow
     /// by small steps).
     pub fn reserve(&mut self, n: usize) {
-        if let Candidates::Lsh { index, reserve, .. } = self {
+        if let OnlineIndex::Lsh { index, reserve, .. } = self {
             match index {
                 Some(ix) => ix.reserve(n),
                 None => *reserve = n,
@@ -84,43 +65,42 @@ impl Candidates {
     /// Adds an original under its dense id.
     pub fn insert(&mut self, id: u32, sig: &Signature) -> Result<(), Error> {
         match self {
-            Candidates::Lsh {
+            OnlineIndex::Lsh {
                 threshold,
                 index,
                 reserve,
             } => {
                 let values = minhash_values(sig)?;
                 if index.is_none() {
-                    let t = (*threshold - LSH_MARGIN).clamp(0.05, 1.0);
-                    let params =
-                        LshParams::optimal(t, values.len(), 0.3, 0.7).map_err(index_error)?;
+                    let (fp, fn_) = LSH_WEIGHTS;
+                    let params = LshParams::optimal(*threshold, values.len(), fp, fn_)?;
                     let mut ix = MinHashLsh::new().set_params(params).index();
                     ix.reserve(*reserve);
                     *index = Some(ix);
                 }
                 match index {
-                    Some(ix) => ix.insert(id, values).map_err(index_error),
+                    Some(ix) => Ok(ix.insert(id, values)?),
                     None => Ok(()),
                 }
             }
-            Candidates::SimHash(ix) => ix.insert(id, simhash_value(sig)).map_err(index_error),
-            Candidates::Inverted(ix) => ix.insert(id, &sig.index_keys()).map_err(index_error),
+            OnlineIndex::SimHash(ix) => Ok(ix.insert(id, simhash_value(sig))?),
+            OnlineIndex::Inverted(ix) => Ok(ix.insert(id, &sig.index_keys())?),
         }
     }
 
     /// Dense ids of the originals that may be near-duplicates of `sig`.
     pub fn query(&self, sig: &Signature) -> Result<Vec<u32>, Error> {
         Ok(match self {
-            Candidates::Lsh { index: None, .. } => Vec::new(),
-            Candidates::Lsh {
+            OnlineIndex::Lsh { index: None, .. } => Vec::new(),
+            OnlineIndex::Lsh {
                 index: Some(ix), ..
-            } => ix.query(minhash_values(sig)?).map_err(index_error)?,
-            Candidates::SimHash(ix) => ix
+            } => ix.query(minhash_values(sig)?)?,
+            OnlineIndex::SimHash(ix) => ix
                 .query(simhash_value(sig))
                 .into_iter()
                 .map(|(id, _)| id)
                 .collect(),
-            Candidates::Inverted(ix) => ix
+            OnlineIndex::Inverted(ix) => ix
                 .query(&sig.index_keys())
                 .into_iter()
                 .map(|(id, _)| id)
@@ -131,10 +111,10 @@ impl Candidates {
     /// Approximate heap bytes of the index.
     pub fn memory_bytes(&self) -> usize {
         match self {
-            Candidates::Lsh { index, .. } => index.as_ref().map_or(0, LshIndex::memory_bytes),
-            Candidates::SimHash(ix) => ix.memory_bytes(),
+            OnlineIndex::Lsh { index, .. } => index.as_ref().map_or(0, LshIndex::memory_bytes),
+            OnlineIndex::SimHash(ix) => ix.memory_bytes(),
             // The inverted index does not report its size.
-            Candidates::Inverted(_) => 0,
+            OnlineIndex::Inverted(_) => 0,
         }
     }
 }
@@ -142,9 +122,7 @@ impl Candidates {
 fn minhash_values(sig: &Signature) -> Result<&[u32], Error> {
     match sig {
         Signature::MinHash(m) if !m.values().is_empty() => Ok(m.values()),
-        _ => Err(Error::new(ErrorKind::Index(
-            "expected a MinHash signature with values".into(),
-        ))),
+        _ => Err(Error::signature("expected a MinHash signature with values")),
     }
 }
 
@@ -158,7 +136,7 @@ fn simhash_value(sig: &Signature) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use neardup::sketch::{DocText, Sketcher};
+    use neardup_sketch::{DocText, Sketcher};
 
     #[test]
     fn every_method_finds_an_identical_document() {
@@ -173,7 +151,7 @@ mod tests {
             let m: Method = name.parse().unwrap();
             let text = "The council approved the new cycle lanes on the high street after a long debate.\nA second paragraph about the budget of the project and its timetable.";
             let sig = m.sketch(&DocText::from_text(text));
-            let mut c = Candidates::new(&m).unwrap();
+            let mut c = OnlineIndex::new(&m).unwrap();
             assert!(c.query(&sig).unwrap().is_empty());
             c.insert(0, &sig).unwrap();
             assert_eq!(c.query(&sig).unwrap(), [0], "{name}");

@@ -3,8 +3,8 @@
 //! signatures do.
 #![cfg(feature = "jieba")]
 
-use neardup::text::Segmenter;
-use neardup::{default_method, Dedup, ShingleSeq};
+use neardup_dedup::{default_method, Dedup, ShingleSeq};
+use neardup_text::Segmenter;
 
 const TEXT: &str = "市图书馆经过两年的改造工程，于本周一重新向市民开放，新馆增加了阅览空间。";
 

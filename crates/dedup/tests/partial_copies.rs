@@ -4,7 +4,7 @@
 
 mod common;
 
-use neardup::Dedup;
+use neardup_dedup::Dedup;
 
 use common::{duplicate_of, words};
 

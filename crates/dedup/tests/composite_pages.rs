@@ -5,7 +5,7 @@
 
 mod common;
 
-use neardup::{CompositeCheck, Dedup};
+use neardup_dedup::{CompositeCheck, Dedup};
 
 use common::{duplicate_of, words};
 

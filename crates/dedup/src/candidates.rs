@@ -5,13 +5,9 @@
 use std::path::PathBuf;
 
 use neardup_index::{DirStorage, InvertedIndex, LshParams, MinHashLsh, SimHashIndex};
-use neardup_sketch::{Method, Signature};
+use neardup_sketch::{CandidateRule, Method, Signature, LSH_WEIGHTS};
 
 use crate::error::Error;
-
-/// Postings longer than this are features too common to say anything
-/// (boilerplate sentences, empty paragraphs): they make no candidates.
-pub const MAX_POSTING_LEN: usize = 10_000;
 
 /// Where and how band tables are sorted on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,10 +28,6 @@ impl Spill {
     }
 }
 
-/// How far below the verification threshold the LSH S-curve is centred, so
-/// that pairs just above the threshold are found with high probability.
-const LSH_MARGIN: f64 = 0.1;
-
 /// Candidate pairs `(i, j)`, `i < j`, among `sigs`, sorted. With
 /// `spill_dir`, MinHash band tables are sorted on disk in that directory
 /// instead of in memory (same pairs).
@@ -47,12 +39,11 @@ pub fn candidate_pairs(
     if sigs.len() < 2 {
         return Ok((Vec::new(), 0));
     }
-    match method {
-        Method::MinHash(m) => minhash_pairs(sigs, m.get_threshold() - LSH_MARGIN, spill),
-        Method::OphMinHash(m) => minhash_pairs(sigs, m.get_threshold() - LSH_MARGIN, spill),
-        Method::SimHash(m) => {
+    match method.candidate_rule() {
+        CandidateRule::Lsh { threshold } => minhash_pairs(sigs, threshold, spill),
+        CandidateRule::Hamming { max_distance } => {
             let mut index = SimHashIndex::<u64>::new();
-            index.set_max_distance(m.get_max_distance())?;
+            index.set_max_distance(max_distance)?;
             let fps: Vec<u64> = sigs
                 .iter()
                 .map(|s| match s {
@@ -67,16 +58,14 @@ pub fn candidate_pairs(
                 .collect();
             Ok((pairs, 0))
         }
-        _ => {
+        CandidateRule::Keys {
+            min_shared,
+            max_posting_len,
+        } => {
             let keys: Vec<Vec<u64>> = sigs.iter().map(|s| s.index_keys()).collect();
             let mut index = InvertedIndex::new();
-            let min_shared = if matches!(method, Method::SuperShingle(_)) {
-                2
-            } else {
-                1
-            };
             index.set_min_shared(min_shared)?;
-            index.set_max_posting_len(Some(MAX_POSTING_LEN))?;
+            index.set_max_posting_len(Some(max_posting_len))?;
             let pairs = index
                 .pairs(&keys)?
                 .into_iter()
@@ -116,7 +105,12 @@ fn minhash_pairs(
     if num_perm == 0 {
         return Err(Error::signature("a MinHash signature has no values"));
     }
-    let params = LshParams::optimal(lsh_threshold.clamp(0.05, 1.0), num_perm, 0.3, 0.7)?;
+    let params = LshParams::optimal(
+        lsh_threshold.clamp(0.05, 1.0),
+        num_perm,
+        LSH_WEIGHTS.0,
+        LSH_WEIGHTS.1,
+    )?;
     let mut lsh = MinHashLsh::new();
     lsh.set_params(params);
     match spill {

@@ -2,10 +2,10 @@
 //! corpora: furniture repeated on unrelated pages of a host goes, an
 //! article a host publishes twice stays.
 
-use neardup::sketch::{Method, Signature};
+use neardup_sketch::{Method, Signature};
 mod common;
 
-use neardup::{build_method, Dedup, Fingerprinted, TemplateStats};
+use neardup_dedup::{build_method, Dedup, Fingerprinted, TemplateStats};
 
 use common::{cluster, doc, words};
 
@@ -185,8 +185,8 @@ fn one_host_at_a_time_gives_the_corpus_result() {
         let members: Vec<usize> = (0..docs.len())
             .filter(|&i| docs[i].id.starts_with(host))
             .collect();
-        let empty = neardup::ShingleSeq::default();
-        let seqs: Vec<&neardup::ShingleSeq> = members
+        let empty = neardup_dedup::ShingleSeq::default();
+        let seqs: Vec<&neardup_dedup::ShingleSeq> = members
             .iter()
             .map(|&i| docs[i].shingles.as_ref().unwrap_or(&empty))
             .collect();

@@ -13,7 +13,9 @@
 //!   one (a "merged" page) makes a long one, even when the other article is
 //!   short enough to keep the Jaccard similarity high.
 
-use neardup_sketch::{containment as set_containment, intersection_size, Method};
+use neardup_sketch::{
+    containment as set_containment, intersection_size, Method, Signature, Sketcher,
+};
 use neardup_text::{Segmenter, ShingleUnit, Shingler};
 
 /// A document's token shingles, in text order, as 32-bit hashes.
@@ -234,6 +236,25 @@ impl Verifier {
             && c.run_a.max(c.run_b) <= self.max_foreign_run
             && c.head_a.max(c.head_b) <= self.max_head_run
     }
+}
+
+/// Verification on signatures alone, for a pair without shingles (exact
+/// verification off, or a signature given without its text): the method's
+/// own rule, then its similarity. `Ok(None)` when the pair is not a
+/// near-duplicate (or its similarity is not a number).
+///
+/// # Errors
+/// Signatures of another method, or not comparable.
+pub fn verify_signatures(
+    method: &Method,
+    a: &Signature,
+    b: &Signature,
+) -> neardup_sketch::Result<Option<f64>> {
+    if !method.is_duplicate(a, b)? {
+        return Ok(None);
+    }
+    let s = method.similarity(a, b)?;
+    Ok(s.is_finite().then_some(s))
 }
 
 #[cfg(test)]

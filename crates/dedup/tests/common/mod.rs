@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests of the corpus-level rules.
 #![allow(dead_code)]
 
-use neardup::{shingles_of, Dedup, Fingerprinted, Groups};
+use neardup_dedup::{shingles_of, Dedup, Fingerprinted, Groups};
 
 /// `n` distinct pseudo-words of text `seed`.
 pub fn words(n: usize, seed: usize) -> String {

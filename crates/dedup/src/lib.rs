@@ -1,0 +1,75 @@
+//! The deduplication engine of neardup: every decision about which page
+//! duplicates which, written once, for every frontend.
+//!
+//! - [`Verifier`]: exact verification of a candidate pair on token shingles
+//!   (Jaccard and the run rules).
+//! - Candidate search per method ([`neardup_sketch::CandidateRule`], the
+//!   method's own rule): LSH bands, permuted SimHash tables, inverted keys.
+//! - Corpus-level rules, one file each: [`SiteTemplates`] (a pre-pass),
+//!   [`CompositeCheck`] and [`PartialCopyCheck`] (refusals of verified
+//!   pairs).
+//! - Groups without chaining, in a [`KeepPolicy`]'s order.
+//! - Two engines: the batch [`Dedup`] (a whole corpus, [`Dedup::run`]) and
+//!   the [`Online`] first-seen engine (one document at a time, check then
+//!   insert), which the service and Python's `Deduplicator` wrap.
+//!
+//! The CLI, the service, the Python bindings and the Spark kernels call
+//! these; none of them decides anything itself.
+//!
+//! ```
+//! use neardup_dedup::Dedup;
+//!
+//! let dedup = Dedup::new();
+//! let texts = [
+//!     "The council approved the new cycle lanes on the high street after a long debate on Monday evening.",
+//!     "The council approved the new cycle lanes on the high street after a long debate on Monday night.",
+//!     "A completely different story about the harbour festival and its fireworks, which drew large crowds.",
+//! ];
+//! let mut docs: Vec<_> = texts
+//!     .iter()
+//!     .enumerate()
+//!     .map(|(i, t)| dedup.fingerprint_doc(format!("doc{i}"), None, t, &[]))
+//!     .collect();
+//! let outcome = dedup.run(&mut docs)?;
+//! assert_eq!(outcome.groups.assignments[1].duplicate_of, Some(0));
+//! assert_eq!(outcome.groups.assignments[2].duplicate_of, None);
+//! # Ok::<(), neardup_dedup::Error>(())
+//! ```
+
+#![deny(missing_docs)]
+
+mod candidates;
+mod composite;
+mod dedup;
+mod error;
+mod fingerprinted;
+mod host;
+mod keep;
+mod method;
+mod online;
+mod online_index;
+mod partial;
+mod rules;
+mod run;
+mod sampled;
+mod templates;
+#[cfg(test)]
+mod test_text;
+mod verify;
+
+pub use candidates::Spill;
+pub use composite::CompositeCheck;
+pub use dedup::{default_method, Dedup, DedupBuilder, DocFingerprint, Groups};
+pub use error::{Error, ErrorKind};
+pub use fingerprinted::{shingles_of, Fingerprinted};
+pub use host::host_of;
+pub use keep::{glob_match, KeepKey, KeepPolicy};
+pub use method::build_method;
+pub use online::{signature_key, Judgement, Online, Role, Slot};
+pub use partial::PartialCopyCheck;
+pub use rules::{PairRule, Refusal, RuleContext};
+pub use run::Outcome;
+pub use templates::{SiteTemplates, TemplateStats};
+pub use verify::{
+    compare as compare_shingles, verify_signatures, Comparison, ShingleSeq, Verifier,
+};
