@@ -5,7 +5,7 @@ use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use neardup::sketch::{Method, Sketcher};
 use neardup::text::{CjkSegmentation, Segmenter, ShingleUnit};
-use neardup::{CompositeCheck, PartialCopyCheck, SiteTemplates, Verifier};
+use neardup::{CompositeCheck, Dedup, DedupBuilder, PartialCopyCheck, SiteTemplates, Verifier};
 
 /// Options that pick a method and set its decision rule.
 #[derive(Debug, Clone, Args)]
@@ -163,6 +163,19 @@ impl MethodArgs {
     /// The composite page check of these options (`None` when off).
     pub fn composite(&self) -> Option<CompositeCheck> {
         (!self.no_composite_check).then(CompositeCheck::default)
+    }
+
+    /// An engine builder for `method` with every decision option of these
+    /// arguments (exact verification, the corpus-level rules): what
+    /// `dedup`, `eval --sweep` and `compare` share.
+    pub fn dedup_builder(&self, method: Method) -> DedupBuilder {
+        let mut b = Dedup::builder();
+        b.method(method)
+            .verifier(self.verifier())
+            .site_templates(self.site_templates())
+            .composite(self.composite())
+            .partial_copies(self.partial_copies());
+        b
     }
 }
 

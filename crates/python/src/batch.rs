@@ -7,10 +7,7 @@ use std::sync::Mutex;
 
 use neardup::io::{Content, Inputs, Item, Source};
 use neardup::sketch::{DocText, Signature as Sig};
-use neardup::{
-    CompositeCheck, Dedup, DocFingerprint, Fingerprinted, KeepPolicy, PartialCopyCheck,
-    SiteTemplates,
-};
+use neardup::{CompositeCheck, Dedup, Fingerprinted, KeepPolicy, PartialCopyCheck, SiteTemplates};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -201,12 +198,10 @@ fn run_batch(
             ));
         }
     }
-    pool.install(|| dedup.strip_site_templates(&mut entries));
-    let docs: Vec<DocFingerprint<'_>> = entries.iter().map(Fingerprinted::as_doc).collect();
-    let shingles = neardup::shingles_of(&entries);
-    let groups = pool
-        .install(|| dedup.cluster_exact(&docs, &shingles))
+    let outcome = pool
+        .install(|| dedup.run(&mut entries))
         .map_err(|e| e.to_string())?;
+    let groups = &outcome.groups;
     Ok(entries
         .iter()
         .zip(&groups.assignments)

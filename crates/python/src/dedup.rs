@@ -244,7 +244,9 @@ impl Deduplicator {
         let judgement = py
             .allow_threads(|| engine.judge(&sig, shingles.as_ref()))
             .map_err(|e| err(format!("{id}: {e}")))?;
-        let verdict = self.engine.verdict(Some(id.clone()), judgement, sig.is_none());
+        let verdict = self
+            .engine
+            .verdict(Some(id.clone()), judgement, sig.is_none());
         self.engine
             .online
             .add(&id, sig, shingles, judgement)

@@ -152,6 +152,20 @@ impl Exact {
     }
 }
 
+impl Exact {
+    /// Writes every parameter (for [`crate::Method::params_bytes`]).
+    pub(crate) fn encode_params(&self, w: &mut crate::codec::Writer) {
+        w.u8(match self.algorithm {
+            ExactAlgorithm::Xxh3_128 => 0,
+            ExactAlgorithm::Md5 => 1,
+        });
+        w.u8(match self.punctuation {
+            neardup_text::Punctuation::Keep => 0,
+            neardup_text::Punctuation::Strip => 1,
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -277,6 +277,17 @@ impl FeatureCode {
     }
 }
 
+impl FeatureCode {
+    /// Writes every parameter (for [`crate::Method::params_bytes`]).
+    pub(crate) fn encode_params(&self, w: &mut crate::codec::Writer) {
+        w.len(self.side);
+        w.len(self.tolerance);
+        w.len(self.max_codes);
+        w.f64(self.ratio);
+        w.f64(self.min_overlap);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -203,3 +203,15 @@ impl IMatch {
         }
     }
 }
+
+impl IMatch {
+    /// Writes every parameter (for [`crate::Method::params_bytes`]).
+    pub(crate) fn encode_params(&self, w: &mut crate::codec::Writer) {
+        crate::params::idf(w, self.idf.as_deref());
+        w.f64(self.min_idf);
+        w.f64(self.max_idf);
+        w.len(self.lexicons);
+        w.f64(self.drop_fraction);
+        w.u64(self.seed);
+    }
+}

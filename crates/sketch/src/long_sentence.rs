@@ -161,3 +161,13 @@ impl LongSentence {
         LongSentenceSig { params, hashes }
     }
 }
+
+impl LongSentence {
+    /// Writes every parameter (for [`crate::Method::params_bytes`]).
+    pub(crate) fn encode_params(&self, w: &mut crate::codec::Writer) {
+        w.len(self.min_len);
+        w.len(self.keep);
+        w.u8(self.commas as u8);
+        w.f64(self.threshold);
+    }
+}

@@ -277,6 +277,18 @@ impl fmt::Debug for MinHash {
     }
 }
 
+impl MinHash {
+    /// Writes every parameter (for [`crate::Method::params_bytes`]).
+    pub(crate) fn encode_params(&self, w: &mut crate::codec::Writer) {
+        w.u8(unit_tag(self.unit));
+        w.len(self.k);
+        crate::params::segmenter(w, &self.segmenter);
+        w.u64(self.seed);
+        w.f64(self.threshold);
+        w.len(self.family.len());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

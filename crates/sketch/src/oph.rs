@@ -199,6 +199,18 @@ impl fmt::Debug for OphMinHash {
     }
 }
 
+impl OphMinHash {
+    /// Writes every parameter (for [`crate::Method::params_bytes`]).
+    pub(crate) fn encode_params(&self, w: &mut crate::codec::Writer) {
+        w.u8(crate::minhash::unit_tag(self.unit));
+        w.len(self.k);
+        crate::params::segmenter(w, &self.segmenter);
+        w.u64(self.seed);
+        w.len(self.bins);
+        w.f64(self.threshold);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

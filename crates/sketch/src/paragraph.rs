@@ -226,3 +226,14 @@ impl Paragraph {
         Ok(self.similarity(a, b)? >= self.min_share)
     }
 }
+
+impl Paragraph {
+    /// Writes every parameter (for [`crate::Method::params_bytes`]).
+    pub(crate) fn encode_params(&self, w: &mut crate::codec::Writer) {
+        w.len(self.min_chars);
+        w.len(self.k);
+        w.u32(self.max_distance);
+        w.f64(self.min_share);
+        w.u64(self.seed);
+    }
+}

@@ -298,6 +298,17 @@ fn add_weighted(acc: &mut [f64], h: u64, w: f64) {
     }
 }
 
+impl SimHash {
+    /// Writes every parameter (for [`crate::Method::params_bytes`]).
+    pub(crate) fn encode_params(&self, w: &mut crate::codec::Writer) {
+        w.u8(self.bits);
+        w.len(self.k);
+        w.u32(self.max_distance);
+        w.u64(self.seed);
+        crate::params::idf(w, self.idf.as_deref());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -215,3 +215,16 @@ impl fmt::Debug for SuperShingle {
             .finish()
     }
 }
+
+impl SuperShingle {
+    /// Writes every parameter (for [`crate::Method::params_bytes`]).
+    pub(crate) fn encode_params(&self, w: &mut crate::codec::Writer) {
+        w.u8(crate::minhash::unit_tag(self.unit));
+        w.len(self.k);
+        crate::params::segmenter(w, &self.segmenter);
+        w.u64(self.seed);
+        w.len(self.groups);
+        w.len(self.group_size);
+        w.len(self.min_shared);
+    }
+}

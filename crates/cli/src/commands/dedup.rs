@@ -1,6 +1,5 @@
 //! `neardup dedup`: group near-duplicate documents and say which to keep.
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -9,7 +8,7 @@ use anyhow::Result;
 use clap::Args;
 use neardup::extract::{Extractor, Mode};
 use neardup::io::{Inputs, JsonlFields, ReadCounter};
-use neardup::{Dedup, DocFingerprint, Fingerprinted, Spill};
+use neardup::Spill;
 use serde::Serialize;
 
 use crate::corpus;
@@ -93,8 +92,9 @@ pub fn run(args: DedupArgs) -> Result<()> {
     let start = Instant::now();
     let method = args.method.method()?;
     let cjk = method.segmenter().mode();
-    let dedup = Dedup::builder()
-        .method(method)
+    let dedup = args
+        .method
+        .dedup_builder(method)
         .keep(
             args.keep
                 .parse()
@@ -107,10 +107,6 @@ pub fn run(args: DedupArgs) -> Result<()> {
             }
             spill
         }))
-        .verifier(args.method.verifier())
-        .site_templates(args.method.site_templates())
-        .composite(args.method.composite())
-        .partial_copies(args.method.partial_copies())
         .containment(args.containment)
         .build();
     let fields = JsonlFields {
@@ -141,27 +137,13 @@ pub fn run(args: DedupArgs) -> Result<()> {
     let read_secs = start.elapsed().as_secs_f64();
 
     let cluster_start = Instant::now();
-    let templates = pool.install(|| dedup.strip_site_templates(&mut entries));
-    let docs: Vec<DocFingerprint<'_>> = entries.iter().map(Fingerprinted::as_doc).collect();
-    let shingles = neardup::shingles_of(&entries);
-    let groups = pool.install(|| dedup.cluster_exact(&docs, &shingles))?;
+    let outcome = pool.install(|| dedup.run(&mut entries))?;
     let cluster_secs = cluster_start.elapsed().as_secs_f64();
+    let groups = &outcome.groups;
 
-    // Best container of each partial reprint.
-    let mut best_container: HashMap<u32, (u32, f64)> = HashMap::new();
-    for c in &groups.contained {
-        let e = best_container
-            .entry(c.contained)
-            .or_insert((c.container, c.containment));
-        if c.containment > e.1 || (c.containment == e.1 && c.container < e.0) {
-            *e = (c.container, c.containment);
-        }
-    }
     let mut out = output::open(args.output.as_deref())?;
-    let mut sizes: HashMap<u32, u64> = HashMap::new();
     for (i, (e, a)) in entries.iter().zip(&groups.assignments).enumerate() {
-        *sizes.entry(a.representative).or_default() += 1;
-        let within = best_container.get(&(i as u32));
+        let within = outcome.contained_in.get(&(i as u32));
         let line = OutLine {
             id: &e.id,
             cluster: &entries[a.representative as usize].id,
@@ -198,21 +180,14 @@ pub fn run(args: DedupArgs) -> Result<()> {
         .iter()
         .filter(|e| e.error.is_none() && e.signature.is_none())
         .count();
-    let duplicates = groups
-        .assignments
-        .iter()
-        .filter(|a| a.duplicate_of.is_some())
-        .count();
-    let mut histogram: std::collections::BTreeMap<u64, u64> = Default::default();
-    for &n in sizes.values() {
-        *histogram.entry(n).or_default() += 1;
-    }
+    let duplicates = outcome.duplicates();
+    let histogram = outcome.group_sizes();
     let total_secs = start.elapsed().as_secs_f64();
     if !args.quiet {
         eprintln!(
             "neardup dedup: {} documents, {} groups, {} duplicates, {} empty, {} errors, {} records skipped; {:.2}s ({:.0} docs/s)",
             entries.len(),
-            sizes.len(),
+            outcome.group_count(),
             duplicates,
             empty,
             failed,
@@ -224,7 +199,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
     if let Some(path) = &args.report {
         let report = serde_json::json!({
             "documents": entries.len(),
-            "groups": sizes.len(),
+            "groups": outcome.group_count(),
             "duplicates": duplicates,
             "empty": empty,
             "errors": failed,
@@ -237,8 +212,8 @@ pub fn run(args: DedupArgs) -> Result<()> {
             "composite_pairs_refused": groups.composites,
             "partial_pairs_refused": groups.partial_copies,
             "spilled_runs": groups.spilled_runs,
-            "partial_reprints": best_container.len(),
-            "site_templates": {"documents": templates.documents, "shingles_removed": templates.shingles},
+            "partial_reprints": outcome.contained_in.len(),
+            "site_templates": {"documents": outcome.templates.documents, "shingles_removed": outcome.templates.shingles},
             "group_size_histogram": histogram.iter().map(|(k, v)| (k.to_string(), serde_json::Value::from(*v))).collect::<serde_json::Map<_, _>>(),
             "seconds": {"read_extract_fingerprint": read_secs, "cluster": cluster_secs, "total": total_secs},
         });

@@ -11,7 +11,7 @@ use neardup::extract::Extractor;
 use neardup::index::{Evaluator, Role};
 use neardup::io::Inputs;
 use neardup::sketch::Method;
-use neardup::{Dedup, DocFingerprint};
+use neardup::DocFingerprint;
 use serde_json::Value;
 
 use crate::corpus;
@@ -221,13 +221,7 @@ fn sweep(args: &EvalArgs, labels: &Labels) -> Result<()> {
     )?;
     let is_distance = matches!(base, Method::SimHash(_));
     let values = parse_range(&args.range)?;
-    let dedup = Dedup::builder()
-        .method(base)
-        .verifier(args.method.verifier())
-        .site_templates(args.method.site_templates())
-        .composite(args.method.composite())
-        .partial_copies(args.method.partial_copies())
-        .build();
+    let dedup = args.method.dedup_builder(base).build();
     let inputs = Inputs::new();
     let sources = inputs.sources(&args.inputs)?;
     let pool = pipeline::thread_pool(args.threads)?;
@@ -246,6 +240,8 @@ fn sweep(args: &EvalArgs, labels: &Labels) -> Result<()> {
         &progress,
     )?;
     progress.finish();
+    // The site template pass runs once: it does not depend on the
+    // threshold, and each threshold then clusters the stripped corpus.
     pool.install(|| dedup.strip_site_templates(&mut corpus.entries));
     let docs: Vec<DocFingerprint<'_>> = corpus
         .entries
@@ -278,13 +274,10 @@ fn sweep(args: &EvalArgs, labels: &Labels) -> Result<()> {
             }
             ver
         });
-        let groups = pool.install(|| {
-            Dedup::builder()
-                .method(method)
-                .verifier(verifier)
-                .build()
-                .cluster_exact(&docs, &shingles)
-        })?;
+        // Every decision option of the command line (the corpus-level
+        // rules included) at this threshold.
+        let at = args.method.dedup_builder(method).verifier(verifier).build();
+        let groups = pool.install(|| at.cluster_exact(&docs, &shingles))?;
         let pred: HashMap<String, String> = corpus
             .entries
             .iter()
