@@ -64,7 +64,7 @@ pub use error::{Error, ErrorKind};
 pub use fingerprinted::{shingles_of, Fingerprinted};
 pub use host::host_of;
 pub use keep::{glob_match, KeepKey, KeepPolicy};
-pub use method::build_method;
+pub use method::{build_method, engine_description, method_name};
 pub use online::{signature_key, Judgement, Online, Role, Slot};
 pub use partial::PartialCopyCheck;
 pub use rules::{PairRule, Refusal, RuleContext};

@@ -422,7 +422,7 @@ impl Online {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use neardup_sketch::DocText;
+    use neardup_sketch::{DocText, Sketcher};
 
     fn sig(m: &Method, text: &str) -> (Signature, u128) {
         let s = m.sketch(&DocText::from_text(text));

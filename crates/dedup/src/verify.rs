@@ -208,6 +208,27 @@ impl Default for Verifier {
 }
 
 impl Verifier {
+    /// Magic at the start of [`Verifier::params_bytes`].
+    pub const PARAMS_MAGIC: [u8; 4] = *b"NDVP";
+    /// Version of the format of [`Verifier::params_bytes`].
+    pub const PARAMS_VERSION: u8 = 1;
+
+    /// The rule's parameters, versioned: magic `NDVP`, version (1), then
+    /// `k` (u32), the threshold (f64 bits), the two run limits (u32), all
+    /// little-endian, and an `xxh3_64` checksum of what precedes.
+    pub fn params_bytes(&self) -> Vec<u8> {
+        let mut b = Vec::with_capacity(33);
+        b.extend(Self::PARAMS_MAGIC);
+        b.push(Self::PARAMS_VERSION);
+        for n in [self.k, self.max_foreign_run, self.max_head_run] {
+            b.extend(u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes());
+        }
+        b.extend(self.threshold.to_bits().to_le_bytes());
+        let sum = xxhash_rust::xxh3::xxh3_64(&b);
+        b.extend(sum.to_le_bytes());
+        b
+    }
+
     /// What this verifier compares of `text`: its `k`-gram shingles, with
     /// tokens cut by `method`'s segmenter, as the method's signatures cut
     /// them (CJK bigrams for the default method).

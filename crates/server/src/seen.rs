@@ -149,10 +149,19 @@ impl std::fmt::Debug for ContentSeen {
     }
 }
 
-/// The method as the store records it: its name and a hash of every
-/// parameter (shingle size, threshold, seeds), so that a store is never
-/// read with fingerprints it was not made with.
+/// The method as the store records it ([`neardup::dedup::engine_description`]:
+/// its name and a hash of the versioned bytes of every parameter), so that
+/// a store is never read with fingerprints it was not made with.
 fn method_description(config: &Config) -> String {
+    neardup::dedup::engine_description(config.get_method(), config.get_verifier())
+}
+
+/// How stores made before the versioned parameter format (neardup 0.1)
+/// recorded the same method: a hash of the parameters' `Debug` text. A
+/// store that holds it was made with this very configuration by 0.1; it is
+/// opened and its record upgraded to [`method_description`]. Frozen: it
+/// only has to match what 0.1 wrote.
+fn legacy_description(config: &Config) -> String {
     let method = config.get_method();
     let verifier = config.get_verifier();
     let params = xxhash_rust::xxh3::xxh3_64(format!("{method:?} {verifier:?}").as_bytes());
@@ -180,7 +189,11 @@ impl ContentSeen {
     /// method, or one already open: never a silent reset.
     pub fn open(dir: impl AsRef<Path>, config: &Config) -> Result<ContentSeen, Error> {
         let method = config.get_method().clone();
-        let store = Store::open(dir.as_ref(), &method_description(config))?;
+        let store = Store::open(
+            dir.as_ref(),
+            &method_description(config),
+            &legacy_description(config),
+        )?;
         let verifier = config.get_verifier().copied();
         let mut state = Online::new(method.clone(), verifier, config.get_composite().copied())?;
         let stored = usize::try_from(store.count()?).unwrap_or(usize::MAX);
@@ -298,13 +311,16 @@ impl ContentSeen {
         let Some(r) = self.shared().store.get(id)? else {
             return Ok(None);
         };
+        // Every stored signature was made by the store's method (checked
+        // at open); the signature must still decode.
         let method = match &r.signature {
-            Some(b) => Some(
+            Some(b) => {
                 Signature::from_bytes(b)
-                    .map_err(|e| Error::corrupt(format!("signature of {id:?}: {e}")))?
-                    .kind()
-                    .name(),
-            ),
+                    .map_err(|e| Error::corrupt(format!("signature of {id:?}: {e}")))?;
+                Some(neardup::dedup::method_name(
+                    self.shared().config.get_method(),
+                ))
+            }
             None => None,
         };
         Ok(Some(DocumentInfo {
@@ -334,12 +350,35 @@ impl ContentSeen {
             index_bytes: state.memory_bytes(),
             commits: shared.commits.load(Ordering::Relaxed),
             committed_ops: shared.committed_ops.load(Ordering::Relaxed),
-            method: shared.config.get_method().kind().name(),
+            method: neardup::dedup::method_name(shared.config.get_method()),
         }
     }
 
     /// Whether the store accepts writes (false after a failed commit).
     pub fn is_healthy(&self) -> bool {
         !self.shared().failed.load(Ordering::Acquire)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use neardup_testkit::TempDir;
+
+    #[test]
+    fn a_store_made_by_neardup_0_1_opens_and_is_upgraded() {
+        let dir = TempDir::new("seen-legacy");
+        let config = Config::new();
+        // What 0.1 recorded for the default configuration.
+        drop(Store::open(&dir, &legacy_description(&config), "").unwrap());
+        let seen = ContentSeen::open(&dir, &config).unwrap();
+        assert_eq!(seen.stats().method, "default");
+        drop(seen);
+        drop(ContentSeen::open(&dir, &config).unwrap());
+        // Another configuration is still refused.
+        let mut other = Config::new();
+        other.method("minhash".parse().unwrap()).verifier(None);
+        let e = ContentSeen::open(&dir, &other).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::MethodMismatch { .. }), "{e}");
     }
 }

@@ -80,8 +80,10 @@ fn open_error(e: DatabaseError) -> Error {
 
 impl Store {
     /// Opens or creates the store in `dir`, checking its format version and
-    /// method description (`method`).
-    pub fn open(dir: &Path, method: &str) -> Result<Store, Error> {
+    /// method description (`method`); a store that records `legacy` (the
+    /// same method, as an older version described it) is upgraded to
+    /// `method`.
+    pub fn open(dir: &Path, method: &str, legacy: &str) -> Result<Store, Error> {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::with_source(ErrorKind::Io(format!("{}: {e}", dir.display())), e))?;
         let path = dir.join(FILE_NAME);
@@ -92,7 +94,7 @@ impl Store {
             .create(&path)
             .map_err(open_error)?;
         let store = Store { db, path };
-        store.check_meta(method)?;
+        store.check_meta(method, legacy)?;
         Ok(store)
     }
 
@@ -101,7 +103,7 @@ impl Store {
         &self.path
     }
 
-    fn check_meta(&self, method: &str) -> Result<(), Error> {
+    fn check_meta(&self, method: &str, legacy: &str) -> Result<(), Error> {
         let txn = self.db.begin_write().map_err(Error::store)?;
         {
             let mut meta = txn.open_table(META).map_err(Error::store)?;
@@ -140,7 +142,10 @@ impl Store {
                         .map_err(Error::store)?
                         .map(|g| String::from_utf8_lossy(g.value()).into_owned())
                         .ok_or_else(|| Error::corrupt("no method recorded"))?;
-                    if stored != method {
+                    if stored == legacy && legacy != method {
+                        meta.insert("method", method.as_bytes())
+                            .map_err(Error::store)?;
+                    } else if stored != method {
                         return Err(Error::new(ErrorKind::MethodMismatch {
                             stored,
                             configured: method.to_string(),
@@ -247,7 +252,7 @@ mod tests {
     fn writes_survive_reopen_in_order() {
         let dir = TempDir::new("store-reopen");
         {
-            let s = Store::open(&dir, "m").unwrap();
+            let s = Store::open(&dir, "m", "m").unwrap();
             s.write(|t| {
                 t.put("b", &mut record(1)).unwrap();
                 t.put("a", &mut record(2)).unwrap();
@@ -258,7 +263,7 @@ mod tests {
             })
             .unwrap();
         }
-        let s = Store::open(&dir, "m").unwrap();
+        let s = Store::open(&dir, "m", "m").unwrap();
         let mut seen = Vec::new();
         s.load(|id, r| {
             seen.push((id.to_string(), r.seq));
@@ -272,15 +277,27 @@ mod tests {
         s.write(|t| t.put("d", &mut record(4))).unwrap();
         assert_eq!(s.get("d").unwrap().unwrap().seq, 3);
         drop(s);
-        let e = Store::open(&dir, "other").unwrap_err();
+        let e = Store::open(&dir, "other", "other").unwrap_err();
         assert!(matches!(e.kind(), ErrorKind::MethodMismatch { .. }), "{e}");
+    }
+
+    #[test]
+    fn a_store_recording_the_legacy_description_is_upgraded() {
+        let dir = TempDir::new("store-legacy");
+        drop(Store::open(&dir, "old", "older").unwrap());
+        // Opened by a build that describes the same method anew.
+        drop(Store::open(&dir, "new", "old").unwrap());
+        // The record now says the new description: the old one is refused.
+        let e = Store::open(&dir, "old", "old").unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::MethodMismatch { .. }), "{e}");
+        drop(Store::open(&dir, "new", "unrelated").unwrap());
     }
 
     #[test]
     fn newer_format_is_refused() {
         let dir = TempDir::new("store-newer");
         {
-            let s = Store::open(&dir, "m").unwrap();
+            let s = Store::open(&dir, "m", "m").unwrap();
             let txn = s.db.begin_write().unwrap();
             txn.open_table(META)
                 .unwrap()
@@ -288,7 +305,7 @@ mod tests {
                 .unwrap();
             txn.commit().unwrap();
         }
-        let e = Store::open(&dir, "m").unwrap_err();
+        let e = Store::open(&dir, "m", "m").unwrap_err();
         assert_eq!(
             e.kind(),
             &ErrorKind::NewerFormat {
@@ -303,7 +320,7 @@ mod tests {
         let dir = TempDir::new("store-garbage");
         let junk: Vec<u8> = (0..100_000u32).map(|i| (i * 7919 % 251) as u8).collect();
         std::fs::write(dir.join(FILE_NAME), &junk).unwrap();
-        assert!(Store::open(&dir, "m").is_err());
+        assert!(Store::open(&dir, "m", "m").is_err());
         // The file was left as it was.
         assert_eq!(std::fs::read(dir.join(FILE_NAME)).unwrap(), junk);
     }
@@ -311,8 +328,8 @@ mod tests {
     #[test]
     fn second_open_is_locked() {
         let dir = TempDir::new("store-locked");
-        let _s = Store::open(&dir, "m").unwrap();
-        let e = Store::open(&dir, "m").unwrap_err();
+        let _s = Store::open(&dir, "m", "m").unwrap();
+        let e = Store::open(&dir, "m", "m").unwrap_err();
         assert_eq!(e.kind(), &ErrorKind::Locked);
     }
 }

@@ -78,7 +78,7 @@ fn every_route_answers() {
         assert_eq!(d["id"], json!("https://example.com/x/y"));
         assert_eq!(d["url"], json!("https://example.com/x/y"));
         assert_eq!(d["duplicate_of"], json!("a"));
-        assert_eq!(d["fingerprint"]["method"], json!("minhash"));
+        assert_eq!(d["fingerprint"]["method"], json!("default"));
         assert!(d["stored_at"].as_str().unwrap().ends_with('Z'));
     }
     let d = c.get("/v1/documents/a").unwrap().json();

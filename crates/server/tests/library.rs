@@ -130,7 +130,7 @@ fn reopen_rebuilds_the_index_and_keeps_deletes() {
     let info = seen.get("a2").unwrap().unwrap();
     assert_eq!(info.duplicate_of.as_ref().map(|d| d.0.as_str()), Some("a"));
     assert_eq!(info.url.as_deref(), Some("https://example.com/a2"));
-    assert_eq!(info.method, Some("minhash"));
+    assert_eq!(info.method, Some("default"));
     assert!(seen.get("b").unwrap().is_none());
     // Deleting the original leaves its duplicate naming it, across restarts.
     assert!(seen.delete("a").unwrap());
