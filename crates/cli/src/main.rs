@@ -2,6 +2,7 @@
 
 mod commands;
 mod corpus;
+mod explain;
 mod kept;
 mod method_args;
 mod output;

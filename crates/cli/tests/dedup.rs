@@ -163,6 +163,13 @@ fn compare_explains_a_pair() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The engine's own verdict first, with the numbers `dedup` uses.
+    let engine = &v["engine"];
+    assert_eq!(engine["method"], "default");
+    assert_eq!(engine["duplicate"], true);
+    assert_eq!(engine["shingles"]["k"], 3);
+    assert!(engine["jaccard"].as_f64().unwrap() > 0.8, "{engine}");
+    assert_eq!(engine["runs"]["max_foreign_run"], 160);
     let methods = v["methods"].as_array().unwrap();
     assert_eq!(methods.len(), 9);
     let minhash = methods.iter().find(|m| m["method"] == "minhash").unwrap();
@@ -183,6 +190,48 @@ fn compare_explains_a_pair() {
         text.contains("minhash") && text.contains("different"),
         "{text}"
     );
+    assert!(
+        text.contains("default method") && text.contains("below the threshold 0.5"),
+        "{text}"
+    );
+}
+
+#[test]
+fn compare_in_a_corpus_explains_the_dedup_verdict() {
+    let pages = example_pages();
+    let id = |name: &str| pages.join(name).to_str().unwrap().to_string();
+    let (full, excerpt) = (
+        id("digest-library-reopens.html"),
+        id("digest-library-excerpt.html"),
+    );
+    let out = neardup(&[
+        "compare",
+        "--json",
+        "--in",
+        pages.to_str().unwrap(),
+        &full,
+        &excerpt,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["engine"]["duplicate"], false, "{v}");
+    assert_eq!(v["engine"]["refused_by"], "verification");
+    assert_eq!(v["b"]["kept"], true, "the excerpt is a group of its own");
+    // The same verdicts as `dedup` over the same corpus.
+    let dedup = neardup(&["dedup", "-q", pages.to_str().unwrap()]);
+    let rows = String::from_utf8(dedup.stdout).unwrap();
+    let row = rows
+        .lines()
+        .find(|l| l.starts_with(&format!("{{\"id\":{excerpt:?}")))
+        .unwrap();
+    assert!(row.contains("\"duplicate_of\":null"), "{row}");
+    let missing = neardup(&["compare", "--in", pages.to_str().unwrap(), "nope", &full]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("not an id or URL"));
 }
 
 #[test]

@@ -42,6 +42,7 @@ mod candidates;
 mod composite;
 mod dedup;
 mod error;
+mod explain;
 mod fingerprinted;
 mod host;
 mod keep;
@@ -61,6 +62,7 @@ pub use candidates::Spill;
 pub use composite::CompositeCheck;
 pub use dedup::{default_method, Dedup, DedupBuilder, DocFingerprint, Groups};
 pub use error::{Error, ErrorKind};
+pub use explain::{PairExplanation, PairVerdict};
 pub use fingerprinted::{shingles_of, Fingerprinted};
 pub use host::host_of;
 pub use keep::{glob_match, KeepKey, KeepPolicy};
@@ -71,5 +73,5 @@ pub use rules::{PairRule, Refusal, RuleContext};
 pub use run::Outcome;
 pub use templates::{SiteTemplates, TemplateStats};
 pub use verify::{
-    compare as compare_shingles, verify_signatures, Comparison, ShingleSeq, Verifier,
+    compare as compare_shingles, verify_signatures, Comparison, ShingleSeq, Verifier, VerifyRefusal,
 };

@@ -182,6 +182,57 @@ fn uncovered_runs(a: &ShingleSeq, other: &[u32], k: usize) -> (usize, usize) {
     (head.unwrap_or(a.tokens), best)
 }
 
+/// Why exact verification refuses a pair ([`Verifier::refusal`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum VerifyRefusal {
+    /// The exact Jaccard similarity is below the threshold.
+    BelowThreshold {
+        /// The pair's exact Jaccard similarity.
+        jaccard: f64,
+        /// The verifier's threshold.
+        threshold: f64,
+    },
+    /// One page starts with more tokens the other lacks than allowed.
+    HeadRun {
+        /// Whether the run is in A (else in B).
+        in_a: bool,
+        /// Its length in tokens.
+        tokens: usize,
+        /// The verifier's limit.
+        limit: usize,
+    },
+    /// One page has a longer run of tokens the other lacks than allowed.
+    ForeignRun {
+        /// Whether the run is in A (else in B).
+        in_a: bool,
+        /// Its length in tokens.
+        tokens: usize,
+        /// The verifier's limit.
+        limit: usize,
+    },
+}
+
+impl std::fmt::Display for VerifyRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let side = |a: bool| if a { "A" } else { "B" };
+        match *self {
+            VerifyRefusal::BelowThreshold { jaccard, threshold } => {
+                write!(f, "exact Jaccard {jaccard:.4} is below the threshold {threshold}")
+            }
+            VerifyRefusal::HeadRun { in_a, tokens, limit } => write!(
+                f,
+                "{} starts with {tokens} tokens the other page lacks (at most {limit} at the head): text glued in front",
+                side(in_a)
+            ),
+            VerifyRefusal::ForeignRun { in_a, tokens, limit } => write!(
+                f,
+                "{} has a run of {tokens} tokens the other page lacks (at most {limit}): another text in it",
+                side(in_a)
+            ),
+        }
+    }
+}
+
 /// The decision rule of exact verification.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Verifier {
@@ -253,9 +304,36 @@ impl Verifier {
 
     /// Whether a comparison (of two non-empty documents) passes the rule.
     fn accepts(&self, c: &Comparison) -> bool {
-        c.jaccard >= self.threshold
-            && c.run_a.max(c.run_b) <= self.max_foreign_run
-            && c.head_a.max(c.head_b) <= self.max_head_run
+        self.refusal(c).is_none()
+    }
+
+    /// Why the rule refuses a comparison (of two non-empty documents),
+    /// `None` when it accepts it: the first failing test, in the order
+    /// Jaccard, head run, any run.
+    pub fn refusal(&self, c: &Comparison) -> Option<VerifyRefusal> {
+        if c.jaccard < self.threshold {
+            return Some(VerifyRefusal::BelowThreshold {
+                jaccard: c.jaccard,
+                threshold: self.threshold,
+            });
+        }
+        let head = c.head_a.max(c.head_b);
+        if head > self.max_head_run {
+            return Some(VerifyRefusal::HeadRun {
+                in_a: c.head_a >= c.head_b,
+                tokens: head,
+                limit: self.max_head_run,
+            });
+        }
+        let run = c.run_a.max(c.run_b);
+        if run > self.max_foreign_run {
+            return Some(VerifyRefusal::ForeignRun {
+                in_a: c.run_a >= c.run_b,
+                tokens: run,
+                limit: self.max_foreign_run,
+            });
+        }
+        None
     }
 }
 
