@@ -13,11 +13,11 @@ cargo test --workspace --locked
 # --- Chinese word segmentation (cargo feature `jieba`, off by default) ----
 # Lints every crate that forwards the feature, and runs the tests that only
 # exist with it (the suites above ran without it).
-cargo clippy -p neardup-text -p neardup-sketch -p neardup -p neardup-cli \
+cargo clippy -p neardup-text -p neardup-sketch -p neardup-dedup -p neardup -p neardup-cli \
   --all-targets --features jieba --locked -- -D warnings
 cargo test -p neardup-text --features jieba --locked
 cargo test -p neardup-sketch --features jieba --locked --test segmenter
-cargo test -p neardup --features jieba --locked --test jieba
+cargo test -p neardup-dedup --features jieba --locked --test jieba
 cargo test -p neardup-cli --features jieba --locked --test cjk
 
 # --- Python bindings (crates/python) -------------------------------------

@@ -184,7 +184,7 @@ fn run_batch(
         let done: Vec<Option<Fingerprinted>> = pool.install(|| {
             chunk
                 .into_par_iter()
-                .map(|i| neardup::fingerprint_item(&dedup, i, extractor(all_text)))
+                .map(|i| neardup::fingerprint_item(dedup, i, extractor(all_text)))
                 .collect()
         });
         entries.extend(done.into_iter().flatten());
