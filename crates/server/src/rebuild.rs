@@ -3,8 +3,7 @@
 //! decoded on every core, then added to the state one by one (the order
 //! decides which document is an original).
 
-use neardup::sketch::Signature;
-use neardup::text::Segmenter;
+use neardup::sketch::{Method, Signature};
 use neardup::{ShingleSeq, Verifier};
 
 use crate::error::Error;
@@ -13,22 +12,23 @@ use crate::store::Store;
 use neardup::dedup::{signature_key, Judgement, Online};
 
 /// Loads every stored document into `state`; shingles for exact
-/// verification are cut by `segmenter` (the method's, as at insertion).
+/// verification are cut as `method` cuts them ([`Verifier::shingles`], as
+/// at insertion).
 pub(crate) fn load(
     store: &Store,
     state: &mut Online,
     verifier: Option<Verifier>,
-    segmenter: &Segmenter,
+    method: &Method,
 ) -> Result<(), Error> {
     let mut chunk = Vec::with_capacity(REBUILD_CHUNK);
     store.load(|id, record| {
         chunk.push((id.to_string(), record));
         if chunk.len() >= REBUILD_CHUNK {
-            add_chunk(state, &mut chunk, verifier, segmenter)?;
+            add_chunk(state, &mut chunk, verifier, method)?;
         }
         Ok(())
     })?;
-    add_chunk(state, &mut chunk, verifier, segmenter)
+    add_chunk(state, &mut chunk, verifier, method)
 }
 
 /// Records decoded together at open.
@@ -42,7 +42,7 @@ fn decode(
     id: &str,
     r: &Record,
     verifier: Option<Verifier>,
-    segmenter: &Segmenter,
+    method: &Method,
 ) -> Result<Decoded, Error> {
     let sig = match &r.signature {
         Some(b) => {
@@ -54,7 +54,7 @@ fn decode(
     };
     let shingles = match (verifier, &r.text, &r.duplicate_of) {
         (Some(v), Some(t), None) if sig.is_some() => {
-            Some(ShingleSeq::with_segmenter(t, v.k, segmenter))
+            Some(v.shingles(t, method))
         }
         _ => None,
     };
@@ -67,7 +67,7 @@ fn add_chunk(
     state: &mut Online,
     chunk: &mut Vec<(String, Record)>,
     verifier: Option<Verifier>,
-    segmenter: &Segmenter,
+    method: &Method,
 ) -> Result<(), Error> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let per = chunk.len().div_ceil(threads.clamp(1, 8)).max(1);
@@ -78,7 +78,7 @@ fn add_chunk(
             .map(|part| {
                 s.spawn(move || {
                     part.iter()
-                        .map(|(id, r)| decode(id, r, verifier, segmenter))
+                        .map(|(id, r)| decode(id, r, verifier, method))
                         .collect::<Vec<_>>()
                 })
             })

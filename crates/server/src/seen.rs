@@ -198,7 +198,7 @@ impl ContentSeen {
         let mut state = Online::new(method.clone(), verifier, config.get_composite().copied())?;
         let stored = usize::try_from(store.count()?).unwrap_or(usize::MAX);
         state.reserve(config.get_expected_documents().max(stored));
-        crate::rebuild::load(&store, &mut state, verifier, method.segmenter())?;
+        crate::rebuild::load(&store, &mut state, verifier, &method)?;
         let shared = Arc::new(Shared {
             state: RwLock::new(state),
             store,
