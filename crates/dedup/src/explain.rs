@@ -6,8 +6,9 @@ use neardup_sketch::Sketcher;
 
 use crate::dedup::Dedup;
 use crate::fingerprinted::Fingerprinted;
+use crate::refusal::VerifyRefusal;
 use crate::run::Outcome;
-use crate::verify::{compare, containment, verify_signatures, Comparison, VerifyRefusal};
+use crate::verify::{compare, containment, verify_signatures, Comparison};
 
 /// The engine's verdict on a pair, and why.
 #[derive(Debug, Clone, PartialEq)]

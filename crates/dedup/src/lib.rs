@@ -38,6 +38,7 @@
 
 #![deny(missing_docs)]
 
+mod builder;
 mod candidates;
 mod composite;
 mod dedup;
@@ -50,6 +51,7 @@ mod method;
 mod online;
 mod online_index;
 mod partial;
+mod refusal;
 mod rules;
 mod run;
 mod sampled;
@@ -58,9 +60,10 @@ mod templates;
 mod test_text;
 mod verify;
 
+pub use builder::DedupBuilder;
 pub use candidates::Spill;
 pub use composite::CompositeCheck;
-pub use dedup::{default_method, Dedup, DedupBuilder, DocFingerprint, Groups};
+pub use dedup::{default_method, Dedup, DocFingerprint, Groups};
 pub use error::{Error, ErrorKind};
 pub use explain::{PairExplanation, PairVerdict};
 pub use fingerprinted::{shingles_of, Fingerprinted};
@@ -69,9 +72,10 @@ pub use keep::{glob_match, KeepKey, KeepPolicy};
 pub use method::{build_method, engine_description, method_name};
 pub use online::{signature_key, Judgement, Online, Role, Slot};
 pub use partial::PartialCopyCheck;
+pub use refusal::VerifyRefusal;
 pub use rules::{PairRule, Refusal, RuleContext};
 pub use run::Outcome;
 pub use templates::{SiteTemplates, TemplateStats};
 pub use verify::{
-    compare as compare_shingles, verify_signatures, Comparison, ShingleSeq, Verifier, VerifyRefusal,
+    compare as compare_shingles, verify_signatures, Comparison, ShingleSeq, Verifier,
 };

@@ -18,6 +18,8 @@ use neardup_sketch::{
 };
 use neardup_text::{Segmenter, ShingleUnit, Shingler};
 
+use crate::refusal::VerifyRefusal;
+
 /// A document's token shingles, in text order, as 32-bit hashes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ShingleSeq {
@@ -180,57 +182,6 @@ fn uncovered_runs(a: &ShingleSeq, other: &[u32], k: usize) -> (usize, usize) {
     }
     let best = best.max(a.tokens.saturating_sub(covered_until));
     (head.unwrap_or(a.tokens), best)
-}
-
-/// Why exact verification refuses a pair ([`Verifier::refusal`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum VerifyRefusal {
-    /// The exact Jaccard similarity is below the threshold.
-    BelowThreshold {
-        /// The pair's exact Jaccard similarity.
-        jaccard: f64,
-        /// The verifier's threshold.
-        threshold: f64,
-    },
-    /// One page starts with more tokens the other lacks than allowed.
-    HeadRun {
-        /// Whether the run is in A (else in B).
-        in_a: bool,
-        /// Its length in tokens.
-        tokens: usize,
-        /// The verifier's limit.
-        limit: usize,
-    },
-    /// One page has a longer run of tokens the other lacks than allowed.
-    ForeignRun {
-        /// Whether the run is in A (else in B).
-        in_a: bool,
-        /// Its length in tokens.
-        tokens: usize,
-        /// The verifier's limit.
-        limit: usize,
-    },
-}
-
-impl std::fmt::Display for VerifyRefusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let side = |a: bool| if a { "A" } else { "B" };
-        match *self {
-            VerifyRefusal::BelowThreshold { jaccard, threshold } => {
-                write!(f, "exact Jaccard {jaccard:.4} is below the threshold {threshold}")
-            }
-            VerifyRefusal::HeadRun { in_a, tokens, limit } => write!(
-                f,
-                "{} starts with {tokens} tokens the other page lacks (at most {limit} at the head): text glued in front",
-                side(in_a)
-            ),
-            VerifyRefusal::ForeignRun { in_a, tokens, limit } => write!(
-                f,
-                "{} has a run of {tokens} tokens the other page lacks (at most {limit}): another text in it",
-                side(in_a)
-            ),
-        }
-    }
 }
 
 /// The decision rule of exact verification.
