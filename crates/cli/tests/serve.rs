@@ -21,6 +21,10 @@ struct Serve {
 
 impl Serve {
     fn start(dir: &std::path::Path) -> Serve {
+        Serve::start_with(dir, &[])
+    }
+
+    fn start_with(dir: &std::path::Path, extra: &[&str]) -> Serve {
         let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
             .args([
                 "serve",
@@ -31,6 +35,7 @@ impl Serve {
                 "--data-dir",
             ])
             .arg(dir)
+            .args(extra)
             .env_remove("NEARDUP_TOKEN")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -128,6 +133,42 @@ fn every_acknowledged_document_survives_sigkill() {
     assert_eq!(r.status, 200);
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn token_from_a_file_and_a_private_store() {
+    let dir = common::temp_dir("serve-token-file");
+    let token_file = dir.join("token");
+    std::fs::write(&token_file, "f1le-t0ken\n").unwrap();
+    let data = dir.join("data");
+    let serve = Serve::start_with(&data, &["--token-file", token_file.to_str().unwrap()]);
+    let mut c = Client::new(serve.addr);
+    assert_eq!(c.get("/v1/stats").unwrap().status, 401);
+    let mut c = Client::new(serve.addr);
+    c.token(Some("f1le-t0ken"));
+    let stats = c.get("/v1/stats").unwrap();
+    assert_eq!(stats.status, 200);
+    assert_eq!(stats.json()["method"], "minhash");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(data.join(neardup_server::FILE_NAME))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o077, 0, "the store is private: {mode:o}");
+    }
+    drop(serve);
+    std::fs::write(&token_file, "\n").unwrap();
+    let out = common::neardup(&[
+        "serve",
+        "--token-file",
+        token_file.to_str().unwrap(),
+        "--data-dir",
+        data.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("holds no token"));
 }
 
 #[test]

@@ -78,6 +78,19 @@ fn open_error(e: DatabaseError) -> Error {
     }
 }
 
+/// Only the owner may read or write the store: it holds every page's text.
+#[cfg(unix)]
+fn make_private(path: &Path) -> Result<(), Error> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+        .map_err(|e| Error::with_source(ErrorKind::Io(format!("{}: {e}", path.display())), e))
+}
+
+#[cfg(not(unix))]
+fn make_private(_path: &Path) -> Result<(), Error> {
+    Ok(())
+}
+
 impl Store {
     /// Opens or creates the store in `dir`, checking its format version and
     /// method description (`method`); a store that records `legacy` (the
@@ -93,6 +106,7 @@ impl Store {
             .set_cache_size(CACHE_BYTES)
             .create(&path)
             .map_err(open_error)?;
+        make_private(&path)?;
         let store = Store { db, path };
         store.check_meta(method, legacy)?;
         Ok(store)

@@ -21,10 +21,14 @@ pub struct ServeArgs {
     /// Address to listen on (port 0: any free port).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
     pub listen: String,
-    /// Bearer token required by every /v1 request (also from the
-    /// NEARDUP_TOKEN environment variable).
-    #[arg(long, value_name = "T")]
+    /// Bearer token required by every /v1 request. Visible to other users
+    /// in the process list: prefer --token-file or the NEARDUP_TOKEN
+    /// environment variable.
+    #[arg(long, value_name = "T", conflicts_with = "token_file")]
     pub token: Option<String>,
+    /// Read the bearer token from this file (its first line).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
     /// Allow a non-loopback address without a token.
     #[arg(long)]
     pub insecure: bool,
@@ -40,6 +44,15 @@ pub struct ServeArgs {
     /// Requests served at once; others wait.
     #[arg(long, value_name = "N", default_value_t = 256)]
     pub max_concurrency: usize,
+    /// Connections open at once; past it a connection is answered 503 and
+    /// closed.
+    #[arg(long, value_name = "N", default_value_t = neardup_server::http::DEFAULT_MAX_CONNECTIONS)]
+    pub max_connections: usize,
+    /// Milliseconds a client has to send a whole request head, on a new
+    /// connection and between keep-alive requests (an idle or slow
+    /// connection is closed after it).
+    #[arg(long, value_name = "MS", default_value_t = neardup_server::http::DEFAULT_HEADER_TIMEOUT.as_millis() as u64)]
+    pub header_timeout_ms: u64,
     /// Make room in the in-memory index for this many documents at start
     /// (avoids a pause of seconds when a large index grows).
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -59,14 +72,27 @@ pub fn run(args: ServeArgs) -> Result<()> {
             args.listen
         )
     })?;
+    let from_file = match &args.token_file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("--token-file {}", path.display()))?;
+            let token = text.lines().next().unwrap_or("").trim().to_string();
+            if token.is_empty() {
+                bail!("--token-file {}: the file holds no token", path.display());
+            }
+            Some(token)
+        }
+        None => None,
+    };
     let token = args
         .token
         .clone()
+        .or(from_file)
         .or_else(|| std::env::var("NEARDUP_TOKEN").ok())
         .filter(|t| !t.is_empty());
     if !addr.ip().is_loopback() && token.is_none() && !args.insecure {
         bail!(
-            "refusing to listen on {addr} without a token: set --token or NEARDUP_TOKEN, or pass --insecure"
+            "refusing to listen on {addr} without a token: set --token-file, NEARDUP_TOKEN or --token, or pass --insecure"
         );
     }
     let mut config = Config::new();
@@ -85,6 +111,8 @@ pub fn run(args: ServeArgs) -> Result<()> {
         .max_body_bytes(args.max_body_bytes)
         .request_timeout(Duration::from_millis(args.timeout_ms))
         .max_concurrency(args.max_concurrency)
+        .max_connections(args.max_connections)
+        .header_timeout(Duration::from_millis(args.header_timeout_ms))
         .store_duplicates(!args.no_store_duplicates);
     server
         .serve_until_signal(addr, args.workers, |bound| {

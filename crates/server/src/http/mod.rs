@@ -6,6 +6,7 @@
 //! `GET`/`DELETE /v1/documents/{id}`, `GET /v1/stats`, `GET /healthz`,
 //! `GET /metrics`, `GET /openapi.json`. See `openapi.json` in this crate.
 
+mod connections;
 mod handlers;
 mod metrics;
 mod request;
@@ -35,6 +36,8 @@ struct HttpConfig {
     max_body_bytes: usize,
     request_timeout: Duration,
     max_concurrency: usize,
+    max_connections: usize,
+    header_timeout: Duration,
 }
 
 /// State shared by the handlers.
@@ -68,10 +71,15 @@ pub struct Server {
 
 /// The default body limit: 10 MB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 10_000_000;
+/// The default limit of connections open at once.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+/// The default time a client has to send a request head, on a new
+/// connection and between keep-alive requests: 10 s.
+pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl Server {
     /// A server over `seen`: no token, 10 MB bodies, 30 s timeout, 256
-    /// requests at once.
+    /// requests at once, 1024 connections, 10 s to send a request head.
     pub fn new(seen: ContentSeen) -> Server {
         Server {
             seen,
@@ -80,6 +88,8 @@ impl Server {
                 max_body_bytes: DEFAULT_MAX_BODY_BYTES,
                 request_timeout: Duration::from_secs(30),
                 max_concurrency: 256,
+                max_connections: DEFAULT_MAX_CONNECTIONS,
+                header_timeout: DEFAULT_HEADER_TIMEOUT,
             },
             store_duplicates: true,
         }
@@ -106,6 +116,21 @@ impl Server {
     /// How many requests are served at once; others wait their turn.
     pub fn max_concurrency(&mut self, n: usize) -> &mut Server {
         self.config.max_concurrency = n.max(1);
+        self
+    }
+
+    /// How many connections may be open at once; past it a connection is
+    /// answered `503` and closed.
+    pub fn max_connections(&mut self, n: usize) -> &mut Server {
+        self.config.max_connections = n.max(1);
+        self
+    }
+
+    /// How long a client has to send a whole request head, on a new
+    /// connection and between keep-alive requests (an idle connection is
+    /// closed after it).
+    pub fn header_timeout(&mut self, t: Duration) -> &mut Server {
+        self.config.header_timeout = t.max(Duration::from_millis(1));
         self
     }
 
@@ -149,9 +174,12 @@ impl Server {
         listener: tokio::net::TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> io::Result<()> {
-        axum::serve(listener, self.router())
-            .with_graceful_shutdown(shutdown)
-            .await
+        let limits = connections::ConnectionLimits {
+            max_connections: self.config.max_connections,
+            header_timeout: self.config.header_timeout,
+            drain_timeout: self.config.request_timeout + Duration::from_secs(1),
+        };
+        connections::serve(listener, self.router(), limits, shutdown).await
     }
 
     /// Binds `addr` and serves on a runtime of its own in a background
@@ -306,7 +334,11 @@ fn authorized(token: &str, req: &Request) -> bool {
     req.headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
+        .and_then(|v| {
+            // The scheme is case-insensitive (RFC 9110, section 11.1).
+            let (scheme, rest) = v.split_once(' ')?;
+            scheme.eq_ignore_ascii_case("bearer").then_some(rest)
+        })
         .is_some_and(|t| same_token(t.trim().as_bytes(), token.as_bytes()))
 }
 

@@ -1,0 +1,120 @@
+//! Slow, idle and too many clients: a connection that sends no request head
+//! in time is closed, new or idle between requests; connections past the
+//! limit get a JSON `503` and are closed; the service keeps answering.
+//! (The waits below are upper bounds for a close that must happen, not
+//! timings.)
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use neardup_server::client::Client;
+
+use common::{start, temp_dir};
+
+/// Reads until the server closes the connection (or `limit` passes); what
+/// was read and whether it closed.
+fn read_until_closed(s: &mut TcpStream, limit: Duration) -> (Vec<u8>, bool) {
+    s.set_read_timeout(Some(limit)).unwrap();
+    let mut out = Vec::new();
+    let mut buf = [0u8; 1024];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return (out, true),
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return (out, true),
+            Err(_) => return (out, false),
+        }
+    }
+}
+
+#[test]
+fn idle_and_slow_connections_are_closed() {
+    let dir = temp_dir("conn-idle");
+    let server = start(&dir, |s| {
+        s.header_timeout(Duration::from_millis(300));
+    });
+    // A new connection that sends nothing.
+    let mut idle = TcpStream::connect(server.addr()).unwrap();
+    // A slow client: half a request head, then nothing.
+    let mut slow = TcpStream::connect(server.addr()).unwrap();
+    slow.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    // A keep-alive connection, idle after one request.
+    let mut kept = TcpStream::connect(server.addr()).unwrap();
+    kept.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    for s in [&mut idle, &mut slow] {
+        let (_, closed) = read_until_closed(s, Duration::from_secs(10));
+        assert!(closed, "the server closed the connection");
+    }
+    let (answer, closed) = read_until_closed(&mut kept, Duration::from_secs(10));
+    assert!(String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 200"));
+    assert!(closed, "the idle keep-alive connection was closed");
+    // The service still answers.
+    let r = Client::new(server.addr()).get("/healthz").unwrap();
+    assert_eq!(r.status, 200);
+}
+
+#[test]
+fn connections_past_the_limit_get_a_json_503() {
+    let dir = temp_dir("conn-limit");
+    let server = start(&dir, |s| {
+        s.max_connections(2).header_timeout(Duration::from_secs(30));
+    });
+    let held: Vec<TcpStream> = (0..2)
+        .map(|_| TcpStream::connect(server.addr()).unwrap())
+        .collect();
+    // Both are accepted before the third arrives.
+    std::thread::sleep(Duration::from_millis(200));
+    let mut third = TcpStream::connect(server.addr()).unwrap();
+    let (answer, closed) = read_until_closed(&mut third, Duration::from_secs(10));
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(answer.contains("\"too_many_connections\""), "{answer}");
+    assert!(closed);
+    drop(held);
+    // Once they are gone, connections are served again.
+    let mut ok = false;
+    for _ in 0..50 {
+        if Client::new(server.addr())
+            .get("/healthz")
+            .is_ok_and(|r| r.status == 200)
+        {
+            ok = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(ok, "served again after the held connections closed");
+}
+
+#[test]
+fn the_bearer_scheme_is_case_insensitive() {
+    let dir = temp_dir("conn-bearer");
+    let server = start(&dir, |s| {
+        s.token(Some("s3cret".into()));
+    });
+    for (auth, status) in [
+        ("Bearer s3cret", "200"),
+        ("bearer s3cret", "200"),
+        ("BEARER s3cret", "200"),
+        ("Bearer wrong", "401"),
+        ("Basic s3cret", "401"),
+    ] {
+        let mut s = TcpStream::connect(server.addr()).unwrap();
+        write!(
+            s,
+            "GET /v1/stats HTTP/1.1\r\nHost: x\r\nAuthorization: {auth}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let (answer, _) = read_until_closed(&mut s, Duration::from_secs(10));
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(
+            answer.starts_with(&format!("HTTP/1.1 {status}")),
+            "{auth}: {answer}"
+        );
+    }
+}
