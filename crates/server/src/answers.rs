@@ -12,12 +12,27 @@ pub struct Verdict {
     pub similarity: Option<f64>,
     /// Whether the document is stored (now or from an earlier identical post).
     pub stored: bool,
+    /// Whether the document has no text to judge (no letters or digits
+    /// after extraction): never a duplicate nor an original.
+    pub empty: bool,
 }
 
 impl Verdict {
     /// Whether the document duplicates a stored original.
     pub fn is_duplicate(&self) -> bool {
         self.duplicate_of.is_some()
+    }
+
+    /// The verdict in a word: `duplicate`, `empty` (too little text to
+    /// judge) or `new` (content not seen before).
+    pub fn kind(&self) -> &'static str {
+        if self.is_duplicate() {
+            "duplicate"
+        } else if self.empty {
+            "empty"
+        } else {
+            "new"
+        }
     }
 }
 

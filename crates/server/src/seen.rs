@@ -70,9 +70,10 @@ impl Shared {
     }
 
     /// The verdict of a judgement, in ids.
-    pub fn verdict(&self, state: &Online, id: &str, j: Judgement) -> Verdict {
+    pub fn verdict(&self, state: &Online, p: &Prepared, j: Judgement) -> Verdict {
         Verdict {
-            id: id.to_string(),
+            id: p.id.clone(),
+            empty: p.signature.is_none(),
             duplicate_of: j.duplicate_of.map(|(d, _)| state.slot(d).id.to_string()),
             similarity: j.duplicate_of.map(|(_, s)| s),
             stored: false,
@@ -92,7 +93,7 @@ impl Shared {
             Role::Duplicate { of, similarity } => Some((of, similarity)),
             _ => None,
         };
-        let mut v = self.verdict(state, &p.id, Judgement { duplicate_of });
+        let mut v = self.verdict(state, p, Judgement { duplicate_of });
         v.stored = true;
         Some(Ok(v))
     }
@@ -273,7 +274,7 @@ impl ContentSeen {
             p.signature.as_ref().map(|s| (s, p.key)),
             p.shingles.as_ref(),
         )?;
-        Ok(shared.verdict(&state, &p.id, j))
+        Ok(shared.verdict(&state, p, j))
     }
 
     /// Judges a document and stores it; returns once it is durable.

@@ -105,7 +105,7 @@ fn apply(shared: &Shared, t: &mut Tables<'_>, op: Op) -> Result<Answer, Error> {
                 p.signature.as_ref().map(|s| (s, p.key)),
                 p.shingles.as_ref(),
             )?;
-            let mut verdict = shared.verdict(&state, &p.id, judgement);
+            let mut verdict = shared.verdict(&state, &p, judgement);
             if judgement.duplicate_of.is_some() && !shared.config.get_store_duplicates() {
                 return Ok(Answer::Insert(tx, Ok(verdict)));
             }

@@ -21,7 +21,7 @@ fn every_route_answers() {
     assert_eq!(r.status, 200);
     assert_eq!(
         r.json(),
-        json!({"id": "a", "duplicate": false, "duplicate_of": null, "similarity": null, "stored": true})
+        json!({"id": "a", "verdict": "new", "duplicate": false, "duplicate_of": null, "similarity": null, "stored": true})
     );
     // A near-duplicate, checked first (not stored), then inserted.
     let near = edit(&a, 30, 1);
@@ -37,6 +37,13 @@ fn every_route_answers() {
     assert_eq!(
         (v["duplicate"].as_bool(), v["stored"].as_bool()),
         (Some(true), Some(true))
+    );
+    assert_eq!(v["verdict"], "duplicate");
+    // A page with no text to judge is neither new nor a duplicate.
+    let r = post_text(&mut c, "/v1/check", "e", " -- ");
+    assert_eq!(
+        (r.json()["verdict"].clone(), r.json()["duplicate"].clone()),
+        (json!("empty"), json!(false))
     );
     let sim = v["similarity"].as_f64().unwrap();
     assert!(sim > 0.5 && sim < 1.0, "{sim}");

@@ -19,6 +19,7 @@ pub(crate) const OPENAPI: &str = include_str!("../openapi.json");
 fn verdict_json(v: &Verdict) -> Value {
     json!({
         "id": v.id,
+        "verdict": v.kind(),
         "duplicate": v.is_duplicate(),
         "duplicate_of": v.duplicate_of,
         "similarity": v.similarity,
