@@ -48,6 +48,9 @@ pub enum ErrorKind {
     Failed,
     /// The service is shutting down.
     Closed,
+    /// The request's deadline passed before its document was stored: it
+    /// was not stored.
+    Cancelled,
 }
 
 impl Error {
@@ -118,6 +121,9 @@ impl fmt::Display for Error {
                 f.write_str("a commit failed; the store is read-only until it is reopened")
             }
             ErrorKind::Closed => f.write_str("the service is shutting down"),
+            ErrorKind::Cancelled => f.write_str(
+                "the request took longer than its timeout; the document was not stored",
+            ),
         }
     }
 }

@@ -118,3 +118,32 @@ fn the_bearer_scheme_is_case_insensitive() {
         );
     }
 }
+
+#[test]
+fn a_request_past_its_timeout_stores_nothing() {
+    let dir = temp_dir("conn-timeout");
+    let server = start(&dir, |s| {
+        s.request_timeout(Duration::from_millis(1)).max_body_bytes(50_000_000);
+    });
+    // Megabytes of text: extracting them takes far longer than 1 ms.
+    let big: String = (0..400_000).map(|i| format!("word{} ", i % 9973)).collect();
+    let mut c = Client::new(server.addr());
+    let r = c
+        .post_json("/v1/documents", &serde_json::json!({"id": "big", "text": big}))
+        .unwrap();
+    assert_eq!(r.status, 503);
+    assert_eq!(r.json()["error"]["code"], "timeout");
+    // The work goes on after the answer, and is cancelled before it stores.
+    for _ in 0..15 {
+        std::thread::sleep(Duration::from_millis(100));
+        let mut c = Client::new(server.addr());
+        let got = c.get("/v1/documents/big");
+        // Every request times out at 1 ms here, or finds nothing.
+        if let Ok(r) = got {
+            assert!(r.status == 404 || r.status == 503, "{}", r.status);
+        }
+    }
+    drop(server);
+    let seen = neardup_server::ContentSeen::open(&dir, &neardup_server::Config::new()).unwrap();
+    assert_eq!(seen.stats().documents, 0, "nothing was stored");
+}

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 
 use super::request::{json_response, parse_document, read_body, ApiError};
 use super::App;
+use super::Budget;
 use crate::answers::Verdict;
 use crate::seen::ContentSeen;
 
@@ -42,11 +43,17 @@ async fn blocking<T: Send + 'static>(
 
 async fn judge(app: App, req: Request, insert: bool) -> Result<Response, ApiError> {
     let (parts, body) = req.into_parts();
+    let budget = parts.extensions.get::<Budget>().cloned();
     let bytes = read_body(&parts.headers, body, app.config.max_body_bytes).await?;
     let doc = parse_document(&parts.headers, parts.uri.query(), bytes)?;
     let seen: ContentSeen = app.seen.clone();
     let v = blocking(move || {
+        let _permit = budget.as_ref().and_then(Budget::take_permit);
         let p = seen.prepare(doc)?;
+        // Past the deadline the client has its 503 already: store nothing.
+        if budget.as_ref().is_some_and(Budget::expired) {
+            return Err(crate::ErrorKind::Cancelled.into());
+        }
         if insert {
             seen.insert_prepared(p)
         } else {

@@ -374,8 +374,13 @@ async fn guarded(app: &App, req: Request, next: Next) -> Response {
         }
     }
     let limit = app.limit.clone();
+    let deadline = Instant::now() + app.config.request_timeout;
     let work = async move {
-        let _permit = limit.acquire_owned().await;
+        let permit = limit.acquire_owned().await.ok();
+        // The handler moves the permit into its blocking work, so that a
+        // request that times out still counts until its work has ended.
+        let mut req = req;
+        req.extensions_mut().insert(Budget::new(permit, deadline));
         next.run(req).await
     };
     match tokio::time::timeout(app.config.request_timeout, work).await {
@@ -384,11 +389,40 @@ async fn guarded(app: &App, req: Request, next: Next) -> Response {
             StatusCode::SERVICE_UNAVAILABLE,
             "timeout",
             format!(
-                "the request took longer than {} ms",
+                "the request took longer than {} ms; a document whose work had reached the store may be stored: \
+                 post it again to learn its verdict (the same content gets the same answer)",
                 app.config.request_timeout.as_millis()
             ),
         )
         .into_response(),
+    }
+}
+
+/// What a request may spend: its concurrency permit (held until its work
+/// ends, even past a timeout) and its deadline (work not yet stored by
+/// then is cancelled).
+#[derive(Clone)]
+pub(crate) struct Budget {
+    permit: Arc<std::sync::Mutex<Option<tokio::sync::OwnedSemaphorePermit>>>,
+    deadline: Instant,
+}
+
+impl Budget {
+    fn new(permit: Option<tokio::sync::OwnedSemaphorePermit>, deadline: Instant) -> Budget {
+        Budget {
+            permit: Arc::new(std::sync::Mutex::new(permit)),
+            deadline,
+        }
+    }
+
+    /// Takes the permit, to be dropped when the work ends.
+    pub(crate) fn take_permit(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        self.permit.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// Whether the deadline has passed.
+    pub(crate) fn expired(&self) -> bool {
+        Instant::now() >= self.deadline
     }
 }
 

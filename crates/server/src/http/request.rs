@@ -41,6 +41,7 @@ impl From<Error> for ApiError {
             ErrorKind::Failed | ErrorKind::Closed => {
                 (StatusCode::SERVICE_UNAVAILABLE, "unavailable")
             }
+            ErrorKind::Cancelled => (StatusCode::SERVICE_UNAVAILABLE, "timeout"),
             _ => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         };
         ApiError::new(status, code, e.to_string())
