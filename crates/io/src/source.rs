@@ -1,5 +1,6 @@
 //! Inputs named on a command line: files and directories, walked in a stable
-//! order, each read as HTML, WARC or JSON Lines by its name.
+//! order, each read as HTML, WARC, ARC, JSON Lines or Parquet by its name
+//! and, when the name says nothing, by its content.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -7,12 +8,18 @@ use std::path::{Path, PathBuf};
 
 use flate2::read::MultiGzDecoder;
 
+use crate::arc::ArcReader;
 use crate::compressed::{read_file, GZIP_MAGIC};
 use crate::counting::{CountingReader, ReadCounter};
+use crate::discover::{kind_of_named_file, skip_reason, unreadable_reason, walk};
 use crate::document::{Content, Item, RawDocument};
 use crate::error::{DocError, DocErrorKind, Error};
+use crate::ids::{IdRegistry, TruncatedIds};
 use crate::jsonl::{JsonlFields, JsonlReader};
 use crate::warc::WarcReader;
+
+/// Items of one source, each with whether its content was cut short.
+type Marked = Box<dyn Iterator<Item = (Item, bool)> + Send>;
 
 /// The default limit on one document's size: 64 MiB.
 pub const DEFAULT_MAX_DOCUMENT_BYTES: u64 = 64 * 1024 * 1024;
@@ -23,15 +30,22 @@ pub const DEFAULT_MAX_DOCUMENT_BYTES: u64 = 64 * 1024 * 1024;
 pub enum SourceKind {
     /// One HTML page (`.html`, `.htm`, `.xhtml`, optionally `.gz`).
     Html,
-    /// A WARC file (`.warc`, `.warc.gz`).
+    /// A WARC file (`.warc`, `.warc.gz`), any version from 0.17 to 1.1;
+    /// also WET files (`conversion` records).
     Warc,
+    /// An ARC file (`.arc`, `.arc.gz`), version 1 or 2.
+    Arc,
     /// JSON Lines (`.jsonl`, `.ndjson`, optionally `.gz`).
     Jsonl,
     /// Parquet (`.parquet`): one document per row, the JSONL field names as
     /// column names (needs the `parquet` feature, on by default).
     Parquet,
-    /// A file of another kind found in a directory: skipped and counted.
+    /// A file of another kind found in a directory, or a symbolic link not
+    /// followed: skipped and counted.
     Other,
+    /// A file or directory that could not be read: one error, and the run
+    /// goes on.
+    Unreadable,
 }
 
 impl SourceKind {
@@ -43,7 +57,8 @@ impl SourceKind {
         let ext = base.rsplit_once('.').map_or("", |(_, e)| e);
         match ext {
             "html" | "htm" | "xhtml" | "shtml" => SourceKind::Html,
-            "warc" => SourceKind::Warc,
+            "warc" | "wet" => SourceKind::Warc,
+            "arc" => SourceKind::Arc,
             "jsonl" | "ndjson" => SourceKind::Jsonl,
             "parquet" if !lower.ends_with(".gz") => SourceKind::Parquet,
             _ => SourceKind::Other,
@@ -82,6 +97,7 @@ struct Config {
     max_document_bytes: u64,
     fields: JsonlFields,
     counter: Option<ReadCounter>,
+    truncated: Option<TruncatedIds>,
 }
 
 impl Default for Config {
@@ -90,6 +106,7 @@ impl Default for Config {
             max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
             fields: JsonlFields::default(),
             counter: None,
+            truncated: None,
         }
     }
 }
@@ -121,6 +138,13 @@ impl InputsBuilder {
         self
     }
 
+    /// Records into `ids` the (final) ids of documents that
+    /// [`Inputs::read_all`] reads from records cut short.
+    pub fn truncated_ids(&mut self, ids: TruncatedIds) -> &mut InputsBuilder {
+        self.config.truncated = Some(ids);
+        self
+    }
+
     /// Builds the reader.
     pub fn build(&self) -> Inputs {
         Inputs {
@@ -140,73 +164,107 @@ impl Inputs {
         InputsBuilder::default()
     }
 
-    /// Expands `paths` into files: a file stands for itself (read as HTML
-    /// when its name says nothing else), a directory for every file below
-    /// it, in byte order of paths (hidden files and symbolic links to
-    /// directories are not followed). A path that cannot be read is an error.
+    /// Expands `paths` into files: a file stands for itself (read by its
+    /// name, else by its content; text of no known kind is read as HTML), a
+    /// directory for every file below it, in byte order of paths (hidden
+    /// files are left out, symbolic links to directories not followed; an
+    /// entry that cannot be read is a source that reports its error). A
+    /// path named in `paths` that does not exist is an error.
     pub fn sources<P: AsRef<Path>>(&self, paths: &[P]) -> Result<Vec<Source>, Error> {
         let mut out = Vec::new();
         for p in paths {
             let p = p.as_ref();
             let meta = std::fs::metadata(p).map_err(|e| Error::io(p, e))?;
             if meta.is_dir() {
-                walk(p, &mut out)?;
+                walk(p, &mut out);
             } else {
-                let kind = match SourceKind::from_name(&p.to_string_lossy()) {
-                    SourceKind::Other => SourceKind::Html,
-                    k => k,
-                };
                 out.push(Source {
                     path: p.to_path_buf(),
-                    kind,
+                    kind: kind_of_named_file(p),
                 });
             }
         }
         Ok(out)
     }
 
-    /// The items of one source, read lazily.
+    /// The items of one source, read lazily (ids as the source gives them;
+    /// [`Inputs::read_all`] makes them unique).
     pub fn read(&self, source: &Source) -> Box<dyn Iterator<Item = Item> + Send> {
+        Box::new(self.read_marked(source).map(|(item, _)| item))
+    }
+
+    fn read_marked(&self, source: &Source) -> Marked {
         let name = source.path.display().to_string();
         let limit = self.config.max_document_bytes;
+        let one = |item: Item| -> Marked { Box::new(std::iter::once((item, false))) };
+        let error = |kind| {
+            one(Item::Error(DocError {
+                id: name.clone(),
+                kind,
+            }))
+        };
         match source.kind {
-            SourceKind::Html => Box::new(std::iter::once(
+            SourceKind::Html => one(
                 match read_file(&source.path, limit, self.config.counter.as_ref()) {
                     Ok(bytes) => Item::Document(RawDocument {
-                        id: name,
+                        id: name.clone(),
                         url: None,
                         content: Content::Html {
                             bytes,
                             content_type: None,
                         },
                     }),
-                    Err(kind) => Item::Error(DocError { id: name, kind }),
+                    Err(kind) => Item::Error(DocError {
+                        id: name.clone(),
+                        kind,
+                    }),
                 },
-            )),
-            SourceKind::Other => Box::new(std::iter::once(Item::Skipped {
-                id: name,
-                reason: "not an HTML, WARC or JSONL file".into(),
-            })),
-            SourceKind::Warc => match open_stream(&source.path, self.config.counter.as_ref()) {
-                Ok(r) => Box::new(WarcReader::new(r, name, limit)),
-                Err(kind) => Box::new(std::iter::once(Item::Error(DocError { id: name, kind }))),
-            },
+            ),
+            SourceKind::Other => one(Item::Skipped {
+                id: name.clone(),
+                reason: skip_reason(&source.path),
+            }),
+            SourceKind::Unreadable => error(DocErrorKind::Read(unreadable_reason(&source.path))),
+            SourceKind::Warc | SourceKind::Arc => {
+                match open_stream(&source.path, self.config.counter.as_ref()) {
+                    Ok(mut r) => {
+                        let arc = match r.fill_buf() {
+                            Ok(head) if head.starts_with(b"filedesc:") => true,
+                            Ok(head) if head.starts_with(b"WARC/") => false,
+                            _ => source.kind == SourceKind::Arc,
+                        };
+                        if arc {
+                            let mut arc = ArcReader::new(r, name, limit);
+                            Box::new(std::iter::from_fn(move || arc.next_read()))
+                        } else {
+                            let mut warc = WarcReader::new(r, name, limit);
+                            Box::new(std::iter::from_fn(move || {
+                                warc.next_read().map(|r| (r.item, r.truncated))
+                            }))
+                        }
+                    }
+                    Err(kind) => error(kind),
+                }
+            }
             #[cfg(feature = "parquet")]
-            SourceKind::Parquet => Box::new(crate::parquet_input::ParquetReader::new(
-                &source.path,
-                self.config.fields.clone(),
-                limit,
-            )),
+            SourceKind::Parquet => Box::new(
+                crate::parquet_input::ParquetReader::new(
+                    &source.path,
+                    self.config.fields.clone(),
+                    limit,
+                )
+                .map(|item| (item, false)),
+            ),
             #[cfg(not(feature = "parquet"))]
-            SourceKind::Parquet => Box::new(std::iter::once(Item::Error(DocError {
-                id: name,
-                kind: DocErrorKind::Read(
-                    "Parquet support is not built in (cargo feature `parquet`)".into(),
-                ),
-            }))),
+            SourceKind::Parquet => error(DocErrorKind::Read(
+                "Parquet support is not built in (cargo feature `parquet`)".into(),
+            )),
             SourceKind::Jsonl => match open_stream(&source.path, self.config.counter.as_ref()) {
-                Ok(r) => Box::new(JsonlReader::new(r, name, self.config.fields.clone(), limit)),
-                Err(kind) => Box::new(std::iter::once(Item::Error(DocError { id: name, kind }))),
+                Ok(r) => Box::new(
+                    JsonlReader::new(r, name, self.config.fields.clone(), limit)
+                        .map(|item| (item, false)),
+                ),
+                Err(kind) => error(kind),
             },
         }
     }
@@ -233,9 +291,61 @@ impl Inputs {
         })
     }
 
-    /// Every item of every source, in order.
+    /// Every item of every source, in order, with unique ids (see the
+    /// module `ids`: a repeated archive URI becomes `URI#2`; a repeated
+    /// JSONL or Parquet id is a [`DocErrorKind::DuplicateId`] error).
     pub fn read_all<'a>(&'a self, sources: &'a [Source]) -> impl Iterator<Item = Item> + 'a {
-        sources.iter().flat_map(move |s| self.read(s))
+        let mut ids = IdRegistry::default();
+        sources
+            .iter()
+            .flat_map(move |s| {
+                let strict = matches!(s.kind, SourceKind::Jsonl | SourceKind::Parquet);
+                self.read_marked(s)
+                    .map(move |(item, truncated)| (item, truncated, strict))
+            })
+            .map(move |(item, truncated, strict)| {
+                let item = ids.assign(item, strict);
+                if let (true, Some(log), Item::Document(d)) =
+                    (truncated, &self.config.truncated, &item)
+                {
+                    log.insert(&d.id);
+                }
+                item
+            })
+    }
+
+    /// The WARC records that became documents, each with its document id
+    /// (as [`Inputs::read_all`] gives it) and its bytes as stored, for
+    /// writing a subset of the inputs back out. Sources of other kinds
+    /// count for ids but give no records.
+    pub fn document_records<'a>(
+        &'a self,
+        sources: &'a [Source],
+    ) -> impl Iterator<Item = (String, Vec<u8>)> + 'a {
+        let mut ids = IdRegistry::default();
+        sources
+            .iter()
+            .flat_map(
+                move |s| -> Box<dyn Iterator<Item = (Item, Option<Vec<u8>>, bool)>> {
+                    let strict = matches!(s.kind, SourceKind::Jsonl | SourceKind::Parquet);
+                    let warc = s.kind == SourceKind::Warc;
+                    match open_stream(&s.path, None) {
+                        Ok(r) if warc => {
+                            let name = s.path.display().to_string();
+                            let mut w = WarcReader::new(r, name, self.config.max_document_bytes)
+                                .keeping_raw();
+                            Box::new(std::iter::from_fn(move || {
+                                w.next_read().map(|r| (r.item, r.raw, strict))
+                            }))
+                        }
+                        _ => Box::new(self.read(s).map(move |i| (i, None, strict))),
+                    }
+                },
+            )
+            .filter_map(move |(item, raw, strict)| match ids.assign(item, strict) {
+                Item::Document(d) => raw.map(|raw| (d.id, raw)),
+                _ => None,
+            })
     }
 }
 
@@ -264,29 +374,6 @@ fn open_stream(
     }
 }
 
-fn walk(dir: &Path, out: &mut Vec<Source>) -> Result<(), Error> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| Error::io(dir, e))?
-        .collect::<Result<_, _>>()
-        .map_err(|e| Error::io(dir, e))?;
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let name = entry.file_name();
-        if name.to_string_lossy().starts_with('.') {
-            continue;
-        }
-        let path = entry.path();
-        let ft = entry.file_type().map_err(|e| Error::io(&path, e))?;
-        if ft.is_dir() {
-            walk(&path, out)?;
-        } else if ft.is_file() || (ft.is_symlink() && path.is_file()) {
-            let kind = SourceKind::from_name(&name.to_string_lossy());
-            out.push(Source { path, kind });
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -299,6 +386,7 @@ mod tests {
             ("a.HTM.gz", SourceKind::Html),
             ("crawl.warc.gz", SourceKind::Warc),
             ("x.warc", SourceKind::Warc),
+            ("old.arc.gz", SourceKind::Arc),
             ("c.jsonl", SourceKind::Jsonl),
             ("c.ndjson.gz", SourceKind::Jsonl),
             ("docs.parquet", SourceKind::Parquet),
@@ -315,9 +403,10 @@ mod tests {
     fn walks_directories_in_stable_order() {
         let dir = TempDir::new("walk");
         std::fs::create_dir_all(dir.join("sub")).unwrap();
-        for f in ["b.html", "a.html", "sub/c.htm", "notes.txt", ".hidden.html"] {
+        for f in ["b.html", "a.html", "sub/c.htm", ".hidden.html"] {
             std::fs::write(dir.join(f), "<p>x</p>").unwrap();
         }
+        std::fs::write(dir.join("notes.txt"), "some notes").unwrap();
         let inputs = Inputs::new();
         let sources = inputs.sources(&[&dir]).unwrap();
         let names: Vec<_> = sources

@@ -2,28 +2,46 @@
 //! HTML payload become documents, other records are skipped and counted, and
 //! a malformed or truncated record is reported without losing the records
 //! before it (and, for malformed headers, the records after it).
+//!
+//! Framing is checked: a record must be followed by its line breaks and then
+//! the next `WARC/` line or the end. A record cut short in the middle of a
+//! file (its `Content-Length` runs into the next record) is cut where the next
+//! record starts, kept as a truncated document, and the next record is read;
+//! a record cut by the end of the file (or a gzip member cut short) keeps the
+//! bytes it has, also flagged as truncated.
 
 use std::io::{BufRead, Read};
 
-use crate::document::{Content, Item, RawDocument};
+use crate::document::Item;
 use crate::error::{DocError, DocErrorKind};
-use crate::http::{is_html, parse_response};
+use crate::record::{classify, next_record_start, RecordHead};
+use crate::rewind::Rewind;
 
 /// The longest header line accepted; binary garbage has none.
 const MAX_LINE: usize = 64 * 1024;
 /// The most header lines a record may have.
 const MAX_HEADERS: usize = 1024;
+/// The most line-break bytes accepted between two records.
+const MAX_GAP: usize = 64;
+
+/// One record read: its item, whether its content was cut short, and (when
+/// asked for) its bytes as stored.
+pub(crate) struct Read1 {
+    pub(crate) item: Item,
+    pub(crate) truncated: bool,
+    pub(crate) raw: Option<Vec<u8>>,
+}
 
 /// Reads the records of one WARC stream (already gunzipped: a `.warc.gz`
 /// with one member per record is read through a multi-member decoder).
 pub struct WarcReader<R> {
-    reader: R,
+    reader: Rewind<R>,
     name: String,
     limit: u64,
     record: u64,
     done: bool,
-    /// A resync already consumed the next record's version line.
-    pending_version: bool,
+    keep_raw: bool,
+    raw: Vec<u8>,
 }
 
 impl<R: BufRead> WarcReader<R> {
@@ -32,13 +50,20 @@ impl<R: BufRead> WarcReader<R> {
     /// too large and skipped.
     pub fn new(reader: R, name: impl Into<String>, limit: u64) -> WarcReader<R> {
         WarcReader {
-            reader,
+            reader: Rewind::new(reader),
             name: name.into(),
             limit,
             record: 0,
             done: false,
-            pending_version: false,
+            keep_raw: false,
+            raw: Vec::new(),
         }
+    }
+
+    /// Keeps each record's stored bytes (for copying records out).
+    pub(crate) fn keeping_raw(mut self) -> WarcReader<R> {
+        self.keep_raw = true;
+        self
     }
 
     fn fallback_id(&self) -> String {
@@ -53,7 +78,7 @@ impl<R: BufRead> WarcReader<R> {
     }
 
     /// Reads one line (without the line ending); `Ok(None)` at end of stream.
-    fn line(&mut self) -> std::io::Result<Option<String>> {
+    fn line(&mut self) -> std::io::Result<Option<Vec<u8>>> {
         let mut buf = Vec::new();
         let n = (&mut self.reader)
             .take(MAX_LINE as u64)
@@ -61,82 +86,110 @@ impl<R: BufRead> WarcReader<R> {
         if n == 0 {
             return Ok(None);
         }
-        while buf.last().is_some_and(|&c| c == b'\n' || c == b'\r') {
-            buf.pop();
+        if self.keep_raw {
+            self.raw.extend_from_slice(&buf);
         }
-        Ok(Some(String::from_utf8_lossy(&buf).into_owned()))
+        Ok(Some(buf))
     }
 
-    /// Skips to the next line that starts a record; returns that line.
-    fn resync(&mut self) -> std::io::Result<Option<String>> {
+    /// Skips to the next line that starts a record and gives it back to
+    /// the stream; `false` at the end of the stream.
+    fn resync(&mut self) -> std::io::Result<bool> {
         loop {
             match self.line()? {
-                None => return Ok(None),
-                Some(l) if l.starts_with("WARC/") => return Ok(Some(l)),
+                None => return Ok(false),
+                Some(l) if l.starts_with(b"WARC/") => {
+                    self.reader.unread(&l);
+                    return Ok(true);
+                }
                 Some(_) => {}
             }
         }
     }
 
-    fn next_item(&mut self) -> Option<Item> {
-        if std::mem::take(&mut self.pending_version) {
-            self.record += 1;
-            return self.read_record();
+    /// The next record, or `None` at the end of the stream.
+    pub(crate) fn next_read(&mut self) -> Option<Read1> {
+        if self.done {
+            return None;
         }
+        self.raw.clear();
+        let r = self.next_item();
+        if r.is_none() {
+            self.done = true;
+        }
+        r
+    }
+
+    fn plain(&mut self, item: Item) -> Option<Read1> {
+        Some(Read1 {
+            item,
+            truncated: false,
+            raw: None,
+        })
+    }
+
+    fn next_item(&mut self) -> Option<Read1> {
         // Find the version line, skipping blank lines between records.
         let first = loop {
             match self.line() {
                 Ok(None) => return None,
-                Ok(Some(l)) if l.trim().is_empty() => continue,
+                Ok(Some(l)) if l.iter().all(u8::is_ascii_whitespace) => self.raw.clear(),
                 Ok(Some(l)) => break l,
                 Err(e) => return self.fail(None, e),
             }
         };
         self.record += 1;
-        if !first.starts_with("WARC/") {
+        if !first.starts_with(b"WARC/") {
             let err = self.error(
                 None,
                 DocErrorKind::Warc(format!(
                     "expected a WARC version line, found {:?}",
-                    first.chars().take(40).collect::<String>()
+                    String::from_utf8_lossy(&first)
+                        .chars()
+                        .take(40)
+                        .collect::<String>()
                 )),
             );
             // Drop garbage up to the next record and continue from there.
             return match self.resync() {
-                Ok(Some(_)) => {
-                    self.pending_version = true;
-                    Some(err)
-                }
-                Ok(None) => {
+                Ok(true) => self.plain(err),
+                Ok(false) => {
                     self.done = true;
-                    Some(err)
+                    self.plain(err)
                 }
-                Err(e) => self.fail(None, e).or(Some(err)),
+                Err(e) => self.fail(None, e).or(Some(Read1 {
+                    item: err,
+                    truncated: false,
+                    raw: None,
+                })),
             };
         }
         self.read_record()
     }
 
-    fn read_record(&mut self) -> Option<Item> {
+    fn read_record(&mut self) -> Option<Read1> {
         let mut headers: Vec<(String, String)> = Vec::new();
         loop {
             match self.line() {
                 Ok(None) => {
                     self.done = true;
-                    return Some(self.error(
+                    let err = self.error(
                         target(&headers),
                         DocErrorKind::Warc("truncated record header".into()),
-                    ));
+                    );
+                    return self.plain(err);
                 }
-                Ok(Some(l)) if l.is_empty() => break,
+                Ok(Some(l)) if l.iter().all(|&c| c == b'\r' || c == b'\n') => break,
                 Ok(Some(l)) => {
                     if headers.len() >= MAX_HEADERS {
                         self.done = true;
-                        return Some(self.error(
+                        let err = self.error(
                             target(&headers),
                             DocErrorKind::Warc("too many header lines".into()),
-                        ));
+                        );
+                        return self.plain(err);
                     }
+                    let l = String::from_utf8_lossy(&l);
                     if let Some((k, v)) = l.split_once(':') {
                         headers.push((k.trim().to_string(), v.trim().to_string()));
                     }
@@ -151,103 +204,120 @@ impl<R: BufRead> WarcReader<R> {
                 id,
                 DocErrorKind::Warc("missing or invalid Content-Length".into()),
             );
-            match self.resync() {
-                Ok(Some(_)) => self.pending_version = true,
-                _ => self.done = true,
+            if !matches!(self.resync(), Ok(true)) {
+                self.done = true;
             }
-            return Some(err);
+            return self.plain(err);
         };
         if len > self.limit {
             let skipped = std::io::copy(&mut (&mut self.reader).take(len), &mut std::io::sink());
             if !matches!(skipped, Ok(n) if n == len) {
                 self.done = true;
             }
-            return Some(self.error(
+            let err = self.error(
                 id,
                 DocErrorKind::TooLarge {
                     size: len,
                     limit: self.limit,
                 },
-            ));
+            );
+            return self.plain(err);
         }
-        let mut block = Vec::with_capacity(len as usize);
+        let mut block = Vec::with_capacity(len.min(16 << 20) as usize);
+        let mut truncated = false;
         match (&mut self.reader).take(len).read_to_end(&mut block) {
             Ok(n) if n as u64 == len => {}
-            Ok(n) => {
-                self.done = true;
-                return Some(self.error(
-                    id,
-                    DocErrorKind::Warc(format!("truncated record: {n} of {len} content bytes")),
-                ));
-            }
+            Ok(_) => truncated = true,
             Err(e) => {
+                // The stream is broken (a gzip member cut short or corrupt):
+                // keep what was decoded, read no further.
                 self.done = true;
-                return Some(self.error(
-                    id,
-                    DocErrorKind::Compression(format!("{e} (record content cut short)")),
-                ));
-            }
-        }
-        Some(self.classify(&headers, id, block))
-    }
-
-    fn classify(&self, headers: &[(String, String)], id: Option<String>, block: Vec<u8>) -> Item {
-        let kind = header(headers, "warc-type")
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        let ctype = header(headers, "content-type")
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        let name = id.clone().unwrap_or_else(|| self.fallback_id());
-        let skip = |reason: String| Item::Skipped {
-            id: name.clone(),
-            reason,
-        };
-        match kind.as_str() {
-            "response" if ctype.starts_with("application/http") => {
-                match parse_response(&block, self.limit) {
-                    Err(m) => self.error(id, DocErrorKind::Warc(m)),
-                    Ok(resp) => {
-                        let ct = resp.header("content-type").map(str::to_string);
-                        if !(200..300).contains(&resp.status) {
-                            skip(format!("HTTP status {}", resp.status))
-                        } else if !is_html(ct.as_deref(), &resp.body) {
-                            skip(format!(
-                                "not HTML ({})",
-                                ct.as_deref().unwrap_or("no Content-Type")
-                            ))
-                        } else {
-                            Item::Document(RawDocument {
-                                id: name.clone(),
-                                url: id,
-                                content: Content::Html {
-                                    bytes: resp.body,
-                                    content_type: ct,
-                                },
-                            })
-                        }
-                    }
+                if block.is_empty() {
+                    let err = self.error(
+                        id,
+                        DocErrorKind::Compression(format!("{e} (record content cut short)")),
+                    );
+                    return self.plain(err);
                 }
+                truncated = true;
             }
-            "resource" | "response" if is_html(Some(&ctype), &block) => {
-                let ct = header(headers, "content-type").map(str::to_string);
-                Item::Document(RawDocument {
-                    id: name.clone(),
-                    url: id,
-                    content: Content::Html {
-                        bytes: block,
-                        content_type: ct,
-                    },
-                })
+        }
+        let framed = truncated || self.end_of_record();
+        if !framed || truncated {
+            // A record that runs into the next one is cut there (junk after
+            // a whole record is left to the next read, which reports it).
+            if let Some(p) = next_record_start(&block, b"WARC/") {
+                self.reader.unread(&block[p..]);
+                block.truncate(p);
+                while block.last().is_some_and(|&c| c == b'\r' || c == b'\n') {
+                    block.pop();
+                }
+                self.done = false;
+                truncated = true;
             }
-            "" => skip("record without WARC-Type".into()),
-            other => skip(format!("{other} record")),
+        }
+        if self.keep_raw {
+            self.raw.extend_from_slice(&block);
+            self.raw.extend_from_slice(b"\r\n\r\n");
+        }
+        let raw = self.keep_raw.then(|| std::mem::take(&mut self.raw));
+        let kind = header(&headers, "warc-type")
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let head = RecordHead {
+            kind: &kind,
+            content_type: header(&headers, "content-type"),
+            uri: id,
+            name: self.fallback_id(),
+        };
+        Some(Read1 {
+            item: classify(head, block, self.limit),
+            truncated,
+            raw,
+        })
+    }
+
+    /// Consumes the line breaks after a record's content; whether they are
+    /// followed by the end of the stream or the next record. A stream error
+    /// here ends the reading (the record itself is whole).
+    fn end_of_record(&mut self) -> bool {
+        let mut gap = 0;
+        loop {
+            let buf = match self.reader.fill_buf() {
+                Ok(b) => b,
+                Err(_) => {
+                    self.done = true;
+                    return true;
+                }
+            };
+            if buf.is_empty() {
+                return true;
+            }
+            let k = buf
+                .iter()
+                .take(MAX_GAP - gap)
+                .take_while(|&&c| c == b'\r' || c == b'\n')
+                .count();
+            let all = k == buf.len();
+            self.reader.consume(k);
+            gap += k;
+            if !all || gap >= MAX_GAP {
+                break;
+            }
+        }
+        match self.reader.peek(5) {
+            Ok(next) => next.is_empty() || next == b"WARC/",
+            Err(_) => {
+                self.done = true;
+                true
+            }
         }
     }
 
-    fn fail(&mut self, id: Option<String>, e: std::io::Error) -> Option<Item> {
+    fn fail(&mut self, id: Option<String>, e: std::io::Error) -> Option<Read1> {
         self.done = true;
-        Some(self.error(id, DocErrorKind::Compression(e.to_string())))
+        let err = self.error(id, DocErrorKind::Compression(e.to_string()));
+        self.plain(err)
     }
 }
 
@@ -255,14 +325,7 @@ impl<R: BufRead> Iterator for WarcReader<R> {
     type Item = Item;
 
     fn next(&mut self) -> Option<Item> {
-        if self.done {
-            return None;
-        }
-        let item = self.next_item();
-        if item.is_none() {
-            self.done = true;
-        }
-        item
+        self.next_read().map(|r| r.item)
     }
 }
 
@@ -282,6 +345,7 @@ fn target(headers: &[(String, String)]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::Content;
 
     fn record(kind: &str, uri: &str, ctype: &str, block: &[u8]) -> Vec<u8> {
         let mut r = format!(
@@ -354,17 +418,44 @@ mod tests {
     }
 
     #[test]
-    fn truncated_record_keeps_earlier_ones() {
+    fn truncated_record_keeps_earlier_ones_and_its_own_bytes() {
         let mut w = response("http://a/", "text/html", "<p>a</p>");
         let second = response("http://b/", "text/html", &"<p>b</p>".repeat(50));
         w.extend_from_slice(&second[..second.len() - 100]);
-        let items = read(&w);
-        assert_eq!(items.len(), 2);
-        assert!(matches!(&items[0], Item::Document(_)));
-        match &items[1] {
-            Item::Error(e) => {
-                assert_eq!(e.id, "http://b/");
-                assert!(e.to_string().contains("truncated"), "{e}");
+        let mut r = WarcReader::new(&w[..], "t.warc", 1 << 20);
+        let reads: Vec<Read1> = std::iter::from_fn(|| r.next_read()).collect();
+        assert_eq!(reads.len(), 2);
+        assert!(matches!(&reads[0].item, Item::Document(_)) && !reads[0].truncated);
+        match &reads[1].item {
+            Item::Document(d) => {
+                assert_eq!(d.id, "http://b/");
+                assert!(reads[1].truncated);
+            }
+            other => panic!("{other:?}"),
+        }
+        // A record cut inside its WARC header is an error.
+        let items = read(&second[..40]);
+        assert!(matches!(&items[..], [Item::Error(e)] if e.to_string().contains("truncated")));
+    }
+
+    #[test]
+    fn record_running_into_the_next_is_cut_there() {
+        let a = response("http://a/", "text/html", &"<p>a</p>".repeat(200));
+        let b = response("http://b/", "text/html", "<p>b</p>");
+        let mut w = a[..a.len() / 2].to_vec();
+        w.extend_from_slice(b"\r\n");
+        w.extend_from_slice(&b);
+        let mut r = WarcReader::new(&w[..], "t.warc", 1 << 20);
+        let reads: Vec<Read1> = std::iter::from_fn(|| r.next_read()).collect();
+        assert_eq!(reads.len(), 2);
+        assert!(reads[0].truncated && !reads[1].truncated);
+        match (&reads[0].item, &reads[1].item) {
+            (Item::Document(x), Item::Document(y)) => {
+                let Content::Html { bytes, .. } = &x.content else {
+                    panic!()
+                };
+                assert!(!bytes.windows(5).any(|w| w == b"WARC/"));
+                assert_eq!(y.id, "http://b/");
             }
             other => panic!("{other:?}"),
         }
