@@ -124,6 +124,18 @@ def main():
                ctype="text/plain"),
     ]))
 
+    # Legacy multi-byte pages under a wrong single-byte declaration, and a
+    # real windows-1252 page.
+    ja = "日本語のウェブページです。東京都の天気は晴れ、明日は雨になるでしょう。" * 3
+    zh = "这是一个中文网页。北京今天天气晴朗，明天可能会下雨。" * 3
+    fr = "Le café de la gare ouvre à sept heures ; les élèves y déjeunent. Où est la bibliothèque ? À côté. " * 3
+    write("sjis_as_windows-1252.html",
+          f'<html><head><meta charset="windows-1252"><title>天気</title></head><body><p>{ja}</p></body></html>'.encode("shift_jis"))
+    write("gb18030_as_iso-8859-1.html",
+          f'<html><head><meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1"><title>天气</title></head><body><p>{zh}</p></body></html>'.encode("gb18030"))
+    write("real_windows-1252.html",
+          f'<html><head><meta charset="windows-1252"><title>Café</title></head><body><p>{fr}</p></body></html>'.encode("cp1252"))
+
     # JSON Lines repeating an id.
     write("repeated_id.jsonl", b'{"id":"a","text":"one"}\n{"id":"b","text":"two"}\n{"id":"a","text":"three"}\n')
 

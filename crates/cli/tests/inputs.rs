@@ -219,3 +219,42 @@ fn arc_and_wet_inputs() {
         ]
     );
 }
+
+#[test]
+fn mislabelled_cjk_pages_and_tiny_pages_are_extracted() {
+    let out = neardup(&[
+        "extract",
+        "-q",
+        s(&fixture("sjis_as_windows-1252.html")),
+        s(&fixture("gb18030_as_iso-8859-1.html")),
+        s(&fixture("real_windows-1252.html")),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out.stdout);
+    assert!(
+        lines[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("東京都の天気は晴れ"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(lines[0]["charset"], "Shift_JIS");
+    assert!(
+        lines[1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("北京今天天气晴朗"),
+        "{}",
+        lines[1]
+    );
+    assert_eq!(lines[2]["charset"], "windows-1252");
+    let dir = temp_dir("inputs-tiny");
+    std::fs::write(dir.join("tiny.html"), "<p>hi</p>").unwrap();
+    let out = neardup(&["extract", "-q", s(&dir.join("tiny.html"))]);
+    assert_eq!(json_lines(&out.stdout)[0]["text"], "hi");
+}

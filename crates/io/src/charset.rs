@@ -112,6 +112,11 @@ fn decode_with_tld(bytes: &[u8], http_content_type: Option<&str>, tld: Option<&s
                     return finish(guess, bytes, CharsetSource::Detected);
                 }
             }
+            if enc.is_single_byte() {
+                if let Some(multi) = legacy_multibyte(bytes, tld) {
+                    return finish(multi, bytes, CharsetSource::Detected);
+                }
+            }
             finish(enc, bytes, source)
         }
         None => finish(detect(bytes, tld), bytes, CharsetSource::Detected),
@@ -196,6 +201,38 @@ fn utf8_prefix(bytes: &[u8], limit: usize) -> &[u8] {
     bytes.get(..end).unwrap_or(bytes)
 }
 
+/// The legacy multi-byte encodings that pages mislabel as a single-byte
+/// one (a Shift_JIS page served as windows-1252 by a misconfigured server).
+const MULTIBYTE: [&Encoding; 6] = [
+    encoding_rs::SHIFT_JIS,
+    encoding_rs::EUC_JP,
+    encoding_rs::GBK,
+    encoding_rs::GB18030,
+    encoding_rs::BIG5,
+    encoding_rs::EUC_KR,
+];
+
+/// For a page declared in a single-byte charset: the CJK multi-byte
+/// encoding its bytes really are, when detection says so and the sample
+/// decodes in it without a single error (text in windows-1252 and its
+/// kin almost never does, having accented letters between ASCII).
+fn legacy_multibyte(bytes: &[u8], tld: Option<&str>) -> Option<&'static Encoding> {
+    let sample = bytes.get(..DETECT_BYTES).unwrap_or(bytes);
+    if sample.iter().filter(|&&b| b >= 0x80).count() < 16 {
+        return None;
+    }
+    let guess = detect(bytes, tld);
+    if !MULTIBYTE.contains(&guess) {
+        return None;
+    }
+    let mut decoder = guess.new_decoder_without_bom_handling();
+    let mut out =
+        String::with_capacity(decoder.max_utf8_buffer_length_without_replacement(sample.len())?);
+    let last = sample.len() == bytes.len();
+    let (result, _) = decoder.decode_to_string_without_replacement(sample, &mut out, last);
+    (result == encoding_rs::DecoderResult::InputEmpty).then_some(guess)
+}
+
 /// Statistical detection over the first bytes, helped by the top-level
 /// domain when known.
 fn detect(bytes: &[u8], tld: Option<&str>) -> &'static Encoding {
@@ -264,6 +301,72 @@ mod tests {
         let d = decode_html(&bytes, None);
         assert_eq!(d.source, CharsetSource::Detected);
         assert!(d.text.contains("café"), "{}", d.charset);
+    }
+
+    #[test]
+    fn cjk_pages_under_a_single_byte_declaration_are_detected() {
+        let cases = [
+            (
+                encoding_rs::SHIFT_JIS,
+                "日本語のウェブページです。東京都の天気は晴れ、明日は雨になるでしょう。",
+            ),
+            (
+                encoding_rs::EUC_JP,
+                "日本語のウェブページです。東京都の天気は晴れ、明日は雨になるでしょう。",
+            ),
+            (
+                encoding_rs::GB18030,
+                "这是一个中文网页。北京今天天气晴朗，明天可能会下雨。",
+            ),
+            (
+                encoding_rs::BIG5,
+                "這是一個中文網頁。台北今天天氣晴朗，明天可能會下雨。",
+            ),
+            (
+                encoding_rs::EUC_KR,
+                "이것은 한국어 웹 페이지입니다. 서울의 날씨는 맑고 내일은 비가 올 것입니다.",
+            ),
+        ];
+        for (enc, text) in cases {
+            for decl in ["windows-1252", "iso-8859-1"] {
+                let html = format!("<meta charset={decl}><p>{}</p>", text.repeat(3));
+                let (bytes, _, _) = enc.encode(&html);
+                let d = decode_html(&bytes, None);
+                assert!(
+                    d.text.contains(text),
+                    "{} as {decl}: {} ({})",
+                    enc.name(),
+                    d.charset,
+                    d.text
+                );
+                assert_eq!(d.source, CharsetSource::Detected);
+                let d = decode_html(&bytes, Some(&format!("text/html; charset={decl}")));
+                assert!(
+                    d.text.contains(text),
+                    "{} in HTTP as {decl}: {}",
+                    enc.name(),
+                    d.charset
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn real_windows_1252_pages_stay_windows_1252() {
+        let texts = [
+            "Le café de la gare ouvre à sept heures ; les élèves y déjeunent. Où est la bibliothèque ? À côté.",
+            "Die Straße führt über die Brücke; Bäcker öffnen früh. Größere Häuser stehen am Fluß.",
+            "Señor Muñoz compró piñas y jalapeños en la ciudad; ¿dónde está el niño? ¡Aquí!",
+            "Prices: 5€ – “quoted” text… and © 2020 ® ™ • bullets — em dashes ‘single’ quotes.",
+        ];
+        for text in texts {
+            let html = format!("<meta charset=windows-1252><p>{}</p>", text.repeat(4));
+            let (bytes, _, _) = encoding_rs::WINDOWS_1252.encode(&html);
+            let d = decode_html(&bytes, None);
+            assert_eq!(d.charset, "windows-1252", "{text}");
+            assert_eq!(d.source, CharsetSource::Meta);
+            assert!(d.text.contains(text));
+        }
     }
 
     #[test]

@@ -235,3 +235,29 @@ fn document_records_pair_ids_with_stored_bytes() {
     let text = String::from_utf8_lossy(&recs[1].1);
     assert!(text.contains("Second fetch"));
 }
+
+#[test]
+fn legacy_multibyte_pages_under_a_wrong_declaration() {
+    for (name, charset, text) in [
+        (
+            "sjis_as_windows-1252.html",
+            "Shift_JIS",
+            "東京都の天気は晴れ",
+        ),
+        ("gb18030_as_iso-8859-1.html", "GBK", "北京今天天气晴朗"),
+        (
+            "real_windows-1252.html",
+            "windows-1252",
+            "Le café de la gare",
+        ),
+    ] {
+        let (items, _) = read(&[name]);
+        let [Item::Document(d)] = &items[..] else {
+            panic!("{name}: {items:?}")
+        };
+        let decoded = d.decode().unwrap();
+        assert_eq!(decoded.charset, charset, "{name}");
+        assert!(decoded.text.contains(text), "{name}: {}", decoded.text);
+        assert!(!decoded.had_errors, "{name}");
+    }
+}
