@@ -438,6 +438,25 @@ mod tests {
     }
 
     #[test]
+    fn an_unreadable_entry_is_one_error_and_the_walk_goes_on() {
+        let dir = TempDir::new("unreadable");
+        let file = dir.write("a.html", b"<p>a</p>");
+        // A path whose listing fails (here: a file taken for a directory;
+        // a directory without read permission goes the same way).
+        let mut sources = Vec::new();
+        walk(&file, &mut sources);
+        walk(&dir, &mut sources);
+        assert_eq!(sources[0].kind, SourceKind::Unreadable);
+        assert_eq!(sources[1].kind, SourceKind::Html);
+        let items: Vec<Item> = Inputs::new().read_all(&sources).collect();
+        assert!(
+            matches!(&items[0], Item::Error(e) if e.id.ends_with("a.html")),
+            "{items:?}"
+        );
+        assert!(matches!(&items[1], Item::Document(d) if d.id.ends_with("a.html#2")));
+    }
+
+    #[test]
     fn missing_path_is_an_error_naming_it() {
         let err = Inputs::new()
             .sources(&["/nonexistent/neardup/x.html"])

@@ -42,6 +42,8 @@ pub struct WarcReader<R> {
     done: bool,
     keep_raw: bool,
     raw: Vec<u8>,
+    /// A stream error met after a whole record, reported next.
+    pending: Option<std::io::Error>,
 }
 
 impl<R: BufRead> WarcReader<R> {
@@ -57,6 +59,7 @@ impl<R: BufRead> WarcReader<R> {
             done: false,
             keep_raw: false,
             raw: Vec::new(),
+            pending: None,
         }
     }
 
@@ -113,6 +116,10 @@ impl<R: BufRead> WarcReader<R> {
             return None;
         }
         self.raw.clear();
+        if let Some(e) = self.pending.take() {
+            self.record += 1;
+            return self.fail(None, e);
+        }
         let r = self.next_item();
         if r.is_none() {
             self.done = true;
@@ -285,8 +292,8 @@ impl<R: BufRead> WarcReader<R> {
         loop {
             let buf = match self.reader.fill_buf() {
                 Ok(b) => b,
-                Err(_) => {
-                    self.done = true;
+                Err(e) => {
+                    self.stream_error(e);
                     return true;
                 }
             };
@@ -307,10 +314,21 @@ impl<R: BufRead> WarcReader<R> {
         }
         match self.reader.peek(5) {
             Ok(next) => next.is_empty() || next == b"WARC/",
-            Err(_) => {
-                self.done = true;
+            Err(e) => {
+                self.stream_error(e);
                 true
             }
+        }
+    }
+
+    /// A stream error after a whole record: the end of a file cut inside a
+    /// gzip trailer ends the reading quietly (the record is whole, as warcio
+    /// reads it); corrupt data is reported as the next item.
+    fn stream_error(&mut self, e: std::io::Error) {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            self.done = true;
+        } else {
+            self.pending = Some(e);
         }
     }
 
@@ -495,6 +513,21 @@ mod tests {
         assert_eq!(items.len(), 2, "{items:?}");
         assert!(matches!(&items[0], Item::Error(_)));
         assert!(matches!(&items[1], Item::Document(_)));
+    }
+
+    #[test]
+    fn corrupt_gzip_after_a_whole_record_is_reported() {
+        use std::io::Write;
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(&response("http://a/", "text/html", "<p>a</p>"))
+            .unwrap();
+        let mut data = e.finish().unwrap();
+        data.extend_from_slice(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff\xff\xff\xff\xff garbage");
+        let stream = std::io::BufReader::new(flate2::read::MultiGzDecoder::new(&data[..]));
+        let items: Vec<Item> = WarcReader::new(stream, "t.warc.gz", 1 << 20).collect();
+        assert_eq!(items.len(), 2, "{items:?}");
+        assert!(matches!(&items[0], Item::Document(_)));
+        assert!(matches!(&items[1], Item::Error(e) if e.id == "t.warc.gz#record-2"));
     }
 
     #[test]
