@@ -50,6 +50,7 @@ pub fn check(target: &Path, sources: &[Source], force: bool) -> Result<()> {
         Some(SourceKind::Arc) => {
             bail!("--kept cannot write ARC; the dedup output lists the kept ids")
         }
+        Some(SourceKind::Stdin) => bail!("--kept cannot copy documents read from standard input"),
         Some(SourceKind::Html) => validate::writable_dir(target, "--kept directory", force),
         Some(_) => validate::writable_file(target, "--kept file"),
     }

@@ -258,3 +258,25 @@ fn mislabelled_cjk_pages_and_tiny_pages_are_extracted() {
     let out = neardup(&["extract", "-q", s(&dir.join("tiny.html"))]);
     assert_eq!(json_lines(&out.stdout)[0]["text"], "hi");
 }
+
+#[test]
+fn standard_input_is_read_by_its_content() {
+    use std::process::{Command, Stdio};
+    for (name, first) in [
+        ("v1.arc.gz", "http://arc.example.com/"),
+        ("repeated_id.jsonl", "a"),
+        ("sjis_as_windows-1252.html", "stdin"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_neardup"))
+            .args(["extract", "-q", "-"])
+            .stdin(Stdio::from(std::fs::File::open(fixture(name)).unwrap()))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(json_lines(&out.stdout)[0]["id"], first, "{name}");
+    }
+}

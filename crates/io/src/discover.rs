@@ -2,12 +2,10 @@
 //! apart by their content (magic bytes, first line), not only by name.
 
 use std::fs::File;
-use std::io::Read;
+use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use flate2::read::MultiGzDecoder;
-
-use crate::compressed::GZIP_MAGIC;
+use crate::compressed::decoded;
 use crate::http::is_html;
 use crate::source::{Source, SourceKind};
 
@@ -36,19 +34,12 @@ pub(crate) fn sniff(head: &[u8]) -> SourceKind {
     }
 }
 
-/// The first bytes of a file, gunzipped when it is gzip (as much as
-/// decompresses, errors ignored).
+/// The first bytes of a file, decompressed when it is gzip or zstd (as
+/// much as decompresses, errors ignored).
 pub(crate) fn head_of(path: &Path) -> std::io::Result<Vec<u8>> {
-    let mut raw = Vec::with_capacity(SNIFF_BYTES);
-    File::open(path)?
-        .take(SNIFF_BYTES as u64)
-        .read_to_end(&mut raw)?;
-    if !raw.starts_with(&GZIP_MAGIC) {
-        return Ok(raw);
-    }
+    let file = BufReader::with_capacity(SNIFF_BYTES, File::open(path)?);
     let mut out = Vec::with_capacity(SNIFF_BYTES);
-    let file = File::open(path)?;
-    let _ = MultiGzDecoder::new(file)
+    let _ = decoded(file)?
         .take(SNIFF_BYTES as u64)
         .read_to_end(&mut out);
     Ok(out)

@@ -6,12 +6,10 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use flate2::read::MultiGzDecoder;
-
 use crate::arc::ArcReader;
-use crate::compressed::{read_file, GZIP_MAGIC};
+use crate::compressed::{decoded, read_file, read_limited};
 use crate::counting::{CountingReader, ReadCounter};
-use crate::discover::{kind_of_named_file, skip_reason, unreadable_reason, walk};
+use crate::discover::{kind_of_named_file, skip_reason, sniff, unreadable_reason, walk};
 use crate::document::{Content, Item, RawDocument};
 use crate::error::{DocError, DocErrorKind, Error};
 use crate::ids::{IdRegistry, TruncatedIds};
@@ -46,6 +44,8 @@ pub enum SourceKind {
     /// A file or directory that could not be read: one error, and the run
     /// goes on.
     Unreadable,
+    /// Standard input (the path `-`), its format told by its first bytes.
+    Stdin,
 }
 
 impl SourceKind {
@@ -53,14 +53,17 @@ impl SourceKind {
     /// [`SourceKind::Other`].
     pub fn from_name(name: &str) -> SourceKind {
         let lower = name.to_ascii_lowercase();
-        let base = lower.strip_suffix(".gz").unwrap_or(&lower);
+        let base = lower
+            .strip_suffix(".gz")
+            .or_else(|| lower.strip_suffix(".zst"))
+            .unwrap_or(&lower);
         let ext = base.rsplit_once('.').map_or("", |(_, e)| e);
         match ext {
             "html" | "htm" | "xhtml" | "shtml" => SourceKind::Html,
             "warc" | "wet" => SourceKind::Warc,
             "arc" => SourceKind::Arc,
             "jsonl" | "ndjson" => SourceKind::Jsonl,
-            "parquet" if !lower.ends_with(".gz") => SourceKind::Parquet,
+            "parquet" if base == lower => SourceKind::Parquet,
             _ => SourceKind::Other,
         }
     }
@@ -174,6 +177,13 @@ impl Inputs {
         let mut out = Vec::new();
         for p in paths {
             let p = p.as_ref();
+            if p == Path::new("-") {
+                out.push(Source {
+                    path: p.to_path_buf(),
+                    kind: SourceKind::Stdin,
+                });
+                continue;
+            }
             let meta = std::fs::metadata(p).map_err(|e| Error::io(p, e))?;
             if meta.is_dir() {
                 walk(p, &mut out);
@@ -227,23 +237,15 @@ impl Inputs {
             SourceKind::Unreadable => error(DocErrorKind::Read(unreadable_reason(&source.path))),
             SourceKind::Warc | SourceKind::Arc => {
                 match open_stream(&source.path, self.config.counter.as_ref()) {
-                    Ok(mut r) => {
-                        let arc = match r.fill_buf() {
-                            Ok(head) if head.starts_with(b"filedesc:") => true,
-                            Ok(head) if head.starts_with(b"WARC/") => false,
-                            _ => source.kind == SourceKind::Arc,
-                        };
-                        if arc {
-                            let mut arc = ArcReader::new(r, name, limit);
-                            Box::new(std::iter::from_fn(move || arc.next_read()))
-                        } else {
-                            let mut warc = WarcReader::new(r, name, limit);
-                            Box::new(std::iter::from_fn(move || {
-                                warc.next_read().map(|r| (r.item, r.truncated))
-                            }))
-                        }
-                    }
+                    Ok(r) => self.archive(r, name, source.kind == SourceKind::Arc),
                     Err(kind) => error(kind),
+                }
+            }
+            SourceKind::Stdin => {
+                let stdin = std::io::BufReader::with_capacity(256 * 1024, std::io::stdin());
+                match decoded(stdin) {
+                    Ok(r) => self.stdin(r),
+                    Err(e) => error(DocErrorKind::Read(e.to_string())),
                 }
             }
             #[cfg(feature = "parquet")]
@@ -266,6 +268,55 @@ impl Inputs {
                 ),
                 Err(kind) => error(kind),
             },
+        }
+    }
+
+    /// An archive stream: ARC when it starts like one (or `arc` and it
+    /// starts like neither), else WARC.
+    fn archive(&self, mut r: Box<dyn BufRead + Send>, name: String, arc: bool) -> Marked {
+        let limit = self.config.max_document_bytes;
+        let arc = match r.fill_buf() {
+            Ok(head) if head.starts_with(b"filedesc:") => true,
+            Ok(head) if head.starts_with(b"WARC/") => false,
+            _ => arc,
+        };
+        if arc {
+            let mut arc = ArcReader::new(r, name, limit);
+            Box::new(std::iter::from_fn(move || arc.next_read()))
+        } else {
+            let mut warc = WarcReader::new(r, name, limit);
+            Box::new(std::iter::from_fn(move || {
+                warc.next_read().map(|r| (r.item, r.truncated))
+            }))
+        }
+    }
+
+    /// Standard input, its format told by its first bytes: an archive,
+    /// JSON Lines, else one HTML page named `stdin`.
+    fn stdin(&self, mut r: Box<dyn BufRead + Send>) -> Marked {
+        let name = "stdin".to_string();
+        let limit = self.config.max_document_bytes;
+        let kind = r.fill_buf().map(sniff).unwrap_or(SourceKind::Other);
+        match kind {
+            SourceKind::Warc | SourceKind::Arc => self.archive(r, name, kind == SourceKind::Arc),
+            SourceKind::Jsonl => Box::new(
+                JsonlReader::new(r, name, self.config.fields.clone(), limit)
+                    .map(|item| (item, false)),
+            ),
+            _ => {
+                let item = match read_limited(r, limit, false) {
+                    Ok(bytes) => Item::Document(RawDocument {
+                        id: name,
+                        url: None,
+                        content: Content::Html {
+                            bytes,
+                            content_type: None,
+                        },
+                    }),
+                    Err(kind) => Item::Error(DocError { id: name, kind }),
+                };
+                Box::new(std::iter::once((item, false)))
+            }
         }
     }
 
@@ -360,18 +411,8 @@ fn open_stream(
 ) -> Result<Box<dyn BufRead + Send>, DocErrorKind> {
     let file = File::open(path).map_err(|e| DocErrorKind::Read(e.to_string()))?;
     let file = CountingReader::new(file, counter.cloned());
-    let mut reader = BufReader::with_capacity(256 * 1024, file);
-    let head = reader
-        .fill_buf()
-        .map_err(|e| DocErrorKind::Read(e.to_string()))?;
-    if head.starts_with(&GZIP_MAGIC) {
-        Ok(Box::new(BufReader::with_capacity(
-            256 * 1024,
-            MultiGzDecoder::new(reader),
-        )))
-    } else {
-        Ok(Box::new(reader))
-    }
+    decoded(BufReader::with_capacity(256 * 1024, file))
+        .map_err(|e| DocErrorKind::Compression(e.to_string()))
 }
 
 #[cfg(test)]
@@ -387,6 +428,8 @@ mod tests {
             ("crawl.warc.gz", SourceKind::Warc),
             ("x.warc", SourceKind::Warc),
             ("old.arc.gz", SourceKind::Arc),
+            ("c.jsonl.zst", SourceKind::Jsonl),
+            ("x.warc.zst", SourceKind::Warc),
             ("c.jsonl", SourceKind::Jsonl),
             ("c.ndjson.gz", SourceKind::Jsonl),
             ("docs.parquet", SourceKind::Parquet),

@@ -261,3 +261,36 @@ fn legacy_multibyte_pages_under_a_wrong_declaration() {
         assert!(!decoded.had_errors, "{name}");
     }
 }
+
+#[test]
+fn zstd_archives_and_json_lines() {
+    let dir = neardup_testkit::TempDir::new("zstd-inputs");
+    let warc = std::fs::read(data("cut_in_middle.warc")).unwrap();
+    let zst = zstd::stream::encode_all(&warc[..], 3).unwrap();
+    let p1 = dir.write("crawl.warc.zst", &zst);
+    let jsonl =
+        zstd::stream::encode_all(&b"{\"id\":\"z\",\"text\":\"zstd text\"}\n"[..], 3).unwrap();
+    let p2 = dir.write("docs.jsonl.zst", &jsonl);
+    // No extension: told by content.
+    let p3 = dir.write("crawl-no-extension", &zst);
+    let inputs = Inputs::new();
+    let sources = inputs.sources(&[&p1, &p2, &p3]).unwrap();
+    let kinds: Vec<SourceKind> = sources.iter().map(|s| s.kind).collect();
+    assert_eq!(
+        kinds,
+        [SourceKind::Warc, SourceKind::Jsonl, SourceKind::Warc]
+    );
+    let items: Vec<Item> = inputs.read_all(&sources).collect();
+    let d = docs(&items);
+    let ids: Vec<&str> = d.iter().map(|x| x.0).collect();
+    assert_eq!(
+        ids,
+        [
+            "http://cut.example.com/1",
+            "http://cut.example.com/2",
+            "z",
+            "http://cut.example.com/1#2",
+            "http://cut.example.com/2#2"
+        ]
+    );
+}
