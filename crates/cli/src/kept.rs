@@ -31,7 +31,12 @@ fn kind(sources: &[Source]) -> Result<Option<SourceKind>> {
     let kinds: HashSet<SourceKind> = sources
         .iter()
         .map(|s| s.kind)
-        .filter(|k| !matches!(k, SourceKind::Other | SourceKind::Unreadable))
+        .filter(|k| {
+            !matches!(
+                k,
+                SourceKind::Other | SourceKind::Unreadable | SourceKind::Unrecognized
+            )
+        })
         .collect();
     if kinds.len() > 1 {
         bail!("--kept needs inputs of one kind (all WARC, all JSONL or all HTML)");

@@ -46,15 +46,16 @@ pub(crate) fn head_of(path: &Path) -> std::io::Result<Vec<u8>> {
 }
 
 /// The kind of a file named on the command line: by its name, else by its
-/// content; text that is nothing else is read as HTML (as before), binary
-/// content is [`SourceKind::Other`]; unreadable files are
+/// content; text that is nothing else is read as HTML, binary content is
+/// [`SourceKind::Unrecognized`]; unreadable files are
 /// [`SourceKind::Unreadable`].
 pub(crate) fn kind_of_named_file(path: &Path) -> SourceKind {
     match SourceKind::from_name(&path.to_string_lossy()) {
         SourceKind::Other => match head_of(path) {
             Err(_) => SourceKind::Unreadable,
             Ok(head) => match sniff(&head) {
-                SourceKind::Other if !head.contains(&0) => SourceKind::Html,
+                SourceKind::Other if looks_textual(&head) => SourceKind::Html,
+                SourceKind::Other => SourceKind::Unrecognized,
                 k => k,
             },
         },
@@ -135,6 +136,26 @@ pub(crate) fn skip_reason(path: &Path) -> String {
     }
 }
 
+/// Text rather than binary: no NUL byte and few C0 controls.
+fn looks_textual(head: &[u8]) -> bool {
+    let controls = head
+        .iter()
+        .filter(|&&b| b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t' | 0x0c))
+        .count();
+    !head.contains(&0) && controls * 20 <= head.len()
+}
+
+/// What a [`SourceKind::Unrecognized`] file is not, and how it starts.
+pub(crate) fn unrecognized_reason(path: &Path) -> String {
+    let head = head_of(path).unwrap_or_default();
+    let hex: Vec<String> = head.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    format!(
+        "not an HTML, WARC, ARC, JSON Lines or Parquet file (gzip and zstd \
+         are read; it starts with bytes {})",
+        hex.join(" ")
+    )
+}
+
 /// Why an [`SourceKind::Unreadable`] source could not be read.
 pub(crate) fn unreadable_reason(path: &Path) -> String {
     let result = if path.is_dir() {
@@ -151,6 +172,16 @@ pub(crate) fn unreadable_reason(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn named_files_are_told_by_content() {
+        let dir = neardup_testkit::TempDir::new("named-kinds");
+        let png = dir.write("logo", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR");
+        let text = dir.write("notes", b"just some words");
+        assert_eq!(kind_of_named_file(&png), SourceKind::Unrecognized);
+        assert_eq!(kind_of_named_file(&text), SourceKind::Html);
+        assert!(unrecognized_reason(&png).contains("starts with bytes 89 50 4e 47"));
+    }
 
     #[test]
     fn sniffs_formats() {

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use crate::arc::ArcReader;
 use crate::compressed::{decoded, read_file, read_limited};
 use crate::counting::{CountingReader, ReadCounter};
-use crate::discover::{kind_of_named_file, skip_reason, sniff, unreadable_reason, walk};
+use crate::discover::{
+    kind_of_named_file, skip_reason, sniff, unreadable_reason, unrecognized_reason, walk,
+};
 use crate::document::{Content, Item, RawDocument};
 use crate::error::{DocError, DocErrorKind, Error};
 use crate::ids::{IdRegistry, TruncatedIds};
@@ -46,6 +48,9 @@ pub enum SourceKind {
     Unreadable,
     /// Standard input (the path `-`), its format told by its first bytes.
     Stdin,
+    /// A file named on the command line that is none of the formats read:
+    /// one error saying so.
+    Unrecognized,
 }
 
 impl SourceKind {
@@ -235,6 +240,9 @@ impl Inputs {
                 reason: skip_reason(&source.path),
             }),
             SourceKind::Unreadable => error(DocErrorKind::Read(unreadable_reason(&source.path))),
+            SourceKind::Unrecognized => {
+                error(DocErrorKind::Read(unrecognized_reason(&source.path)))
+            }
             SourceKind::Warc | SourceKind::Arc => {
                 match open_stream(&source.path, self.config.counter.as_ref()) {
                     Ok(r) => self.archive(r, name, source.kind == SourceKind::Arc),
