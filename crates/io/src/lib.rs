@@ -41,6 +41,7 @@ mod jsonl;
 #[cfg(feature = "parquet")]
 mod parquet_input;
 mod prescan;
+mod read;
 mod record;
 mod rewind;
 mod source;
@@ -54,8 +55,7 @@ pub use document::{Content, Item, RawDocument};
 pub use error::{DocError, DocErrorKind, Error, ErrorKind};
 pub use ids::TruncatedIds;
 pub use jsonl::{JsonlFields, JsonlReader};
-pub use source::{
-    open_input, Inputs, InputsBuilder, Source, SourceKind, DEFAULT_MAX_DOCUMENT_BYTES,
-};
+pub use read::open_input;
+pub use source::{Inputs, InputsBuilder, Source, SourceKind, DEFAULT_MAX_DOCUMENT_BYTES};
 pub use warc::WarcReader;
 pub use warc_raw::{RawRecord, RawRecords, WarcWriter};
