@@ -15,6 +15,8 @@ use crate::rewind::Rewind;
 
 /// The longest header line accepted.
 const MAX_LINE: usize = 64 * 1024;
+/// How far ahead a record's end looks for the next header line.
+const MAX_PEEK: usize = 4096;
 
 /// Reads the records of one ARC stream (already gunzipped).
 pub struct ArcReader<R> {
@@ -46,6 +48,25 @@ fn parse_head(line: &[u8]) -> Option<ArcHead> {
         mime: fields[3].to_string(),
         len,
     })
+}
+
+/// Where a header line of a next record starts inside `block` (not on its
+/// first line), if anywhere.
+fn next_arc_start(block: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while let Some(p) = block[from..].iter().position(|&c| c == b'\n') {
+        let start = from + p + 1;
+        let end = block[start..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(block.len(), |e| start + e);
+        let line = &block[start..end];
+        if line.windows(3).any(|w| w == b"://") && parse_head(line).is_some() {
+            return Some(start);
+        }
+        from = start;
+    }
+    None
 }
 
 impl<R: BufRead> ArcReader<R> {
@@ -122,7 +143,7 @@ impl<R: BufRead> ArcReader<R> {
             return Some((self.error(id, kind), false));
         }
         let mut block = Vec::with_capacity(head.len.min(16 << 20) as usize);
-        let truncated = match (&mut self.reader).take(head.len).read_to_end(&mut block) {
+        let mut truncated = match (&mut self.reader).take(head.len).read_to_end(&mut block) {
             Ok(n) => (n as u64) < head.len,
             Err(e) if block.is_empty() => return Some((self.broken(id, e), false)),
             Err(_) => {
@@ -130,6 +151,18 @@ impl<R: BufRead> ArcReader<R> {
                 true
             }
         };
+        if truncated || !self.next_is_record() {
+            // A record whose length runs into the next one is cut there.
+            if let Some(p) = next_arc_start(&block) {
+                self.reader.unread(&block[p..]);
+                block.truncate(p);
+                while block.last().is_some_and(|&c| c == b'\r' || c == b'\n') {
+                    block.pop();
+                }
+                self.done = false;
+                truncated = true;
+            }
+        }
         if head.url.starts_with("filedesc:") {
             let item = Item::Skipped {
                 id: head.url,
@@ -149,6 +182,25 @@ impl<R: BufRead> ArcReader<R> {
             name: self.name.clone(),
         };
         Some((classify(rec, block, self.limit), truncated))
+    }
+
+    /// Whether the end of the stream or a record header line follows the
+    /// line breaks after a record.
+    fn next_is_record(&mut self) -> bool {
+        loop {
+            match self.reader.fill_buf() {
+                Ok([c, ..]) if *c == b'\n' || *c == b'\r' => self.reader.consume(1),
+                Ok(_) => break,
+                Err(_) => return true,
+            }
+        }
+        match self.reader.peek(MAX_PEEK) {
+            Ok(next) => match next.iter().position(|&c| c == b'\n') {
+                Some(end) => parse_head(&next[..end]).is_some(),
+                None => next.len() < MAX_PEEK || next.is_empty(),
+            },
+            Err(_) => true,
+        }
     }
 
     /// Skips lines up to the next one that reads as a record header.
@@ -216,6 +268,39 @@ mod tests {
         assert!(matches!(&items[0], Item::Skipped { reason, .. } if reason.contains("ARC file")));
         assert!(matches!(&items[1], Item::Document(d) if d.id == "http://a/"));
         assert!(matches!(&items[2], Item::Document(d) if d.url.as_deref() == Some("http://b/")));
+    }
+
+    #[test]
+    fn v2_lines_and_a_record_cut_in_the_middle() {
+        let data = arc(&[
+            ("http://a/", &"<p>a</p>".repeat(50)),
+            ("http://b/", "<p>b</p>"),
+        ]);
+        let text = String::from_utf8(data).unwrap();
+        let a_start = text.find("http://a/ ").unwrap();
+        let b_start = text.find("http://b/ ").unwrap();
+        let cut = [
+            &text[..a_start + (b_start - a_start) / 2],
+            "\n",
+            &text[b_start..],
+        ]
+        .concat();
+        let mut r = ArcReader::new(cut.as_bytes(), "t.arc", 1 << 20);
+        let reads: Vec<(Item, bool)> = std::iter::from_fn(|| r.next_read()).collect();
+        assert_eq!(reads.len(), 3, "{reads:?}");
+        assert!(matches!(&reads[1], (Item::Document(d), true) if d.id == "http://a/"));
+        assert!(matches!(&reads[2], (Item::Document(d), false) if d.id == "http://b/"));
+        // Version 2: ten fields, the length last.
+        let http = "HTTP/1.1 200 OK\nContent-Type: text/html\n\n<p>two</p>";
+        let v2 = format!(
+            "http://c/ 1.2.3.4 20080101000000 text/html 200 SHA1 - - 0 x.arc {}\n{http}\n",
+            http.len()
+        );
+        let items: Vec<Item> = ArcReader::new(v2.as_bytes(), "t.arc", 1 << 20).collect();
+        assert!(
+            matches!(&items[..], [Item::Document(d)] if d.id == "http://c/"),
+            "{items:?}"
+        );
     }
 
     #[test]
