@@ -12,10 +12,15 @@ use std::sync::{Arc, Mutex};
 use crate::document::Item;
 use crate::error::{DocError, DocErrorKind};
 
-/// Gives every item a unique id.
+/// Gives every item a unique id. Ids are remembered by their 128-bit hash
+/// (about 40 bytes a document, whatever the length of the URL).
 #[derive(Debug, Default)]
 pub(crate) struct IdRegistry {
-    seen: HashMap<String, u32>,
+    seen: HashMap<u128, u32>,
+}
+
+fn key(id: &str) -> u128 {
+    xxhash_rust::xxh3::xxh3_128(id.as_bytes())
 }
 
 impl IdRegistry {
@@ -46,7 +51,8 @@ impl IdRegistry {
 
     /// Registers `id`; `Some(new id)` when it was already taken.
     fn rename(&mut self, id: &str) -> Option<String> {
-        let n = self.seen.entry(id.to_string()).or_insert(0);
+        let base = key(id);
+        let n = self.seen.entry(base).or_insert(0);
         *n += 1;
         if *n == 1 {
             return None;
@@ -54,9 +60,9 @@ impl IdRegistry {
         let mut k = *n;
         loop {
             let candidate = format!("{id}#{k}");
-            if !self.seen.contains_key(&candidate) {
-                self.seen.insert(candidate.clone(), 1);
-                if let Some(n) = self.seen.get_mut(id) {
+            if let std::collections::hash_map::Entry::Vacant(e) = self.seen.entry(key(&candidate)) {
+                e.insert(1);
+                if let Some(n) = self.seen.get_mut(&base) {
                     *n = k;
                 }
                 return Some(candidate);
