@@ -1,9 +1,11 @@
 //! Reading a corpus into fingerprinted documents, shared by `dedup` and
 //! `eval --sweep`.
 
+use std::collections::BTreeMap;
+
 use anyhow::{bail, Result};
 use neardup::extract::Extractor;
-use neardup::io::{Inputs, Source};
+use neardup::io::{Inputs, Item, Source};
 use neardup::{Dedup, Fingerprinted};
 
 use crate::pipeline;
@@ -15,6 +17,14 @@ pub struct Corpus {
     pub entries: Vec<Fingerprinted>,
     /// Records that are not documents (counted, not output).
     pub skipped: u64,
+    /// The skipped records by kind of reason (`HTTP status 404`,
+    /// `not HTML`, `revisit record`, ...).
+    pub skipped_by_reason: BTreeMap<String, u64>,
+}
+
+/// The kind of a skip reason: the reason without its parenthesized detail.
+fn reason_kind(reason: &str) -> String {
+    reason.split(" (").next().unwrap_or(reason).to_string()
 }
 
 /// Reads, extracts and fingerprints every document of `sources` in parallel;
@@ -30,9 +40,19 @@ pub fn fingerprint_corpus(
     let mut corpus = Corpus {
         entries: Vec::new(),
         skipped: 0,
+        skipped_by_reason: BTreeMap::new(),
     };
-    let fingerprint = |item| neardup::fingerprint_item(dedup, item, extractor);
-    pipeline::map_ordered(inputs, sources, pool, fingerprint, |e| {
+    let fingerprint = |item: Item| {
+        let reason = match &item {
+            Item::Skipped { reason, .. } => Some(reason_kind(reason)),
+            _ => None,
+        };
+        (reason, neardup::fingerprint_item(dedup, item, extractor))
+    };
+    pipeline::map_ordered(inputs, sources, pool, fingerprint, |(reason, e)| {
+        if let Some(r) = reason {
+            *corpus.skipped_by_reason.entry(r).or_default() += 1;
+        }
         match e {
             Some(e) => {
                 progress.add(1);

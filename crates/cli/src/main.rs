@@ -9,6 +9,7 @@ mod output;
 mod pipeline;
 mod plot;
 mod progress;
+mod validate;
 
 use std::process::ExitCode;
 

@@ -2,11 +2,16 @@
 //! inputs in order and hands them over in chunks; each chunk is processed in
 //! parallel on a rayon pool and its results come back in input order, so
 //! output never depends on the thread count.
+//!
+//! A repeated id in JSON Lines or Parquet input stops the run as soon as it
+//! is read: the output names documents by id.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::sync_channel;
+use std::sync::Mutex;
 
-use anyhow::Result;
-use neardup::io::{Content, Inputs, Item, Source};
+use anyhow::{bail, Result};
+use neardup::io::{Content, DocError, DocErrorKind, Inputs, Item, Source};
 use rayon::prelude::*;
 
 /// Items per chunk handed to the pool.
@@ -46,12 +51,28 @@ where
     M: Fn(Item) -> T + Sync + Send,
     S: FnMut(T) -> Result<()>,
 {
-    std::thread::scope(|scope| {
+    let stop = AtomicBool::new(false);
+    let repeated: Mutex<Option<DocError>> = Mutex::new(None);
+    let result = std::thread::scope(|scope| {
         let (tx, rx) = sync_channel::<Vec<Item>>(2);
+        let (stop, repeated) = (&stop, &repeated);
         scope.spawn(move || {
             let mut chunk = Vec::with_capacity(CHUNK_ITEMS);
             let mut bytes = 0usize;
             for item in inputs.read_all(sources) {
+                if let Item::Error(
+                    e @ DocError {
+                        kind: DocErrorKind::DuplicateId(_),
+                        ..
+                    },
+                ) = &item
+                {
+                    if let Ok(mut r) = repeated.lock() {
+                        *r = Some(e.clone());
+                    }
+                    stop.store(true, Ordering::SeqCst);
+                    return;
+                }
                 bytes += item_bytes(&item);
                 chunk.push(item);
                 if chunk.len() >= CHUNK_ITEMS || bytes >= CHUNK_BYTES {
@@ -67,13 +88,24 @@ where
             }
         });
         for chunk in rx {
+            if stop.load(Ordering::SeqCst) {
+                break;
+            }
             let results: Vec<T> = pool.install(|| chunk.into_par_iter().map(&map).collect());
             for r in results {
                 sink(r)?;
             }
         }
         Ok(())
-    })
+    });
+    if let Some(e) = repeated.into_inner().ok().flatten() {
+        if let DocErrorKind::DuplicateId(id) = &e.kind {
+            bail!(
+                "document ids must be unique in JSON Lines and Parquet input: {id:?} occurs more than once (stopped at its second occurrence)"
+            );
+        }
+    }
+    result
 }
 
 #[cfg(test)]
@@ -112,5 +144,32 @@ mod tests {
         assert_eq!(seen[0].len(), 2000);
         assert_eq!(seen[0][1999], "d1999");
         assert!(seen.iter().all(|s| *s == seen[0]));
+    }
+
+    #[test]
+    fn a_repeated_jsonl_id_stops_the_run() {
+        let dir = neardup_testkit::TempDir::new("pipeline-repeat");
+        let mut lines: String = (0..3000)
+            .map(|i| format!("{{\"id\":\"d{i}\",\"text\":\"t\"}}\n"))
+            .collect();
+        lines.push_str("{\"id\":\"d7\",\"text\":\"again\"}\n");
+        lines.push_str(&lines.clone());
+        std::fs::write(dir.join("c.jsonl"), lines).unwrap();
+        let inputs = Inputs::new();
+        let sources = inputs.sources(&[dir.join("c.jsonl")]).unwrap();
+        let mut seen = 0;
+        let err = map_ordered(
+            &inputs,
+            &sources,
+            &thread_pool(1).unwrap(),
+            |_| (),
+            |_| {
+                seen += 1;
+                Ok(())
+            },
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("\"d7\""), "{err}");
+        assert!(seen <= 3000, "{seen}");
     }
 }

@@ -24,6 +24,8 @@ const BOILER_WEIGHT: f32 = 0.25;
 const HIDDEN_BODY_MIN_TOKENS: u32 = 80;
 /// ... and is the article when less than this share of it is on screen.
 const HIDDEN_BODY_SHOWN: f32 = 0.3;
+/// Pages up to this size whose main text is empty get their visible text.
+const SMALL_PAGE_BYTES: usize = 4096;
 
 /// A microdata `articleBody` hidden by an inline style whose text the page
 /// does not show anywhere: the page declares it as its article while the
@@ -82,7 +84,16 @@ pub(crate) fn run(html: &str, mode: Mode, max_depth: usize) -> Document {
     let blocks = segment(&dom, &a, body, &visible);
     let kept = match mode {
         Mode::AllText => blocks,
-        Mode::Main => main_blocks(&dom, &a, &blocks),
+        Mode::Main => {
+            let main = main_blocks(&dom, &a, &blocks);
+            // A small page with no main text (`<p>hi</p>`, a stub): its
+            // visible text is what the user sees and expects.
+            if main.is_empty() && html.len() <= SMALL_PAGE_BYTES {
+                blocks
+            } else {
+                main
+            }
+        }
     };
     let paragraphs: Vec<String> = kept.into_iter().map(|b| b.text).collect();
     let text = paragraphs.join("\n");
@@ -187,6 +198,13 @@ mod tests {
             run(html, Mode::AllText, 512).paragraphs,
             vec!["Home", "Body text.", "Foot"]
         );
+    }
+
+    #[test]
+    fn a_small_page_without_main_text_gets_its_visible_text() {
+        assert_eq!(main_text("<p>hi</p>"), vec!["hi"]);
+        assert_eq!(main_text("hello you"), vec!["hello you"]);
+        assert!(main_text("").is_empty());
     }
 
     #[test]

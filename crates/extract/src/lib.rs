@@ -141,15 +141,16 @@ impl Extractor {
     }
 }
 
-/// Binary garbage: many control characters in the first few kilobytes.
-/// Replacement characters alone do not count: a page decoded with the wrong
-/// charset is still a page.
+/// Binary garbage: many C0 control characters in the first few kilobytes.
+/// Replacement characters and C1 controls (U+0080 to U+009F, what a page in a
+/// multi-byte charset decoded as windows-1252 is full of) do not count: a page
+/// decoded with the wrong charset is still a page.
 fn looks_binary(html: &str) -> bool {
     let mut total = 0u32;
     let mut bad = 0u32;
     for c in html.chars().take(4096) {
         total += 1;
-        if c.is_control() && !matches!(c, '\n' | '\r' | '\t' | '\u{c}') {
+        if c < '\u{20}' && !matches!(c, '\n' | '\r' | '\t' | '\u{c}') {
             bad += 1;
         }
     }
@@ -234,6 +235,12 @@ mod tests {
         assert!(!looks_binary("<p>plain text</p>\n".repeat(20).as_str()));
         assert!(!looks_binary(
             "<p>\u{fffd}\u{fffd}\u{fffd}</p>".repeat(20).as_str()
+        ));
+        // Shift_JIS read as windows-1252: C1 controls between letters.
+        assert!(!looks_binary(
+            "<p>\u{81}E\u{81}F\u{8f}\u{90}\u{9d}a</p>"
+                .repeat(50)
+                .as_str()
         ));
     }
 }

@@ -5,8 +5,14 @@
 //! between tokenizer and tree builder: once the insertion point is at
 //! `max_depth`, further start tags (and their matching end tags) are dropped,
 //! so their content is flattened into the capped ancestor.
+//!
+//! The same filter bounds memory: once the tree holds `max_nodes` nodes
+//! (see [`node_budget`]), further start tags are dropped the same way, so a
+//! page of millions of tiny elements (`<a>` repeated over 30 MB) costs a
+//! bounded tree, its text kept in the elements already built.
 
 use std::cell::RefCell;
+use std::collections::VecDeque;
 
 use html5ever::interface::TreeSink;
 use html5ever::tendril::StrTendril;
@@ -21,11 +27,24 @@ use crate::sink::ArenaSink;
 
 /// How far back an end tag looks for a suppressed start tag to match.
 const MATCH_WINDOW: usize = 32;
+/// The most suppressed start tags remembered (the oldest are forgotten).
+const MAX_SUPPRESSED: usize = 1 << 16;
+/// Nodes every page may have, whatever its size.
+const NODE_BASE: usize = 50_000;
+/// Bytes of HTML per node allowed beyond [`NODE_BASE`].
+const BYTES_PER_NODE: usize = 64;
+
+/// The most nodes the tree of `html_len` bytes of HTML may have: real pages
+/// have one node per 50 to 500 bytes and stay far below it.
+pub(crate) fn node_budget(html_len: usize) -> usize {
+    NODE_BASE + html_len / BYTES_PER_NODE
+}
 
 struct DepthFilter {
     inner: TreeBuilder<NodeId, ArenaSink>,
     max_depth: u32,
-    suppressed: RefCell<Vec<LocalName>>,
+    max_nodes: usize,
+    suppressed: RefCell<VecDeque<LocalName>>,
 }
 
 /// Elements that must always reach the tree builder: void elements cannot
@@ -69,19 +88,24 @@ impl DepthFilter {
     fn drop_tag(&self, tag: &Tag) -> bool {
         match tag.kind {
             TagKind::StartTag => {
-                if always_pass(&tag.name) || self.inner.sink.current_depth() < self.max_depth {
+                if always_pass(&tag.name)
+                    || (self.inner.sink.current_depth() < self.max_depth
+                        && self.inner.sink.node_count() < self.max_nodes)
+                {
                     return false;
                 }
-                self.suppressed.borrow_mut().push(tag.name.clone());
+                let mut sup = self.suppressed.borrow_mut();
+                if sup.len() >= MAX_SUPPRESSED {
+                    sup.pop_front();
+                }
+                sup.push_back(tag.name.clone());
                 true
             }
             TagKind::EndTag => {
                 let mut sup = self.suppressed.borrow_mut();
                 let len = sup.len();
                 let start = len.saturating_sub(MATCH_WINDOW);
-                let found = sup
-                    .get(start..)
-                    .and_then(|w| w.iter().rposition(|n| *n == tag.name));
+                let found = sup.range(start..).rposition(|n| *n == tag.name);
                 match found {
                     Some(pos) => {
                         sup.remove(start + pos);
@@ -125,8 +149,14 @@ pub(crate) fn parse(html: &str, max_depth: usize) -> Dom {
     parse_tendril(StrTendril::from_slice(html), max_depth)
 }
 
-/// Parse an input buffer; see [`parse`].
+/// Parse an input buffer; see [`parse`]. The tree holds at most
+/// [`node_budget`] nodes.
 pub(crate) fn parse_tendril(html: StrTendril, max_depth: usize) -> Dom {
+    let max_nodes = node_budget(html.len());
+    parse_capped(html, max_depth, max_nodes)
+}
+
+fn parse_capped(html: StrTendril, max_depth: usize, max_nodes: usize) -> Dom {
     let max_depth = u32::try_from(max_depth).unwrap_or(u32::MAX).max(4);
     let tb_opts = TreeBuilderOpts {
         scripting_enabled: false,
@@ -136,7 +166,8 @@ pub(crate) fn parse_tendril(html: StrTendril, max_depth: usize) -> Dom {
     let filter = DepthFilter {
         inner: TreeBuilder::new(ArenaSink::new(), tb_opts),
         max_depth,
-        suppressed: RefCell::new(Vec::new()),
+        max_nodes,
+        suppressed: RefCell::new(VecDeque::new()),
     };
     let tokenizer = Tokenizer::new(filter, TokenizerOpts::default());
     let input = BufferQueue::default();
@@ -181,6 +212,24 @@ mod tests {
         let dom = parse(&html, 16);
         let p = dom.find_element("p").expect("p survives");
         assert!(dom.get(p).is_some_and(|n| n.depth <= 4));
+    }
+
+    #[test]
+    fn node_count_is_capped_and_text_kept() {
+        let html = "<p>first</p>".to_string() + &"<a>x</a>".repeat(5000) + "<p>last words</p>";
+        let dom = parse_capped(StrTendril::from_slice(&html), 512, 200);
+        assert!(dom.nodes.len() <= 210, "{} nodes", dom.nodes.len());
+        let text: String = dom
+            .nodes
+            .iter()
+            .filter_map(|n| match &n.data {
+                NodeData::Text(t) => Some(t.to_string()),
+                _ => None,
+            })
+            .collect();
+        assert!(text.contains("first") && text.contains("last words"));
+        assert_eq!(text.matches('x').count(), 5000);
+        assert!(node_budget(30 << 20) < 600_000);
     }
 
     #[test]

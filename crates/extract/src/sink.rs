@@ -36,6 +36,11 @@ impl ArenaSink {
         self.current_depth.get()
     }
 
+    /// How many nodes the arena holds.
+    pub(crate) fn node_count(&self) -> usize {
+        self.dom.borrow().nodes.len()
+    }
+
     /// Note that an end tag probably closed one level.
     pub(crate) fn closed_one(&self) {
         self.current_depth

@@ -130,3 +130,33 @@ fn unclosed_constructs_at_end_of_input() {
         assert!(Extractor::new().extract(html).is_ok(), "{html:?}");
     }
 }
+
+#[test]
+fn millions_of_tiny_elements_keep_their_text() {
+    // Over the DOM node cap (50,000 + 1 per 64 bytes): the elements past it
+    // are flattened, the text stays.
+    let mut html = String::from("<html><body><p>Opening words of the page.</p>");
+    for i in 0..400_000 {
+        html.push_str("<a>");
+        if i % 1000 == 0 {
+            html.push_str(&format!("marker{i} "));
+        }
+    }
+    html.push_str("<p>Closing words of the page.</p></body></html>");
+    let doc = Extractor::builder()
+        .mode(neardup_extract::Mode::AllText)
+        .build()
+        .extract(&html)
+        .expect("extracts");
+    assert!(doc.text.contains("Opening words"), "{}", &doc.text[..200]);
+    assert!(doc.text.contains("marker399000"));
+    assert!(doc.text.contains("Closing words"));
+}
+
+#[test]
+fn a_page_in_shift_jis_read_as_windows_1252_is_not_binary() {
+    // What a mislabelled page looks like when decoded with its label: C1
+    // controls among letters. It is a page, not garbage.
+    let html = "<p>\u{83}E\u{83}F\u{83}u\u{90}\u{9d}a \u{8f}\u{81}</p>".repeat(200);
+    assert!(Extractor::new().extract(&html).is_ok());
+}

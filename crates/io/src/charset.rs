@@ -112,6 +112,11 @@ fn decode_with_tld(bytes: &[u8], http_content_type: Option<&str>, tld: Option<&s
                     return finish(guess, bytes, CharsetSource::Detected);
                 }
             }
+            if enc.is_single_byte() {
+                if let Some(multi) = legacy_multibyte(bytes, tld) {
+                    return finish(multi, bytes, CharsetSource::Detected);
+                }
+            }
             finish(enc, bytes, source)
         }
         None => finish(detect(bytes, tld), bytes, CharsetSource::Detected),
@@ -194,6 +199,38 @@ fn utf8_prefix(bytes: &[u8], limit: usize) -> &[u8] {
         }
     }
     bytes.get(..end).unwrap_or(bytes)
+}
+
+/// The legacy multi-byte encodings that pages mislabel as a single-byte
+/// one (a Shift_JIS page served as windows-1252 by a misconfigured server).
+const MULTIBYTE: [&Encoding; 6] = [
+    encoding_rs::SHIFT_JIS,
+    encoding_rs::EUC_JP,
+    encoding_rs::GBK,
+    encoding_rs::GB18030,
+    encoding_rs::BIG5,
+    encoding_rs::EUC_KR,
+];
+
+/// For a page declared in a single-byte charset: the CJK multi-byte
+/// encoding its bytes really are, when detection says so and the sample
+/// decodes in it without a single error (text in windows-1252 and its
+/// kin almost never does, having accented letters between ASCII).
+fn legacy_multibyte(bytes: &[u8], tld: Option<&str>) -> Option<&'static Encoding> {
+    let sample = bytes.get(..DETECT_BYTES).unwrap_or(bytes);
+    if sample.iter().filter(|&&b| b >= 0x80).count() < 16 {
+        return None;
+    }
+    let guess = detect(bytes, tld);
+    if !MULTIBYTE.contains(&guess) {
+        return None;
+    }
+    let mut decoder = guess.new_decoder_without_bom_handling();
+    let mut out =
+        String::with_capacity(decoder.max_utf8_buffer_length_without_replacement(sample.len())?);
+    let last = sample.len() == bytes.len();
+    let (result, _) = decoder.decode_to_string_without_replacement(sample, &mut out, last);
+    (result == encoding_rs::DecoderResult::InputEmpty).then_some(guess)
 }
 
 /// Statistical detection over the first bytes, helped by the top-level

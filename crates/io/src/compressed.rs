@@ -1,7 +1,8 @@
-//! Reading whole files, transparently gunzipping them, within a size limit.
+//! Reading whole files and streams, transparently decompressing gzip (all
+//! members) and zstd (all frames), within a size limit.
 
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use flate2::read::MultiGzDecoder;
@@ -11,6 +12,31 @@ use crate::error::DocErrorKind;
 
 /// The two bytes every gzip member starts with.
 pub(crate) const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+/// The four bytes every zstd frame starts with.
+pub(crate) const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// Buffer size of decompressed streams.
+const STREAM_BUFFER: usize = 256 * 1024;
+
+/// `reader`, decompressed when its first bytes are a gzip or zstd magic.
+pub(crate) fn decoded<R: BufRead + Send + 'static>(
+    mut reader: R,
+) -> std::io::Result<Box<dyn BufRead + Send>> {
+    let head = reader.fill_buf()?;
+    if head.starts_with(&GZIP_MAGIC) {
+        Ok(Box::new(BufReader::with_capacity(
+            STREAM_BUFFER,
+            MultiGzDecoder::new(reader),
+        )))
+    } else if head.starts_with(&ZSTD_MAGIC) {
+        Ok(Box::new(BufReader::with_capacity(
+            STREAM_BUFFER,
+            zstd::stream::read::Decoder::with_buffer(reader)?,
+        )))
+    } else {
+        Ok(Box::new(reader))
+    }
+}
 
 /// Reads a file, gunzipping it if it starts with the gzip magic, and fails
 /// with [`DocErrorKind::TooLarge`] past `limit` decompressed bytes.
@@ -21,12 +47,16 @@ pub(crate) fn read_file(
 ) -> Result<Vec<u8>, DocErrorKind> {
     let file = File::open(path).map_err(|e| DocErrorKind::Read(e.to_string()))?;
     let mut reader = BufReader::new(CountingReader::new(file, counter.cloned()));
-    let mut head = [0u8; 2];
+    let mut head = [0u8; 4];
     let n = read_full(&mut reader, &mut head).map_err(|e| DocErrorKind::Read(e.to_string()))?;
     let prefix = &head[..n];
     let chained = prefix.chain(reader);
-    if prefix == GZIP_MAGIC {
+    if prefix.starts_with(&GZIP_MAGIC) {
         read_limited(MultiGzDecoder::new(chained), limit, true)
+    } else if prefix == ZSTD_MAGIC {
+        let decoder = zstd::stream::read::Decoder::new(chained)
+            .map_err(|e| DocErrorKind::Compression(e.to_string()))?;
+        read_limited(decoder, limit, true)
     } else {
         read_limited(chained, limit, false)
     }
@@ -83,6 +113,21 @@ mod tests {
         assert_eq!(read_file(&p, 100, None).unwrap(), b"<p>hi</p>");
         let p = dir.write("a.html.gz", gz(b"<p>hi</p>"));
         assert_eq!(read_file(&p, 100, None).unwrap(), b"<p>hi</p>");
+    }
+
+    #[test]
+    fn zstd_files_and_streams() {
+        let data = zstd::stream::encode_all(&b"<p>zst</p>"[..], 3).unwrap();
+        let dir = TempDir::new("zstd");
+        let p = dir.write("a.html.zst", &data);
+        assert_eq!(read_file(&p, 100, None).unwrap(), b"<p>zst</p>");
+        let two = [data.clone(), data].concat();
+        let mut out = String::new();
+        decoded(std::io::Cursor::new(two))
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        assert_eq!(out, "<p>zst</p><p>zst</p>");
     }
 
     #[test]

@@ -79,6 +79,9 @@ pub enum DocErrorKind {
     Warc(String),
     /// A JSONL line is not a valid document.
     Json(String),
+    /// A JSONL or Parquet document repeats the id (given here) of an
+    /// earlier one.
+    DuplicateId(String),
     /// The document is larger than the configured limit.
     TooLarge {
         /// Its size in bytes (or at least this many bytes).
@@ -95,6 +98,9 @@ impl fmt::Display for DocErrorKind {
             DocErrorKind::Compression(m) => write!(f, "compressed data: {m}"),
             DocErrorKind::Warc(m) => write!(f, "WARC: {m}"),
             DocErrorKind::Json(m) => write!(f, "JSON: {m}"),
+            DocErrorKind::DuplicateId(id) => {
+                write!(f, "document id {id:?} occurs more than once in the input")
+            }
             DocErrorKind::TooLarge { size, limit } => {
                 write!(
                     f,

@@ -5,8 +5,6 @@ use std::io::Read;
 
 use flate2::read::{MultiGzDecoder, ZlibDecoder};
 
-use crate::compressed::read_limited;
-
 /// A parsed HTTP response.
 #[derive(Debug)]
 pub(crate) struct HttpResponse {
@@ -25,18 +23,20 @@ impl HttpResponse {
 }
 
 /// Parses an HTTP/1.x response message; `limit` bounds the decoded body.
+///
+/// Lenient the way archive readers must be: `HTTPX/1.1` status lines (some
+/// old crawlers wrote them), lines ended by LF, CR LF or CR CR LF. A body
+/// whose declared content coding does not decode is kept as stored (ClueWeb09
+/// declares `gzip` on bodies it stored decoded); a gzip body cut short keeps
+/// what it decoded.
 pub(crate) fn parse_response(block: &[u8], limit: u64) -> Result<HttpResponse, String> {
-    let (head_len, sep_len) = match find(block, b"\r\n\r\n") {
-        Some(p) => (p, 4),
-        None => match find(block, b"\n\n") {
-            Some(p) => (p, 2),
-            None => return Err("HTTP headers do not end".into()),
-        },
+    let Some((head_len, body_start)) = head_end(block) else {
+        return Err("HTTP headers do not end".into());
     };
     let head = String::from_utf8_lossy(&block[..head_len]);
-    let mut lines = head.lines();
+    let mut lines = head.split('\n').map(|l| l.trim_end_matches('\r'));
     let status_line = lines.next().unwrap_or_default();
-    if !status_line.starts_with("HTTP/") {
+    if !is_status_line(status_line.as_bytes()) {
         return Err(format!("not an HTTP response: {:?}", truncate(status_line)));
     }
     let status = status_line
@@ -60,7 +60,7 @@ pub(crate) fn parse_response(block: &[u8], limit: u64) -> Result<HttpResponse, S
         headers,
         body: Vec::new(),
     };
-    let raw = &block[head_len + sep_len..];
+    let raw = &block[body_start..];
     let chunked = resp
         .header("transfer-encoding")
         .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
@@ -73,16 +73,49 @@ pub(crate) fn parse_response(block: &[u8], limit: u64) -> Result<HttpResponse, S
         .header("content-encoding")
         .map(|v| v.trim().to_ascii_lowercase());
     resp.body = match coding.as_deref() {
+        Some("gzip" | "x-gzip") => decode_or_raw(MultiGzDecoder::new(&body[..]), &body, limit)?,
+        Some("deflate") => decode_or_raw(ZlibDecoder::new(&body[..]), &body, limit)?,
         None | Some("" | "identity") => body,
-        Some("gzip" | "x-gzip") => {
-            read_limited(MultiGzDecoder::new(&body[..]), limit, true).map_err(|e| e.to_string())?
-        }
-        Some("deflate") => {
-            read_limited(ZlibDecoder::new(&body[..]), limit, true).map_err(|e| e.to_string())?
-        }
+        // A coding not decoded here: the body as stored when it is plainly
+        // HTML (the declaration is wrong), an error otherwise.
+        Some(_) if is_html(None, &body) => body,
         Some(other) => return Err(format!("unsupported Content-Encoding {other:?}")),
     };
     Ok(resp)
+}
+
+/// Whether a line is an HTTP status line (`HTTP/1.1 200`, `HTTPX/1.1 200`).
+pub(crate) fn is_status_line(line: &[u8]) -> bool {
+    line.starts_with(b"HTTP/") || line.starts_with(b"HTTPX/")
+}
+
+/// The end of an HTTP head: (length of the head, start of the body). The
+/// head ends at the first empty line, whatever its line ending.
+fn head_end(block: &[u8]) -> Option<(usize, usize)> {
+    let mut start = 0;
+    while let Some(nl) = block[start..].iter().position(|&c| c == b'\n') {
+        let line_end = start + nl;
+        let line = &block[start..line_end];
+        if start > 0 && line.iter().all(|&c| c == b'\r') {
+            return Some((start, line_end + 1));
+        }
+        start = line_end + 1;
+    }
+    None
+}
+
+/// Decodes a content-coded body: the decoded bytes when they decode (or
+/// decoded partly before the data ended), the raw body when nothing decodes.
+fn decode_or_raw(r: impl Read, raw: &[u8], limit: u64) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    match r.take(limit.saturating_add(1)).read_to_end(&mut out) {
+        Ok(_) if out.len() as u64 > limit => {
+            Err(format!("decoded body exceeds the limit of {limit} bytes"))
+        }
+        Ok(_) => Ok(out),
+        Err(_) if !out.is_empty() => Ok(out),
+        Err(_) => Ok(raw.to_vec()),
+    }
 }
 
 /// Removes chunked transfer coding; `None` if the body is not validly chunked.
@@ -174,6 +207,51 @@ mod tests {
         let mut msg = b"HTTP/1.0 200 OK\nContent-Encoding: gzip\n\n".to_vec();
         msg.extend(e.finish().unwrap());
         assert_eq!(parse_response(&msg, 100).unwrap().body, b"<p>zipped</p>");
+    }
+
+    #[test]
+    fn lenient_status_lines_and_line_ends() {
+        let r = parse_response(
+            b"HTTPX/1.1 200 OK\r\r\nContent-Type: text/html\r\r\n\r\r\n<p>x</p>",
+            100,
+        )
+        .unwrap();
+        assert_eq!(r.status, 200);
+        assert_eq!(r.header("content-type"), Some("text/html"));
+        assert_eq!(r.body, b"<p>x</p>");
+    }
+
+    #[test]
+    fn undecodable_content_coding_keeps_the_raw_body() {
+        let msg = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n<html><p>plain</p>";
+        assert_eq!(
+            parse_response(msg, 100).unwrap().body,
+            b"<html><p>plain</p>"
+        );
+        let msg = b"HTTP/1.1 200 OK\r\nContent-Encoding: br\r\n\r\n<html><p>plain</p>";
+        assert_eq!(
+            parse_response(msg, 100).unwrap().body,
+            b"<html><p>plain</p>"
+        );
+        assert!(parse_response(
+            b"HTTP/1.1 200 OK\r\nContent-Encoding: br\r\n\r\n\x8b\x00",
+            100
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn gzip_body_without_trailer_keeps_decoded_bytes() {
+        use std::io::Write;
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(b"<p>zipped and cut</p>").unwrap();
+        let gz = e.finish().unwrap();
+        let mut msg = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n".to_vec();
+        msg.extend_from_slice(&gz[..gz.len() - 8]);
+        assert_eq!(
+            parse_response(&msg, 100).unwrap().body,
+            b"<p>zipped and cut</p>"
+        );
     }
 
     #[test]

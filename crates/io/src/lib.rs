@@ -28,27 +28,34 @@
 
 #![deny(missing_docs)]
 
+mod arc;
 mod charset;
 mod compressed;
 mod counting;
+mod discover;
 mod document;
 mod error;
 mod http;
+mod ids;
 mod jsonl;
 #[cfg(feature = "parquet")]
 mod parquet_input;
 mod prescan;
+mod read;
+mod record;
+mod rewind;
 mod source;
 mod warc;
 mod warc_raw;
 
+pub use arc::ArcReader;
 pub use charset::{charset_param, decode_html, decode_html_for_url, CharsetSource, Decoded};
 pub use counting::ReadCounter;
 pub use document::{Content, Item, RawDocument};
 pub use error::{DocError, DocErrorKind, Error, ErrorKind};
+pub use ids::TruncatedIds;
 pub use jsonl::{JsonlFields, JsonlReader};
-pub use source::{
-    open_input, Inputs, InputsBuilder, Source, SourceKind, DEFAULT_MAX_DOCUMENT_BYTES,
-};
+pub use read::open_input;
+pub use source::{Inputs, InputsBuilder, Source, SourceKind, DEFAULT_MAX_DOCUMENT_BYTES};
 pub use warc::WarcReader;
 pub use warc_raw::{RawRecord, RawRecords, WarcWriter};

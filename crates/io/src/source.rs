@@ -1,18 +1,16 @@
 //! Inputs named on a command line: files and directories, walked in a stable
-//! order, each read as HTML, WARC or JSON Lines by its name.
+//! order, each read as HTML, WARC, ARC, JSON Lines or Parquet by its name
+//! and, when the name says nothing, by its content.
 
-use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-use flate2::read::MultiGzDecoder;
-
-use crate::compressed::{read_file, GZIP_MAGIC};
-use crate::counting::{CountingReader, ReadCounter};
-use crate::document::{Content, Item, RawDocument};
-use crate::error::{DocError, DocErrorKind, Error};
-use crate::jsonl::{JsonlFields, JsonlReader};
-use crate::warc::WarcReader;
+use crate::counting::ReadCounter;
+use crate::discover::{kind_of_named_file, walk};
+use crate::error::{DocErrorKind, Error};
+use crate::ids::TruncatedIds;
+use crate::jsonl::JsonlFields;
+use crate::read::open_stream;
 
 /// The default limit on one document's size: 64 MiB.
 pub const DEFAULT_MAX_DOCUMENT_BYTES: u64 = 64 * 1024 * 1024;
@@ -23,15 +21,27 @@ pub const DEFAULT_MAX_DOCUMENT_BYTES: u64 = 64 * 1024 * 1024;
 pub enum SourceKind {
     /// One HTML page (`.html`, `.htm`, `.xhtml`, optionally `.gz`).
     Html,
-    /// A WARC file (`.warc`, `.warc.gz`).
+    /// A WARC file (`.warc`, `.warc.gz`), any version from 0.17 to 1.1;
+    /// also WET files (`conversion` records).
     Warc,
+    /// An ARC file (`.arc`, `.arc.gz`), version 1 or 2.
+    Arc,
     /// JSON Lines (`.jsonl`, `.ndjson`, optionally `.gz`).
     Jsonl,
     /// Parquet (`.parquet`): one document per row, the JSONL field names as
     /// column names (needs the `parquet` feature, on by default).
     Parquet,
-    /// A file of another kind found in a directory: skipped and counted.
+    /// A file of another kind found in a directory, or a symbolic link not
+    /// followed: skipped and counted.
     Other,
+    /// A file or directory that could not be read: one error, and the run
+    /// goes on.
+    Unreadable,
+    /// Standard input (the path `-`), its format told by its first bytes.
+    Stdin,
+    /// A file named on the command line that is none of the formats read:
+    /// one error saying so.
+    Unrecognized,
 }
 
 impl SourceKind {
@@ -39,13 +49,17 @@ impl SourceKind {
     /// [`SourceKind::Other`].
     pub fn from_name(name: &str) -> SourceKind {
         let lower = name.to_ascii_lowercase();
-        let base = lower.strip_suffix(".gz").unwrap_or(&lower);
+        let base = lower
+            .strip_suffix(".gz")
+            .or_else(|| lower.strip_suffix(".zst"))
+            .unwrap_or(&lower);
         let ext = base.rsplit_once('.').map_or("", |(_, e)| e);
         match ext {
             "html" | "htm" | "xhtml" | "shtml" => SourceKind::Html,
-            "warc" => SourceKind::Warc,
+            "warc" | "wet" => SourceKind::Warc,
+            "arc" => SourceKind::Arc,
             "jsonl" | "ndjson" => SourceKind::Jsonl,
-            "parquet" if !lower.ends_with(".gz") => SourceKind::Parquet,
+            "parquet" if base == lower => SourceKind::Parquet,
             _ => SourceKind::Other,
         }
     }
@@ -74,14 +88,15 @@ pub struct Source {
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Inputs {
-    config: Config,
+    pub(crate) config: Config,
 }
 
 #[derive(Debug, Clone)]
-struct Config {
-    max_document_bytes: u64,
-    fields: JsonlFields,
-    counter: Option<ReadCounter>,
+pub(crate) struct Config {
+    pub(crate) max_document_bytes: u64,
+    pub(crate) fields: JsonlFields,
+    pub(crate) counter: Option<ReadCounter>,
+    pub(crate) truncated: Option<TruncatedIds>,
 }
 
 impl Default for Config {
@@ -90,6 +105,7 @@ impl Default for Config {
             max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
             fields: JsonlFields::default(),
             counter: None,
+            truncated: None,
         }
     }
 }
@@ -121,6 +137,13 @@ impl InputsBuilder {
         self
     }
 
+    /// Records into `ids` the (final) ids of documents that
+    /// [`Inputs::read_all`] reads from records cut short.
+    pub fn truncated_ids(&mut self, ids: TruncatedIds) -> &mut InputsBuilder {
+        self.config.truncated = Some(ids);
+        self
+    }
+
     /// Builds the reader.
     pub fn build(&self) -> Inputs {
         Inputs {
@@ -140,75 +163,34 @@ impl Inputs {
         InputsBuilder::default()
     }
 
-    /// Expands `paths` into files: a file stands for itself (read as HTML
-    /// when its name says nothing else), a directory for every file below
-    /// it, in byte order of paths (hidden files and symbolic links to
-    /// directories are not followed). A path that cannot be read is an error.
+    /// Expands `paths` into files: a file stands for itself (read by its
+    /// name, else by its content; text of no known kind is read as HTML), a
+    /// directory for every file below it, in byte order of paths (hidden
+    /// files are left out, symbolic links to directories not followed; an
+    /// entry that cannot be read is a source that reports its error). A
+    /// path named in `paths` that does not exist is an error.
     pub fn sources<P: AsRef<Path>>(&self, paths: &[P]) -> Result<Vec<Source>, Error> {
         let mut out = Vec::new();
         for p in paths {
             let p = p.as_ref();
-            let meta = std::fs::metadata(p).map_err(|e| Error::io(p, e))?;
-            if meta.is_dir() {
-                walk(p, &mut out)?;
-            } else {
-                let kind = match SourceKind::from_name(&p.to_string_lossy()) {
-                    SourceKind::Other => SourceKind::Html,
-                    k => k,
-                };
+            if p == Path::new("-") {
                 out.push(Source {
                     path: p.to_path_buf(),
-                    kind,
+                    kind: SourceKind::Stdin,
+                });
+                continue;
+            }
+            let meta = std::fs::metadata(p).map_err(|e| Error::io(p, e))?;
+            if meta.is_dir() {
+                walk(p, &mut out);
+            } else {
+                out.push(Source {
+                    path: p.to_path_buf(),
+                    kind: kind_of_named_file(p),
                 });
             }
         }
         Ok(out)
-    }
-
-    /// The items of one source, read lazily.
-    pub fn read(&self, source: &Source) -> Box<dyn Iterator<Item = Item> + Send> {
-        let name = source.path.display().to_string();
-        let limit = self.config.max_document_bytes;
-        match source.kind {
-            SourceKind::Html => Box::new(std::iter::once(
-                match read_file(&source.path, limit, self.config.counter.as_ref()) {
-                    Ok(bytes) => Item::Document(RawDocument {
-                        id: name,
-                        url: None,
-                        content: Content::Html {
-                            bytes,
-                            content_type: None,
-                        },
-                    }),
-                    Err(kind) => Item::Error(DocError { id: name, kind }),
-                },
-            )),
-            SourceKind::Other => Box::new(std::iter::once(Item::Skipped {
-                id: name,
-                reason: "not an HTML, WARC or JSONL file".into(),
-            })),
-            SourceKind::Warc => match open_stream(&source.path, self.config.counter.as_ref()) {
-                Ok(r) => Box::new(WarcReader::new(r, name, limit)),
-                Err(kind) => Box::new(std::iter::once(Item::Error(DocError { id: name, kind }))),
-            },
-            #[cfg(feature = "parquet")]
-            SourceKind::Parquet => Box::new(crate::parquet_input::ParquetReader::new(
-                &source.path,
-                self.config.fields.clone(),
-                limit,
-            )),
-            #[cfg(not(feature = "parquet"))]
-            SourceKind::Parquet => Box::new(std::iter::once(Item::Error(DocError {
-                id: name,
-                kind: DocErrorKind::Read(
-                    "Parquet support is not built in (cargo feature `parquet`)".into(),
-                ),
-            }))),
-            SourceKind::Jsonl => match open_stream(&source.path, self.config.counter.as_ref()) {
-                Ok(r) => Box::new(JsonlReader::new(r, name, self.config.fields.clone(), limit)),
-                Err(kind) => Box::new(std::iter::once(Item::Error(DocError { id: name, kind }))),
-            },
-        }
     }
 
     /// The total size in bytes of the sources' files (as stored, so
@@ -232,64 +214,12 @@ impl Inputs {
                 .map(|r| crate::RawRecords::new(r, self.config.max_document_bytes))
         })
     }
-
-    /// Every item of every source, in order.
-    pub fn read_all<'a>(&'a self, sources: &'a [Source]) -> impl Iterator<Item = Item> + 'a {
-        sources.iter().flat_map(move |s| self.read(s))
-    }
-}
-
-/// Opens a file as a buffered stream, gunzipping it (all members) if needed.
-pub fn open_input(path: &Path) -> std::io::Result<Box<dyn BufRead + Send>> {
-    open_stream(path, None).map_err(|e| std::io::Error::other(e.to_string()))
-}
-
-fn open_stream(
-    path: &Path,
-    counter: Option<&ReadCounter>,
-) -> Result<Box<dyn BufRead + Send>, DocErrorKind> {
-    let file = File::open(path).map_err(|e| DocErrorKind::Read(e.to_string()))?;
-    let file = CountingReader::new(file, counter.cloned());
-    let mut reader = BufReader::with_capacity(256 * 1024, file);
-    let head = reader
-        .fill_buf()
-        .map_err(|e| DocErrorKind::Read(e.to_string()))?;
-    if head.starts_with(&GZIP_MAGIC) {
-        Ok(Box::new(BufReader::with_capacity(
-            256 * 1024,
-            MultiGzDecoder::new(reader),
-        )))
-    } else {
-        Ok(Box::new(reader))
-    }
-}
-
-fn walk(dir: &Path, out: &mut Vec<Source>) -> Result<(), Error> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| Error::io(dir, e))?
-        .collect::<Result<_, _>>()
-        .map_err(|e| Error::io(dir, e))?;
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let name = entry.file_name();
-        if name.to_string_lossy().starts_with('.') {
-            continue;
-        }
-        let path = entry.path();
-        let ft = entry.file_type().map_err(|e| Error::io(&path, e))?;
-        if ft.is_dir() {
-            walk(&path, out)?;
-        } else if ft.is_file() || (ft.is_symlink() && path.is_file()) {
-            let kind = SourceKind::from_name(&name.to_string_lossy());
-            out.push(Source { path, kind });
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Item;
     use neardup_testkit::TempDir;
 
     #[test]
@@ -299,6 +229,9 @@ mod tests {
             ("a.HTM.gz", SourceKind::Html),
             ("crawl.warc.gz", SourceKind::Warc),
             ("x.warc", SourceKind::Warc),
+            ("old.arc.gz", SourceKind::Arc),
+            ("c.jsonl.zst", SourceKind::Jsonl),
+            ("x.warc.zst", SourceKind::Warc),
             ("c.jsonl", SourceKind::Jsonl),
             ("c.ndjson.gz", SourceKind::Jsonl),
             ("docs.parquet", SourceKind::Parquet),
@@ -315,9 +248,10 @@ mod tests {
     fn walks_directories_in_stable_order() {
         let dir = TempDir::new("walk");
         std::fs::create_dir_all(dir.join("sub")).unwrap();
-        for f in ["b.html", "a.html", "sub/c.htm", "notes.txt", ".hidden.html"] {
+        for f in ["b.html", "a.html", "sub/c.htm", ".hidden.html"] {
             std::fs::write(dir.join(f), "<p>x</p>").unwrap();
         }
+        std::fs::write(dir.join("notes.txt"), "some notes").unwrap();
         let inputs = Inputs::new();
         let sources = inputs.sources(&[&dir]).unwrap();
         let names: Vec<_> = sources
@@ -346,6 +280,25 @@ mod tests {
                 .count(),
             1
         );
+    }
+
+    #[test]
+    fn an_unreadable_entry_is_one_error_and_the_walk_goes_on() {
+        let dir = TempDir::new("unreadable");
+        let file = dir.write("a.html", b"<p>a</p>");
+        // A path whose listing fails (here: a file taken for a directory;
+        // a directory without read permission goes the same way).
+        let mut sources = Vec::new();
+        walk(&file, &mut sources);
+        walk(&dir, &mut sources);
+        assert_eq!(sources[0].kind, SourceKind::Unreadable);
+        assert_eq!(sources[1].kind, SourceKind::Html);
+        let items: Vec<Item> = Inputs::new().read_all(&sources).collect();
+        assert!(
+            matches!(&items[0], Item::Error(e) if e.id.ends_with("a.html")),
+            "{items:?}"
+        );
+        assert!(matches!(&items[1], Item::Document(d) if d.id.ends_with("a.html#2")));
     }
 
     #[test]

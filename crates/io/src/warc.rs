@@ -2,28 +2,48 @@
 //! HTML payload become documents, other records are skipped and counted, and
 //! a malformed or truncated record is reported without losing the records
 //! before it (and, for malformed headers, the records after it).
+//!
+//! Framing is checked: a record must be followed by its line breaks and then
+//! the next `WARC/` line or the end. A record cut short in the middle of a
+//! file (its `Content-Length` runs into the next record) is cut where the next
+//! record starts, kept as a truncated document, and the next record is read;
+//! a record cut by the end of the file (or a gzip member cut short) keeps the
+//! bytes it has, also flagged as truncated.
 
 use std::io::{BufRead, Read};
 
-use crate::document::{Content, Item, RawDocument};
+use crate::document::Item;
 use crate::error::{DocError, DocErrorKind};
-use crate::http::{is_html, parse_response};
+use crate::record::{classify, next_record_start, RecordHead};
+use crate::rewind::Rewind;
 
 /// The longest header line accepted; binary garbage has none.
 const MAX_LINE: usize = 64 * 1024;
 /// The most header lines a record may have.
 const MAX_HEADERS: usize = 1024;
+/// The most line-break bytes accepted between two records.
+const MAX_GAP: usize = 64;
+
+/// One record read: its item, whether its content was cut short, and (when
+/// asked for) its bytes as stored.
+pub(crate) struct Read1 {
+    pub(crate) item: Item,
+    pub(crate) truncated: bool,
+    pub(crate) raw: Option<Vec<u8>>,
+}
 
 /// Reads the records of one WARC stream (already gunzipped: a `.warc.gz`
 /// with one member per record is read through a multi-member decoder).
 pub struct WarcReader<R> {
-    reader: R,
+    reader: Rewind<R>,
     name: String,
     limit: u64,
     record: u64,
     done: bool,
-    /// A resync already consumed the next record's version line.
-    pending_version: bool,
+    keep_raw: bool,
+    raw: Vec<u8>,
+    /// A stream error met after a whole record, reported next.
+    pending: Option<std::io::Error>,
 }
 
 impl<R: BufRead> WarcReader<R> {
@@ -32,13 +52,21 @@ impl<R: BufRead> WarcReader<R> {
     /// too large and skipped.
     pub fn new(reader: R, name: impl Into<String>, limit: u64) -> WarcReader<R> {
         WarcReader {
-            reader,
+            reader: Rewind::new(reader),
             name: name.into(),
             limit,
             record: 0,
             done: false,
-            pending_version: false,
+            keep_raw: false,
+            raw: Vec::new(),
+            pending: None,
         }
+    }
+
+    /// Keeps each record's stored bytes (for copying records out).
+    pub(crate) fn keeping_raw(mut self) -> WarcReader<R> {
+        self.keep_raw = true;
+        self
     }
 
     fn fallback_id(&self) -> String {
@@ -53,7 +81,7 @@ impl<R: BufRead> WarcReader<R> {
     }
 
     /// Reads one line (without the line ending); `Ok(None)` at end of stream.
-    fn line(&mut self) -> std::io::Result<Option<String>> {
+    fn line(&mut self) -> std::io::Result<Option<Vec<u8>>> {
         let mut buf = Vec::new();
         let n = (&mut self.reader)
             .take(MAX_LINE as u64)
@@ -61,82 +89,114 @@ impl<R: BufRead> WarcReader<R> {
         if n == 0 {
             return Ok(None);
         }
-        while buf.last().is_some_and(|&c| c == b'\n' || c == b'\r') {
-            buf.pop();
+        if self.keep_raw {
+            self.raw.extend_from_slice(&buf);
         }
-        Ok(Some(String::from_utf8_lossy(&buf).into_owned()))
+        Ok(Some(buf))
     }
 
-    /// Skips to the next line that starts a record; returns that line.
-    fn resync(&mut self) -> std::io::Result<Option<String>> {
+    /// Skips to the next line that starts a record and gives it back to
+    /// the stream; `false` at the end of the stream.
+    fn resync(&mut self) -> std::io::Result<bool> {
         loop {
             match self.line()? {
-                None => return Ok(None),
-                Some(l) if l.starts_with("WARC/") => return Ok(Some(l)),
+                None => return Ok(false),
+                Some(l) if l.starts_with(b"WARC/") => {
+                    self.reader.unread(&l);
+                    return Ok(true);
+                }
                 Some(_) => {}
             }
         }
     }
 
-    fn next_item(&mut self) -> Option<Item> {
-        if std::mem::take(&mut self.pending_version) {
-            self.record += 1;
-            return self.read_record();
+    /// The next record, or `None` at the end of the stream.
+    pub(crate) fn next_read(&mut self) -> Option<Read1> {
+        if self.done {
+            return None;
         }
+        self.raw.clear();
+        if let Some(e) = self.pending.take() {
+            self.record += 1;
+            return self.fail(None, e);
+        }
+        let r = self.next_item();
+        if r.is_none() {
+            self.done = true;
+        }
+        r
+    }
+
+    fn plain(&mut self, item: Item) -> Option<Read1> {
+        Some(Read1 {
+            item,
+            truncated: false,
+            raw: None,
+        })
+    }
+
+    fn next_item(&mut self) -> Option<Read1> {
         // Find the version line, skipping blank lines between records.
         let first = loop {
             match self.line() {
                 Ok(None) => return None,
-                Ok(Some(l)) if l.trim().is_empty() => continue,
+                Ok(Some(l)) if l.iter().all(u8::is_ascii_whitespace) => self.raw.clear(),
                 Ok(Some(l)) => break l,
                 Err(e) => return self.fail(None, e),
             }
         };
         self.record += 1;
-        if !first.starts_with("WARC/") {
+        if !first.starts_with(b"WARC/") {
             let err = self.error(
                 None,
                 DocErrorKind::Warc(format!(
                     "expected a WARC version line, found {:?}",
-                    first.chars().take(40).collect::<String>()
+                    String::from_utf8_lossy(&first)
+                        .chars()
+                        .take(40)
+                        .collect::<String>()
                 )),
             );
             // Drop garbage up to the next record and continue from there.
             return match self.resync() {
-                Ok(Some(_)) => {
-                    self.pending_version = true;
-                    Some(err)
-                }
-                Ok(None) => {
+                Ok(true) => self.plain(err),
+                Ok(false) => {
                     self.done = true;
-                    Some(err)
+                    self.plain(err)
                 }
-                Err(e) => self.fail(None, e).or(Some(err)),
+                Err(e) => self.fail(None, e).or(Some(Read1 {
+                    item: err,
+                    truncated: false,
+                    raw: None,
+                })),
             };
         }
         self.read_record()
     }
 
-    fn read_record(&mut self) -> Option<Item> {
+    fn read_record(&mut self) -> Option<Read1> {
         let mut headers: Vec<(String, String)> = Vec::new();
         loop {
             match self.line() {
                 Ok(None) => {
                     self.done = true;
-                    return Some(self.error(
+                    let err = self.error(
                         target(&headers),
                         DocErrorKind::Warc("truncated record header".into()),
-                    ));
+                    );
+                    return self.plain(err);
                 }
-                Ok(Some(l)) if l.is_empty() => break,
+                Ok(Some(l)) if l.iter().all(|&c| c == b'\r' || c == b'\n') => break,
                 Ok(Some(l)) => {
                     if headers.len() >= MAX_HEADERS {
                         self.done = true;
-                        return Some(self.error(
+                        let err = self.error(
                             target(&headers),
                             DocErrorKind::Warc("too many header lines".into()),
-                        ));
+                        );
+                        return self.plain(err);
                     }
+                    let l = String::from_utf8_lossy(&l);
                     if let Some((k, v)) = l.split_once(':') {
                         headers.push((k.trim().to_string(), v.trim().to_string()));
                     }
@@ -151,103 +211,131 @@ impl<R: BufRead> WarcReader<R> {
                 id,
                 DocErrorKind::Warc("missing or invalid Content-Length".into()),
             );
-            match self.resync() {
-                Ok(Some(_)) => self.pending_version = true,
-                _ => self.done = true,
+            if !matches!(self.resync(), Ok(true)) {
+                self.done = true;
             }
-            return Some(err);
+            return self.plain(err);
         };
         if len > self.limit {
             let skipped = std::io::copy(&mut (&mut self.reader).take(len), &mut std::io::sink());
             if !matches!(skipped, Ok(n) if n == len) {
                 self.done = true;
             }
-            return Some(self.error(
+            let err = self.error(
                 id,
                 DocErrorKind::TooLarge {
                     size: len,
                     limit: self.limit,
                 },
-            ));
+            );
+            return self.plain(err);
         }
-        let mut block = Vec::with_capacity(len as usize);
+        let mut block = Vec::with_capacity(len.min(16 << 20) as usize);
+        let mut truncated = false;
         match (&mut self.reader).take(len).read_to_end(&mut block) {
             Ok(n) if n as u64 == len => {}
-            Ok(n) => {
-                self.done = true;
-                return Some(self.error(
-                    id,
-                    DocErrorKind::Warc(format!("truncated record: {n} of {len} content bytes")),
-                ));
-            }
+            Ok(_) => truncated = true,
             Err(e) => {
+                // The stream is broken (a gzip member cut short or corrupt):
+                // keep what was decoded, read no further.
                 self.done = true;
-                return Some(self.error(
-                    id,
-                    DocErrorKind::Compression(format!("{e} (record content cut short)")),
-                ));
-            }
-        }
-        Some(self.classify(&headers, id, block))
-    }
-
-    fn classify(&self, headers: &[(String, String)], id: Option<String>, block: Vec<u8>) -> Item {
-        let kind = header(headers, "warc-type")
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        let ctype = header(headers, "content-type")
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        let name = id.clone().unwrap_or_else(|| self.fallback_id());
-        let skip = |reason: String| Item::Skipped {
-            id: name.clone(),
-            reason,
-        };
-        match kind.as_str() {
-            "response" if ctype.starts_with("application/http") => {
-                match parse_response(&block, self.limit) {
-                    Err(m) => self.error(id, DocErrorKind::Warc(m)),
-                    Ok(resp) => {
-                        let ct = resp.header("content-type").map(str::to_string);
-                        if !(200..300).contains(&resp.status) {
-                            skip(format!("HTTP status {}", resp.status))
-                        } else if !is_html(ct.as_deref(), &resp.body) {
-                            skip(format!(
-                                "not HTML ({})",
-                                ct.as_deref().unwrap_or("no Content-Type")
-                            ))
-                        } else {
-                            Item::Document(RawDocument {
-                                id: name.clone(),
-                                url: id,
-                                content: Content::Html {
-                                    bytes: resp.body,
-                                    content_type: ct,
-                                },
-                            })
-                        }
-                    }
+                if block.is_empty() {
+                    let err = self.error(
+                        id,
+                        DocErrorKind::Compression(format!("{e} (record content cut short)")),
+                    );
+                    return self.plain(err);
                 }
+                truncated = true;
             }
-            "resource" | "response" if is_html(Some(&ctype), &block) => {
-                let ct = header(headers, "content-type").map(str::to_string);
-                Item::Document(RawDocument {
-                    id: name.clone(),
-                    url: id,
-                    content: Content::Html {
-                        bytes: block,
-                        content_type: ct,
-                    },
-                })
+        }
+        let framed = truncated || self.end_of_record();
+        if !framed || truncated {
+            // A record that runs into the next one is cut there (junk after
+            // a whole record is left to the next read, which reports it).
+            if let Some(p) = next_record_start(&block, b"WARC/") {
+                self.reader.unread(&block[p..]);
+                block.truncate(p);
+                while block.last().is_some_and(|&c| c == b'\r' || c == b'\n') {
+                    block.pop();
+                }
+                self.done = false;
+                truncated = true;
             }
-            "" => skip("record without WARC-Type".into()),
-            other => skip(format!("{other} record")),
+        }
+        if self.keep_raw {
+            self.raw.extend_from_slice(&block);
+            self.raw.extend_from_slice(b"\r\n\r\n");
+        }
+        let raw = self.keep_raw.then(|| std::mem::take(&mut self.raw));
+        let kind = header(&headers, "warc-type")
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let head = RecordHead {
+            kind: &kind,
+            content_type: header(&headers, "content-type"),
+            uri: id,
+            name: self.fallback_id(),
+        };
+        Some(Read1 {
+            item: classify(head, block, self.limit),
+            truncated,
+            raw,
+        })
+    }
+
+    /// Consumes the line breaks after a record's content; whether they are
+    /// followed by the end of the stream or the next record. A stream error
+    /// here ends the reading (the record itself is whole).
+    fn end_of_record(&mut self) -> bool {
+        let mut gap = 0;
+        loop {
+            let buf = match self.reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) => {
+                    self.stream_error(e);
+                    return true;
+                }
+            };
+            if buf.is_empty() {
+                return true;
+            }
+            let k = buf
+                .iter()
+                .take(MAX_GAP - gap)
+                .take_while(|&&c| c == b'\r' || c == b'\n')
+                .count();
+            let all = k == buf.len();
+            self.reader.consume(k);
+            gap += k;
+            if !all || gap >= MAX_GAP {
+                break;
+            }
+        }
+        match self.reader.peek(5) {
+            Ok(next) => next.is_empty() || next == b"WARC/",
+            Err(e) => {
+                self.stream_error(e);
+                true
+            }
         }
     }
 
-    fn fail(&mut self, id: Option<String>, e: std::io::Error) -> Option<Item> {
+    /// A stream error after a whole record: the end of a file cut inside a
+    /// gzip trailer ends the reading quietly (the record is whole, as warcio
+    /// reads it); corrupt data is reported as the next item.
+    fn stream_error(&mut self, e: std::io::Error) {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            self.done = true;
+        } else {
+            self.pending = Some(e);
+        }
+    }
+
+    fn fail(&mut self, id: Option<String>, e: std::io::Error) -> Option<Read1> {
         self.done = true;
-        Some(self.error(id, DocErrorKind::Compression(e.to_string())))
+        let err = self.error(id, DocErrorKind::Compression(e.to_string()));
+        self.plain(err)
     }
 }
 
@@ -255,14 +343,7 @@ impl<R: BufRead> Iterator for WarcReader<R> {
     type Item = Item;
 
     fn next(&mut self) -> Option<Item> {
-        if self.done {
-            return None;
-        }
-        let item = self.next_item();
-        if item.is_none() {
-            self.done = true;
-        }
-        item
+        self.next_read().map(|r| r.item)
     }
 }
 
@@ -282,138 +363,50 @@ fn target(headers: &[(String, String)]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::Content;
 
-    fn record(kind: &str, uri: &str, ctype: &str, block: &[u8]) -> Vec<u8> {
-        let mut r = format!(
-            "WARC/1.0\r\nWARC-Type: {kind}\r\nWARC-Target-URI: {uri}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n\r\n",
-            block.len()
-        )
-        .into_bytes();
-        r.extend_from_slice(block);
-        r.extend_from_slice(b"\r\n\r\n");
-        r
+    fn response(uri: &str, body: &str) -> Vec<u8> {
+        let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{body}");
+        let head = format!(
+            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\n\
+             Content-Type: application/http\r\nContent-Length: {}\r\n\r\n",
+            http.len()
+        );
+        [head.as_bytes(), http.as_bytes(), b"\r\n\r\n"].concat()
     }
 
-    fn response(uri: &str, mime: &str, body: &str) -> Vec<u8> {
-        let http = format!("HTTP/1.1 200 OK\r\nContent-Type: {mime}\r\n\r\n{body}");
-        record(
-            "response",
-            uri,
-            "application/http; msgtype=response",
-            http.as_bytes(),
-        )
-    }
-
-    fn read(bytes: &[u8]) -> Vec<Item> {
-        WarcReader::new(bytes, "t.warc", 1 << 20).collect()
+    fn reads(bytes: &[u8]) -> Vec<(Item, bool)> {
+        let mut r = WarcReader::new(bytes, "t.warc", 1 << 20);
+        std::iter::from_fn(|| r.next_read().map(|r| (r.item, r.truncated))).collect()
     }
 
     #[test]
-    fn reads_html_responses_and_skips_others() {
-        let mut w = record(
-            "warcinfo",
-            "",
-            "application/warc-fields",
-            b"software: x\r\n",
-        );
-        w.extend(record(
-            "request",
-            "http://a/",
-            "application/http; msgtype=request",
-            b"GET / HTTP/1.1\r\n\r\n",
-        ));
-        w.extend(response(
-            "http://a/",
-            "text/html; charset=utf-8",
-            "<p>a</p>",
-        ));
-        w.extend(response("http://a/img.png", "image/png", "\u{1}PNG"));
-        w.extend(record("resource", "http://b/", "text/html", b"<p>b</p>"));
-        let items = read(&w);
-        assert_eq!(items.len(), 5);
-        assert!(matches!(&items[0], Item::Skipped { reason, .. } if reason == "warcinfo record"));
-        assert!(matches!(&items[1], Item::Skipped { .. }));
-        match &items[2] {
-            Item::Document(d) => {
-                assert_eq!(d.id, "http://a/");
-                assert_eq!(d.url.as_deref(), Some("http://a/"));
-                assert_eq!(
-                    d.content,
-                    Content::Html {
-                        bytes: b"<p>a</p>".to_vec(),
-                        content_type: Some("text/html; charset=utf-8".into())
-                    }
+    fn records_cut_short_keep_their_bytes_and_are_flagged() {
+        // Cut by the end of the stream.
+        let a = response("http://a/", &"<p>a</p>".repeat(200));
+        let got = reads(&a[..a.len() - 100]);
+        assert!(matches!(&got[..], [(Item::Document(d), true)] if d.id == "http://a/"));
+        // Cut in the middle: cut where the next record starts, which is read.
+        let b = response("http://b/", "<p>b</p>");
+        let w = [&a[..a.len() / 2], b"\r\n", &b[..]].concat();
+        match &reads(&w)[..] {
+            [(Item::Document(x), true), (Item::Document(y), false)] => {
+                let Content::Html { bytes, .. } = &x.content else {
+                    panic!()
+                };
+                assert!(
+                    bytes.ends_with(b"<p>a</p><p"),
+                    "{:?}",
+                    &bytes[bytes.len() - 20..]
                 );
+                assert_eq!(y.id, "http://b/");
             }
             other => panic!("{other:?}"),
         }
+        // Cut inside its WARC header: an error.
+        let got = reads(&b[..40]);
         assert!(
-            matches!(&items[3], Item::Skipped { reason, .. } if reason.starts_with("not HTML"))
+            matches!(&got[..], [(Item::Error(e), false)] if e.to_string().contains("truncated"))
         );
-        assert!(matches!(&items[4], Item::Document(d) if d.id == "http://b/"));
-    }
-
-    #[test]
-    fn truncated_record_keeps_earlier_ones() {
-        let mut w = response("http://a/", "text/html", "<p>a</p>");
-        let second = response("http://b/", "text/html", &"<p>b</p>".repeat(50));
-        w.extend_from_slice(&second[..second.len() - 100]);
-        let items = read(&w);
-        assert_eq!(items.len(), 2);
-        assert!(matches!(&items[0], Item::Document(_)));
-        match &items[1] {
-            Item::Error(e) => {
-                assert_eq!(e.id, "http://b/");
-                assert!(e.to_string().contains("truncated"), "{e}");
-            }
-            other => panic!("{other:?}"),
-        }
-    }
-
-    #[test]
-    fn garbage_between_records_is_reported_and_skipped() {
-        let mut w = response("http://a/", "text/html", "<p>a</p>");
-        w.extend_from_slice(b"\x00\x01garbage line\nmore\n");
-        w.extend(response("http://c/", "text/html", "<p>c</p>"));
-        let items = read(&w);
-        assert_eq!(items.len(), 3, "{items:?}");
-        assert!(matches!(&items[1], Item::Error(e) if e.id == "t.warc#record-2"));
-        assert!(matches!(&items[2], Item::Document(d) if d.id == "http://c/"));
-    }
-
-    #[test]
-    fn oversized_record_is_skipped_with_an_error() {
-        let mut w = response("http://big/", "text/html", &"x".repeat(5000));
-        w.extend(response("http://a/", "text/html", "<p>a</p>"));
-        let items: Vec<Item> = WarcReader::new(&w[..], "t.warc", 1000).collect();
-        assert!(matches!(
-            &items[0],
-            Item::Error(DocError {
-                kind: DocErrorKind::TooLarge { .. },
-                ..
-            })
-        ));
-        assert!(matches!(&items[1], Item::Document(d) if d.id == "http://a/"));
-    }
-
-    #[test]
-    fn missing_content_length_resyncs() {
-        let mut w = b"WARC/1.0\r\nWARC-Type: response\r\n\r\nblah\r\n".to_vec();
-        w.extend(response("http://a/", "text/html", "<p>a</p>"));
-        let items = read(&w);
-        assert_eq!(items.len(), 2, "{items:?}");
-        assert!(matches!(&items[0], Item::Error(_)));
-        assert!(matches!(&items[1], Item::Document(_)));
-    }
-
-    #[test]
-    fn empty_and_binary_streams() {
-        assert!(read(b"").is_empty());
-        let garbage: Vec<u8> = (0..10_000u32)
-            .map(|i| (i.wrapping_mul(2654435761) >> 7) as u8)
-            .collect();
-        let items = read(&garbage);
-        assert!(items.len() <= 2, "{items:?}");
-        assert!(items.iter().all(|i| matches!(i, Item::Error(_))));
     }
 }

@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::Result;
 use clap::Args;
 use neardup::extract::{Extractor, Mode};
-use neardup::io::{Inputs, JsonlFields, ReadCounter};
+use neardup::io::{Inputs, JsonlFields, ReadCounter, TruncatedIds};
 use neardup::Spill;
 use serde::Serialize;
 
@@ -53,6 +53,9 @@ pub struct DedupArgs {
     /// Lines for JSONL inputs, a directory of copies for HTML files.
     #[arg(long, value_name = "PATH")]
     kept: Option<PathBuf>,
+    /// Let `--kept` write into a directory that is not empty.
+    #[arg(long, requires = "kept")]
+    force: bool,
     /// Sort the MinHash band tables on disk in this directory (for corpora
     /// whose tables do not fit in memory); results are the same.
     #[arg(long, value_name = "DIR")]
@@ -85,11 +88,18 @@ struct OutLine<'a> {
     containment: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
+    /// The record was cut short; the document is what it held.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    truncated: bool,
 }
 
 /// Runs the command.
 pub fn run(args: DedupArgs) -> Result<()> {
     let start = Instant::now();
+    crate::validate::writable_file(args.output.as_deref().unwrap_or("-".as_ref()), "output")?;
+    if let Some(report) = &args.report {
+        crate::validate::writable_file(report, "--report file")?;
+    }
     let method = args.method.method()?;
     let cjk = method.segmenter().mode();
     let dedup = args
@@ -116,11 +126,16 @@ pub fn run(args: DedupArgs) -> Result<()> {
         ..JsonlFields::default()
     };
     let counter = ReadCounter::new();
+    let truncated = TruncatedIds::new();
     let inputs = Inputs::builder()
         .jsonl_fields(fields)
         .read_counter(counter.clone())
+        .truncated_ids(truncated.clone())
         .build();
     let sources = inputs.sources(&args.inputs)?;
+    if let Some(target) = &args.kept {
+        crate::kept::check(target, &sources, args.force)?;
+    }
     let progress = Progress::start("dedup", Inputs::total_bytes(&sources), counter, !args.quiet);
     let mode = if args.all_text {
         Mode::AllText
@@ -134,6 +149,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
         corpus::fingerprint_corpus(&inputs, &sources, &extractor, &dedup, &pool, &progress)?;
     progress.finish();
     let (mut entries, skipped) = (corpus.entries, corpus.skipped);
+    let skipped_by_reason = corpus.skipped_by_reason;
     let read_secs = start.elapsed().as_secs_f64();
 
     let cluster_start = Instant::now();
@@ -153,6 +169,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
             contained_in: within.map(|&(c, _)| entries[c as usize].id.as_str()),
             containment: within.map(|&(_, c)| (c * 1e4).round() / 1e4),
             error: e.error.as_deref(),
+            truncated: truncated.contains(&e.id),
         };
         serde_json::to_writer(&mut out, &line)?;
         out.write_all(b"\n")?;
@@ -163,13 +180,17 @@ pub fn run(args: DedupArgs) -> Result<()> {
         let kept_ids: std::collections::HashSet<&str> = entries
             .iter()
             .zip(&groups.assignments)
-            .filter(|(_, a)| a.duplicate_of.is_none())
+            .filter(|(e, a)| a.duplicate_of.is_none() && e.error.is_none())
             .map(|(e, _)| e.id.as_str())
             .collect();
-        let n = crate::kept::write_kept(target, &inputs, &sources, &kept_ids, &args.id_field)?;
+        let roots = &args.inputs;
+        let w =
+            crate::kept::write_kept(target, &inputs, &sources, roots, &kept_ids, &args.id_field)?;
         if !args.quiet {
             eprintln!(
-                "neardup dedup: wrote {n} kept documents to {}",
+                "neardup dedup: wrote {} kept documents ({}) to {}",
+                w.count,
+                w.what,
                 target.display()
             );
         }
@@ -204,6 +225,8 @@ pub fn run(args: DedupArgs) -> Result<()> {
             "empty": empty,
             "errors": failed,
             "records_skipped": skipped,
+            "records_skipped_by_reason": skipped_by_reason,
+            "truncated": truncated.len(),
             "method": args.method.method,
             "cjk": cjk.name(),
             "distinct_signatures": groups.distinct,

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use neardup::extract::{Extractor, Mode};
-use neardup::io::{Inputs, Item};
+use neardup::io::{Inputs, Item, TruncatedIds};
 use neardup::Page;
 use serde::Serialize;
 
@@ -53,6 +53,9 @@ struct Record<'a> {
     text: &'a str,
     paragraphs: &'a [String],
     charset: Option<&'a str>,
+    /// The record was cut short; the page is what it held.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    truncated: bool,
 }
 
 #[derive(Serialize)]
@@ -69,7 +72,9 @@ enum Outcome {
 
 /// Runs the command.
 pub fn run(args: ExtractArgs) -> Result<()> {
-    let inputs = Inputs::new();
+    crate::validate::writable_file(args.output.as_deref().unwrap_or("-".as_ref()), "output")?;
+    let truncated = TruncatedIds::new();
+    let inputs = Inputs::builder().truncated_ids(truncated.clone()).build();
     let sources = inputs.sources(&args.inputs)?;
     let mode = if args.all_text {
         Mode::AllText
@@ -111,6 +116,7 @@ pub fn run(args: ExtractArgs) -> Result<()> {
                             text: &p.text,
                             paragraphs: &p.paragraphs,
                             charset: p.charset,
+                            truncated: truncated.contains(&p.id),
                         };
                         serde_json::to_writer(&mut out, &rec)?;
                         out.write_all(b"\n")?;

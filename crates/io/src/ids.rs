@@ -1,0 +1,151 @@
+//! Document ids: unique within a run, whatever the inputs repeat.
+//!
+//! An archive that fetched one URL twice has two records with the same
+//! target URI; the second becomes `URI#2`, the third `URI#3`, and so on, in
+//! input order (the URL stays the URL). The same holds for HTML files named
+//! twice. JSON Lines and Parquet ids are the user's own: a repeated one is a
+//! [`DocErrorKind::DuplicateId`] error, which callers may treat as fatal.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use crate::document::Item;
+use crate::error::{DocError, DocErrorKind};
+
+/// Gives every item a unique id. Ids are remembered by their 128-bit hash
+/// (about 40 bytes a document, whatever the length of the URL).
+#[derive(Debug, Default)]
+pub(crate) struct IdRegistry {
+    seen: HashMap<u128, u32>,
+}
+
+fn key(id: &str) -> u128 {
+    xxhash_rust::xxh3::xxh3_128(id.as_bytes())
+}
+
+impl IdRegistry {
+    /// `item` with a unique id; `strict` (user-given ids) turns a repeated
+    /// document id into an error.
+    pub(crate) fn assign(&mut self, item: Item, strict: bool) -> Item {
+        match item {
+            Item::Document(mut d) => match self.rename(&d.id) {
+                None => Item::Document(d),
+                Some(new) if strict => Item::Error(DocError {
+                    id: new,
+                    kind: DocErrorKind::DuplicateId(d.id),
+                }),
+                Some(new) => {
+                    d.id = new;
+                    Item::Document(d)
+                }
+            },
+            Item::Error(mut e) => {
+                if let Some(new) = self.rename(&e.id) {
+                    e.id = new;
+                }
+                Item::Error(e)
+            }
+            skipped => skipped,
+        }
+    }
+
+    /// Registers `id`; `Some(new id)` when it was already taken.
+    fn rename(&mut self, id: &str) -> Option<String> {
+        let base = key(id);
+        let n = self.seen.entry(base).or_insert(0);
+        *n += 1;
+        if *n == 1 {
+            return None;
+        }
+        let mut k = *n;
+        loop {
+            let candidate = format!("{id}#{k}");
+            if let std::collections::hash_map::Entry::Vacant(e) = self.seen.entry(key(&candidate)) {
+                e.insert(1);
+                if let Some(n) = self.seen.get_mut(&base) {
+                    *n = k;
+                }
+                return Some(candidate);
+            }
+            k += 1;
+        }
+    }
+}
+
+/// The ids of documents whose record was cut short (a truncated archive, a
+/// gzip member without its end): filled while reading, shared by clones.
+#[derive(Debug, Clone, Default)]
+pub struct TruncatedIds(Arc<Mutex<HashSet<String>>>);
+
+impl TruncatedIds {
+    /// An empty set.
+    pub fn new() -> TruncatedIds {
+        TruncatedIds::default()
+    }
+
+    /// Whether the document `id` was truncated.
+    pub fn contains(&self, id: &str) -> bool {
+        self.0.lock().map(|s| s.contains(id)).unwrap_or(false)
+    }
+
+    /// How many documents were truncated.
+    pub fn len(&self) -> usize {
+        self.0.lock().map(|s| s.len()).unwrap_or(0)
+    }
+
+    /// Whether no document was truncated.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub(crate) fn insert(&self, id: &str) {
+        if let Ok(mut s) = self.0.lock() {
+            s.insert(id.to_string());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::{Content, RawDocument};
+
+    fn doc(id: &str) -> Item {
+        Item::Document(RawDocument {
+            id: id.into(),
+            url: Some("http://a/".into()),
+            content: Content::Text("t".into()),
+        })
+    }
+
+    fn id(item: &Item) -> &str {
+        match item {
+            Item::Document(d) => &d.id,
+            Item::Error(e) => &e.id,
+            Item::Skipped { id, .. } => id,
+        }
+    }
+
+    #[test]
+    fn repeats_are_numbered_and_urls_kept() {
+        let mut ids = IdRegistry::default();
+        let out: Vec<Item> = ["u", "u", "u#3", "u", "v"]
+            .into_iter()
+            .map(|i| ids.assign(doc(i), false))
+            .collect();
+        let names: Vec<&str> = out.iter().map(id).collect();
+        assert_eq!(names, ["u", "u#2", "u#3", "u#4", "v"]);
+        assert!(matches!(&out[1], Item::Document(d) if d.url.as_deref() == Some("http://a/")));
+    }
+
+    #[test]
+    fn strict_repeats_are_errors() {
+        let mut ids = IdRegistry::default();
+        assert!(matches!(ids.assign(doc("a"), true), Item::Document(_)));
+        let again = ids.assign(doc("a"), true);
+        assert!(matches!(
+            &again,
+            Item::Error(DocError { id, kind: DocErrorKind::DuplicateId(orig) }) if id == "a#2" && orig == "a"
+        ));
+    }
+}
