@@ -123,13 +123,17 @@ fn the_bearer_scheme_is_case_insensitive() {
 fn a_request_past_its_timeout_stores_nothing() {
     let dir = temp_dir("conn-timeout");
     let server = start(&dir, |s| {
-        s.request_timeout(Duration::from_millis(1)).max_body_bytes(50_000_000);
+        s.request_timeout(Duration::from_millis(1))
+            .max_body_bytes(50_000_000);
     });
     // Megabytes of text: extracting them takes far longer than 1 ms.
     let big: String = (0..400_000).map(|i| format!("word{} ", i % 9973)).collect();
     let mut c = Client::new(server.addr());
     let r = c
-        .post_json("/v1/documents", &serde_json::json!({"id": "big", "text": big}))
+        .post_json(
+            "/v1/documents",
+            &serde_json::json!({"id": "big", "text": big}),
+        )
         .unwrap();
     assert_eq!(r.status, 503);
     assert_eq!(r.json()["error"]["code"], "timeout");
