@@ -151,3 +151,36 @@ fn a_request_past_its_timeout_stores_nothing() {
     let seen = neardup_server::ContentSeen::open(&dir, &neardup_server::Config::new()).unwrap();
     assert_eq!(seen.stats().documents, 0, "nothing was stored");
 }
+
+#[test]
+fn long_targets_and_large_headers_get_json_errors() {
+    let dir = temp_dir("conn-414");
+    let server = start(&dir, |_| {});
+    let long = "a".repeat(20_000);
+    let big = "b".repeat(70_000);
+    for (request, status, code) in [
+        (
+            format!("GET /v1/documents/{long} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+            "414",
+            "uri_too_long",
+        ),
+        (
+            format!(
+                "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: {big}\r\nConnection: close\r\n\r\n"
+            ),
+            "431",
+            "headers_too_large",
+        ),
+    ] {
+        let mut s = TcpStream::connect(server.addr()).unwrap();
+        s.write_all(request.as_bytes()).unwrap();
+        let (answer, _) = read_until_closed(&mut s, Duration::from_secs(10));
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(
+            answer.starts_with(&format!("HTTP/1.1 {status}")),
+            "{answer}"
+        );
+        assert!(answer.contains("application/json"), "{answer}");
+        assert!(answer.contains(&format!("\"{code}\"")), "{answer}");
+    }
+}

@@ -19,6 +19,11 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
+/// The largest request head hyper reads before its own (bodiless) 431.
+const HYPER_MAX_HEAD_BYTES: usize = 256 * 1024;
+/// The most header fields hyper parses before its own 431.
+const HYPER_MAX_HEADERS: usize = 512;
+
 /// Limits on connections.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ConnectionLimits {
@@ -64,7 +69,11 @@ pub(crate) async fn serve(
         builder
             .timer(TokioTimer::new())
             .header_read_timeout(limits.header_timeout)
-            .keep_alive(true);
+            .keep_alive(true)
+            // Room past the service's own limits (checked in the guard,
+            // with JSON answers): hyper's bare 431 only past these.
+            .max_buf_size(HYPER_MAX_HEAD_BYTES)
+            .max_headers(HYPER_MAX_HEADERS);
         let service = TowerToHyperService::new(router.clone());
         let conn = builder.serve_connection(TokioIo::new(stream), service);
         let conn = graceful.watch(conn);

@@ -354,7 +354,35 @@ async fn guard(State(app): State<App>, req: Request, next: Next) -> Response {
     response
 }
 
+/// The longest request target answered (a JSON 414 past it).
+pub const MAX_URI_BYTES: usize = 8 * 1024;
+/// The largest header block answered, names and values (a JSON 431 past
+/// it).
+pub const MAX_HEADER_BYTES: usize = 64 * 1024;
+
 async fn guarded(app: &App, req: Request, next: Next) -> Response {
+    let uri_len = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
+    if uri_len > MAX_URI_BYTES {
+        return ApiError::new(
+            StatusCode::URI_TOO_LONG,
+            "uri_too_long",
+            format!("the request target is {uri_len} bytes, more than {MAX_URI_BYTES}"),
+        )
+        .into_response();
+    }
+    let header_bytes: usize = req
+        .headers()
+        .iter()
+        .map(|(k, v)| k.as_str().len() + v.len() + 4)
+        .sum();
+    if header_bytes > MAX_HEADER_BYTES {
+        return ApiError::new(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            "headers_too_large",
+            format!("the headers are {header_bytes} bytes, more than {MAX_HEADER_BYTES}"),
+        )
+        .into_response();
+    }
     let path = req.uri().path();
     if path == "/v1" || path.starts_with("/v1/") {
         if let Some(token) = &app.config.token {
