@@ -32,8 +32,31 @@ const ORDER: TableDefinition<'_, u64, &str> = TableDefinition::new("order");
 /// An open store.
 #[derive(Debug)]
 pub(crate) struct Store {
-    db: Database,
+    db: Db,
     path: PathBuf,
+}
+
+/// The database, closed without a panic escaping even when the storage
+/// engine chokes on a damaged file while it closes.
+#[derive(Debug)]
+struct Db(Option<Database>);
+
+impl std::ops::Deref for Db {
+    type Target = Database;
+
+    fn deref(&self) -> &Database {
+        self.0
+            .as_ref()
+            .expect("the database lives until the store is dropped")
+    }
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        if let Some(db) = self.0.take() {
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(db)));
+        }
+    }
 }
 
 /// The tables of one write transaction.
@@ -78,6 +101,49 @@ fn open_error(e: DatabaseError) -> Error {
     }
 }
 
+/// Refuses a file that is not a redb database before redb opens it (and
+/// perhaps writes to it): a file of another kind, or one cut short.
+fn check_magic(path: &Path) -> Result<(), Error> {
+    const MAGIC: [u8; 9] = [b'r', b'e', b'd', b'b', 0x1A, 0x0A, 0xA9, 0x0D, 0x0A];
+    let mut head = [0u8; 9];
+    let n = match std::fs::File::open(path) {
+        Ok(mut f) => {
+            use std::io::Read;
+            f.read(&mut head).map_err(|e| {
+                Error::with_source(ErrorKind::Io(format!("{}: {e}", path.display())), e)
+            })?
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => {
+            return Err(Error::with_source(
+                ErrorKind::Io(format!("{}: {e}", path.display())),
+                e,
+            ))
+        }
+    };
+    if n == 0 {
+        return Ok(());
+    }
+    if n < MAGIC.len() || head != MAGIC {
+        return Err(Error::corrupt(format!(
+            "{} is not a neardup store (not a redb database)",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Runs a store operation, turning a panic inside the storage engine (a
+/// damaged file it did not expect) into an error naming the store as
+/// corrupt: the service exits with a message, never a crash.
+pub(crate) fn unwinding<T>(what: &str, f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|_| {
+        Err(Error::corrupt(format!(
+            "{what}: the storage engine failed on a damaged file"
+        )))
+    })
+}
+
 /// Only the owner may read or write the store: it holds every page's text.
 #[cfg(unix)]
 fn make_private(path: &Path) -> Result<(), Error> {
@@ -100,15 +166,23 @@ impl Store {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::with_source(ErrorKind::Io(format!("{}: {e}", dir.display())), e))?;
         let path = dir.join(FILE_NAME);
+        check_magic(&path)?;
         // redb's page cache defaults to 1 GiB; the store is read once at
         // open and then mostly appended to, so a small cache does.
-        let db = Database::builder()
-            .set_cache_size(CACHE_BYTES)
-            .create(&path)
-            .map_err(open_error)?;
+        let db = unwinding("opening the store", || {
+            Database::builder()
+                .set_cache_size(CACHE_BYTES)
+                .create(&path)
+                .map_err(open_error)
+        })?;
         make_private(&path)?;
-        let store = Store { db, path };
-        store.check_meta(method, legacy)?;
+        let store = Store {
+            db: Db(Some(db)),
+            path,
+        };
+        unwinding("reading the store's metadata", || {
+            store.check_meta(method, legacy)
+        })?;
         Ok(store)
     }
 
@@ -117,28 +191,34 @@ impl Store {
         &self.path
     }
 
+    /// Checks the format version and the method read-only, and writes only
+    /// to a new store (its metadata) or to upgrade a legacy description: a
+    /// store that is refused is never written to.
     fn check_meta(&self, method: &str, legacy: &str) -> Result<(), Error> {
-        let txn = self.db.begin_write().map_err(Error::store)?;
-        {
-            let mut meta = txn.open_table(META).map_err(Error::store)?;
-            let docs = txn.open_table(DOCS).map_err(Error::store)?;
-            txn.open_table(ORDER).map_err(Error::store)?;
-            let version = meta
-                .get("format")
-                .map_err(Error::store)?
-                .map(|g| g.value().to_vec());
-            match version {
-                None if docs.len().map_err(Error::store)? > 0 => {
-                    return Err(Error::corrupt("documents but no format version"));
+        let stored = {
+            let txn = self.db.begin_read().map_err(Error::store)?;
+            let meta = match txn.open_table(META) {
+                Ok(t) => Some(t),
+                Err(TableError::TableDoesNotExist(_)) => None,
+                Err(e) => return Err(Error::store(e)),
+            };
+            let docs = match txn.open_table(DOCS) {
+                Ok(t) => t.len().map_err(Error::store)?,
+                Err(TableError::TableDoesNotExist(_)) => 0,
+                Err(e) => return Err(Error::store(e)),
+            };
+            let get = |key: &str| -> Result<Option<Vec<u8>>, Error> {
+                match &meta {
+                    Some(m) => Ok(m
+                        .get(key)
+                        .map_err(Error::store)?
+                        .map(|g| g.value().to_vec())),
+                    None => Ok(None),
                 }
-                None => {
-                    meta.insert("format", FORMAT_VERSION.to_le_bytes().as_slice())
-                        .map_err(Error::store)?;
-                    meta.insert("method", method.as_bytes())
-                        .map_err(Error::store)?;
-                    meta.insert("next_seq", 0u64.to_le_bytes().as_slice())
-                        .map_err(Error::store)?;
-                }
+            };
+            match get("format")? {
+                None if docs > 0 => return Err(Error::corrupt("documents but no format version")),
+                None => None,
                 Some(v) => {
                     let v: [u8; 4] = v
                         .as_slice()
@@ -151,28 +231,46 @@ impl Store {
                             supported: FORMAT_VERSION,
                         }));
                     }
-                    let stored = meta
-                        .get("method")
-                        .map_err(Error::store)?
-                        .map(|g| String::from_utf8_lossy(g.value()).into_owned())
+                    let stored = get("method")?
+                        .map(|b| String::from_utf8_lossy(&b).into_owned())
                         .ok_or_else(|| Error::corrupt("no method recorded"))?;
-                    if stored == legacy && legacy != method {
-                        meta.insert("method", method.as_bytes())
-                            .map_err(Error::store)?;
-                    } else if stored != method {
+                    if stored != method && stored != legacy {
                         return Err(Error::new(ErrorKind::MethodMismatch {
                             stored,
                             configured: method.to_string(),
                         }));
                     }
+                    Some(stored)
                 }
             }
+        };
+        if stored.as_deref() == Some(method) {
+            return Ok(());
+        }
+        // A new store, or one whose legacy description is upgraded.
+        let txn = self.db.begin_write().map_err(Error::store)?;
+        {
+            let mut meta = txn.open_table(META).map_err(Error::store)?;
+            txn.open_table(DOCS).map_err(Error::store)?;
+            txn.open_table(ORDER).map_err(Error::store)?;
+            if stored.is_none() {
+                meta.insert("format", FORMAT_VERSION.to_le_bytes().as_slice())
+                    .map_err(Error::store)?;
+                meta.insert("next_seq", 0u64.to_le_bytes().as_slice())
+                    .map_err(Error::store)?;
+            }
+            meta.insert("method", method.as_bytes())
+                .map_err(Error::store)?;
         }
         txn.commit().map_err(Error::store)
     }
 
     /// Every stored document in insertion order.
-    pub fn load(&self, mut f: impl FnMut(&str, Record) -> Result<(), Error>) -> Result<(), Error> {
+    pub fn load(&self, f: impl FnMut(&str, Record) -> Result<(), Error>) -> Result<(), Error> {
+        unwinding("reading the store", || self.load_all(f))
+    }
+
+    fn load_all(&self, mut f: impl FnMut(&str, Record) -> Result<(), Error>) -> Result<(), Error> {
         let txn = self.db.begin_read().map_err(Error::store)?;
         let docs = txn.open_table(DOCS).map_err(Error::store)?;
         let order = txn.open_table(ORDER).map_err(Error::store)?;
@@ -193,29 +291,40 @@ impl Store {
 
     /// The number of stored documents.
     pub fn count(&self) -> Result<u64, Error> {
-        let txn = self.db.begin_read().map_err(Error::store)?;
-        match txn.open_table(DOCS) {
-            Ok(t) => t.len().map_err(Error::store),
-            Err(TableError::TableDoesNotExist(_)) => Ok(0),
-            Err(e) => Err(Error::store(e)),
-        }
+        unwinding("counting the store", || {
+            let txn = self.db.begin_read().map_err(Error::store)?;
+            match txn.open_table(DOCS) {
+                Ok(t) => t.len().map_err(Error::store),
+                Err(TableError::TableDoesNotExist(_)) => Ok(0),
+                Err(e) => Err(Error::store(e)),
+            }
+        })
     }
 
     /// One stored document.
     pub fn get(&self, id: &str) -> Result<Option<Record>, Error> {
-        let txn = self.db.begin_read().map_err(Error::store)?;
-        let docs = match txn.open_table(DOCS) {
-            Ok(t) => t,
-            Err(TableError::TableDoesNotExist(_)) => return Ok(None),
-            Err(e) => return Err(Error::store(e)),
-        };
-        let got = docs.get(id).map_err(Error::store)?;
-        got.map(|g| Record::decode(g.value())).transpose()
+        unwinding("reading the store", || {
+            let txn = self.db.begin_read().map_err(Error::store)?;
+            let docs = match txn.open_table(DOCS) {
+                Ok(t) => t,
+                Err(TableError::TableDoesNotExist(_)) => return Ok(None),
+                Err(e) => return Err(Error::store(e)),
+            };
+            let got = docs.get(id).map_err(Error::store)?;
+            got.map(|g| Record::decode(g.value())).transpose()
+        })
     }
 
     /// Runs `f` over the tables of one write transaction and commits it
     /// durably when `f` succeeds; aborts it when `f` fails.
     pub fn write<R>(
+        &self,
+        f: impl FnOnce(&mut Tables<'_>) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        unwinding("writing to the store", || self.write_txn(f))
+    }
+
+    fn write_txn<R>(
         &self,
         f: impl FnOnce(&mut Tables<'_>) -> Result<R, Error>,
     ) -> Result<R, Error> {
