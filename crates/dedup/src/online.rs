@@ -221,10 +221,26 @@ impl Online {
         sig: Option<(&Signature, u128)>,
         shingles: Option<&ShingleSeq>,
     ) -> Result<Judgement, Error> {
+        self.judge_without(sig, shingles, None)
+    }
+
+    /// As [`Online::judge`], as if document `without` (a dense id) were
+    /// gone: the verdict for a new version of that document, which will
+    /// replace it.
+    ///
+    /// # Errors
+    /// A signature of another method.
+    pub fn judge_without(
+        &self,
+        sig: Option<(&Signature, u128)>,
+        shingles: Option<&ShingleSeq>,
+        without: Option<u32>,
+    ) -> Result<Judgement, Error> {
         let Some((sig, key)) = sig else {
             return Ok(Judgement { duplicate_of: None });
         };
-        if let Some(&r) = self.first_of.get(&key) {
+        let gone = |d: u32| Some(d) == without;
+        if let Some(&r) = self.first_of.get(&key).filter(|&&r| !gone(r)) {
             match self.slots[r as usize].role {
                 Role::Original => {
                     return Ok(Judgement {
@@ -232,7 +248,7 @@ impl Online {
                     })
                 }
                 Role::Duplicate { of, similarity }
-                    if self.slots[of as usize].role == Role::Original =>
+                    if self.slots[of as usize].role == Role::Original && !gone(of) =>
                 {
                     return Ok(Judgement {
                         duplicate_of: Some((of, similarity)),
@@ -244,6 +260,9 @@ impl Online {
         // Confirmed originals, and whether each needs the composite check.
         let mut confirmed: Vec<(u32, f64, bool)> = Vec::new();
         for c in self.candidates.query(sig)? {
+            if gone(c) {
+                continue;
+            }
             let slot = &self.slots[c as usize];
             let (Role::Original, Some(other)) = (slot.role, &slot.signature) else {
                 continue;

@@ -20,6 +20,7 @@ pub struct Config {
 struct Inner {
     method: Method,
     store_duplicates: bool,
+    replace_changed: bool,
     max_batch: usize,
     reserve: usize,
     verifier: Option<Verifier>,
@@ -40,6 +41,7 @@ impl Config {
             inner: Inner {
                 method: neardup::default_method(),
                 store_duplicates: true,
+                replace_changed: true,
                 max_batch: 512,
                 reserve: 0,
                 verifier: Some(Verifier::default()),
@@ -60,6 +62,20 @@ impl Config {
     pub fn store_duplicates(&mut self, yes: bool) -> &mut Config {
         self.inner.store_duplicates = yes;
         self
+    }
+
+    /// What a document posted again under its id with other content does:
+    /// replace the stored version (default true: a re-crawled page whose
+    /// content changed; the old version is no longer a target), or be
+    /// refused as a conflict (false).
+    pub fn replace_changed(&mut self, yes: bool) -> &mut Config {
+        self.inner.replace_changed = yes;
+        self
+    }
+
+    /// Whether changed content replaces the stored version.
+    pub fn get_replace_changed(&self) -> bool {
+        self.inner.replace_changed
     }
 
     /// The most operations the writer groups into one transaction (at

@@ -61,6 +61,12 @@ pub(crate) fn now_ms() -> u64 {
 }
 
 impl Shared {
+    /// The dense id of the stored version that `p` replaces (its id is
+    /// stored with other content), after [`Shared::existing`] said `None`.
+    pub fn replacing(&self, state: &Online, p: &Prepared) -> Option<u32> {
+        state.dense(&p.id)
+    }
+
     pub fn write_state(&self) -> RwLockWriteGuard<'_, Online> {
         self.state.write().unwrap_or_else(|p| p.into_inner())
     }
@@ -81,12 +87,17 @@ impl Shared {
     }
 
     /// For an id already stored: its stored verdict when the content is
-    /// the same, a conflict otherwise; `None` for a new id.
+    /// the same; with other content a conflict, or `None` when changed
+    /// content replaces the stored version ([`Shared::replacing`]); `None`
+    /// for a new id.
     pub fn existing(&self, state: &Online, p: &Prepared) -> Option<Result<Verdict, Error>> {
         let d = state.dense(&p.id)?;
         let slot = state.slot(d);
         let key = p.signature.as_ref().map(|_| p.key);
         if slot.key != key {
+            if self.config.get_replace_changed() {
+                return None;
+            }
             return Some(Err(Error::new(ErrorKind::Conflict(p.id.clone()))));
         }
         let duplicate_of = match slot.role {
@@ -270,9 +281,10 @@ impl ContentSeen {
         if let Some(v) = shared.existing(&state, p) {
             return v;
         }
-        let j = state.judge(
+        let j = state.judge_without(
             p.signature.as_ref().map(|s| (s, p.key)),
             p.shingles.as_ref(),
+            shared.replacing(&state, p),
         )?;
         Ok(shared.verdict(&state, p, j))
     }

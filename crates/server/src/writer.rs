@@ -101,10 +101,18 @@ fn apply(shared: &Shared, t: &mut Tables<'_>, op: Op) -> Result<Answer, Error> {
             if let Some(v) = shared.existing(&state, &p) {
                 return Ok(Answer::Insert(tx, v));
             }
-            let judgement = state.judge(
+            let replacing = shared.replacing(&state, &p);
+            let judgement = state.judge_without(
                 p.signature.as_ref().map(|s| (s, p.key)),
                 p.shingles.as_ref(),
+                replacing,
             )?;
+            if replacing.is_some() {
+                // The new version replaces the stored one: the old is no
+                // longer a target; its duplicates keep naming the id.
+                state.remove(&p.id);
+                t.delete(&p.id)?;
+            }
             let mut verdict = shared.verdict(&state, &p, judgement);
             if judgement.duplicate_of.is_some() && !shared.config.get_store_duplicates() {
                 return Ok(Answer::Insert(tx, Ok(verdict)));

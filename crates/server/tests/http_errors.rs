@@ -5,7 +5,7 @@ mod common;
 
 use neardup_server::client::Client;
 
-use common::{article, error_code, post_text, start, temp_dir};
+use common::{article, error_code, post_text, start, start_with, temp_dir};
 
 /// Method, path, headers, body, expected status and error code.
 type Case<'a> = (
@@ -152,15 +152,21 @@ fn every_error_status() {
         assert_eq!(error_code(&r), code, "{method} {path}");
         assert_eq!(r.header("content-type"), Some("application/json"));
     }
-    // 409: the same id with other content.
+    // The connection survived every error.
+    assert_eq!(c.get("/healthz").unwrap().status, 200);
+    server.stop().unwrap();
+    // 409: the same id with other content, when changes are conflicts.
+    let mut strict = neardup_server::Config::new();
+    strict.replace_changed(false);
+    let server = start_with(&dir.join("strict"), &strict, |_| {});
+    let mut c = Client::new(server.addr());
     assert_eq!(
         post_text(&mut c, "/v1/documents", "x", &article(1, 100)).status,
         200
     );
     let r = post_text(&mut c, "/v1/documents", "x", &article(2, 100));
     assert_eq!((r.status, error_code(&r)), (409, "conflict".to_string()));
-    // The connection survived every error.
-    assert_eq!(c.get("/healthz").unwrap().status, 200);
+    assert_eq!(r.header("content-type"), Some("application/json"));
     server.stop().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }

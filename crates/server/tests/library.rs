@@ -144,9 +144,39 @@ fn reopen_rebuilds_the_index_and_keeps_deletes() {
 }
 
 #[test]
+fn changed_content_replaces_the_stored_version() {
+    let dir = temp_dir("replace");
+    let seen = ContentSeen::open(&dir, &Config::new()).unwrap();
+    let (a, b) = (article(3, 200), article(4, 200));
+    seen.insert(text("page", &a)).unwrap();
+    // The page was re-crawled and its content changed: a new version.
+    let v = seen.insert(text("page", &b)).unwrap();
+    assert!(v.stored && !v.is_duplicate(), "{v:?}");
+    // The old version is no longer a target; the new one is.
+    let old = seen.check(text("copy-of-old", &edit(&a, 30, 1))).unwrap();
+    assert!(!old.is_duplicate(), "{old:?}");
+    let new = seen.check(text("copy-of-new", &edit(&b, 30, 1))).unwrap();
+    assert_eq!(new.duplicate_of.as_deref(), Some("page"));
+    // A new version that is a near-duplicate of its own old version is
+    // judged without it: new content.
+    let v = seen.insert(text("page", &edit(&b, 30, 2))).unwrap();
+    assert!(!v.is_duplicate(), "{v:?}");
+    assert_eq!(seen.stats().documents, 1);
+    drop(seen);
+    // And so after a restart.
+    let seen = ContentSeen::open(&dir, &Config::new()).unwrap();
+    assert_eq!(seen.stats().documents, 1);
+    let again = seen.check(text("q", &edit(&b, 30, 3))).unwrap();
+    assert_eq!(again.duplicate_of.as_deref(), Some("page"));
+    assert!(!seen.check(text("q2", &a)).unwrap().is_duplicate());
+}
+
+#[test]
 fn repost_is_idempotent_and_conflicts_are_refused() {
     let dir = temp_dir("repost");
-    let seen = ContentSeen::open(&dir, &Config::new()).unwrap();
+    let mut strict = Config::new();
+    strict.replace_changed(false);
+    let seen = ContentSeen::open(&dir, &strict).unwrap();
     let a = article(3, 200);
     seen.insert(text("a", &a)).unwrap();
     let first = seen.insert(text("d", &edit(&a, 30, 1))).unwrap();

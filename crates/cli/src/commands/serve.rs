@@ -35,6 +35,10 @@ pub struct ServeArgs {
     /// Answer duplicates without storing them.
     #[arg(long)]
     pub no_store_duplicates: bool,
+    /// Refuse an id posted again with other content (409) instead of
+    /// replacing the stored version with it.
+    #[arg(long)]
+    pub conflict_on_change: bool,
     /// Largest request body in bytes (413 past it).
     #[arg(long, value_name = "N", default_value_t = neardup_server::http::DEFAULT_MAX_BODY_BYTES)]
     pub max_body_bytes: usize,
@@ -101,6 +105,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         .verifier(args.method.verifier())
         .composite(args.method.composite())
         .store_duplicates(!args.no_store_duplicates)
+        .replace_changed(!args.conflict_on_change)
         .expected_documents(args.expected_documents);
     let seen = ContentSeen::open(&args.data_dir, &config)
         .with_context(|| format!("opening the store in {}", args.data_dir.display()))?;

@@ -113,7 +113,16 @@ pub fn edit(text: &str, every: usize, tag: usize) -> String {
 
 /// A server on a loopback port over a store in `dir`.
 pub fn start(dir: &std::path::Path, setup: impl FnOnce(&mut Server)) -> Running {
-    let seen = ContentSeen::open(dir, &Config::new()).unwrap();
+    start_with(dir, &Config::new(), setup)
+}
+
+/// As [`start`], with a store configuration.
+pub fn start_with(
+    dir: &std::path::Path,
+    config: &Config,
+    setup: impl FnOnce(&mut Server),
+) -> Running {
+    let seen = ContentSeen::open(dir, config).unwrap();
     let mut server = Server::new(seen);
     setup(&mut server);
     server.spawn("127.0.0.1:0".parse().unwrap()).unwrap()
