@@ -265,6 +265,25 @@ impl ContentSeen {
         })
     }
 
+    /// Judges and stores prepared documents in their order: all go to the
+    /// writer at once, so that they share its transactions; each answer
+    /// comes once its document is durable. A failed preparation is passed
+    /// through as its answer.
+    pub fn insert_many(&self, docs: Vec<Result<Prepared, Error>>) -> Vec<Result<Verdict, Error>> {
+        let pending: Vec<Result<mpsc::Receiver<Result<Verdict, Error>>, Error>> = docs
+            .into_iter()
+            .map(|p| {
+                let (tx, rx) = mpsc::sync_channel(1);
+                self.send(Op::Insert(Box::new(p?), tx))?;
+                Ok(rx)
+            })
+            .collect();
+        pending
+            .into_iter()
+            .map(|r| r.and_then(|rx| rx.recv().unwrap_or_else(|_| Err(ErrorKind::Failed.into()))))
+            .collect()
+    }
+
     /// The verdict [`ContentSeen::insert`] would give, without storing.
     pub fn check(&self, doc: RawDocument) -> Result<Verdict, Error> {
         let p = self.prepare(doc)?;

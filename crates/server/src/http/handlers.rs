@@ -17,7 +17,7 @@ use crate::seen::ContentSeen;
 /// The hand-written OpenAPI document.
 pub(crate) const OPENAPI: &str = include_str!("../openapi.json");
 
-fn verdict_json(v: &Verdict) -> Value {
+pub(crate) fn verdict_json(v: &Verdict) -> Value {
     json!({
         "id": v.id,
         "verdict": v.kind(),
@@ -28,7 +28,7 @@ fn verdict_json(v: &Verdict) -> Value {
     })
 }
 
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, crate::Error> + Send + 'static,
 ) -> Result<T, ApiError> {
     match tokio::task::spawn_blocking(f).await {
@@ -251,6 +251,7 @@ mod tests {
         for p in [
             "/v1/documents",
             "/v1/check",
+            "/v1/batch",
             "/v1/documents/{id}",
             "/v1/stats",
             "/healthz",

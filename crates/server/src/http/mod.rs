@@ -3,9 +3,11 @@
 //! a concurrency limit, Prometheus metrics and an OpenAPI document.
 //!
 //! Routes: `POST /v1/documents` (check and insert), `POST /v1/check`,
+//! `POST /v1/batch` (NDJSON, one verdict per line),
 //! `GET`/`DELETE /v1/documents/{id}`, `GET /v1/stats`, `GET /healthz`,
 //! `GET /metrics`, `GET /openapi.json`. See `openapi.json` in this crate.
 
+mod batch;
 mod connections;
 mod handlers;
 mod metrics;
@@ -71,6 +73,7 @@ pub struct Server {
 
 /// The default body limit: 10 MB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 10_000_000;
+pub use batch::MAX_BATCH_DOCUMENTS;
 /// The default limit of connections open at once.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 /// The default time a client has to send a request head, on a new
@@ -153,6 +156,7 @@ impl Server {
         Router::new()
             .route("/v1/documents", post(handlers::post_document))
             .route("/v1/check", post(handlers::post_check))
+            .route("/v1/batch", post(batch::post_batch))
             .route(
                 "/v1/documents/{*id}",
                 get(handlers::get_document).delete(handlers::delete_document),
@@ -305,6 +309,7 @@ fn route_of(path: &str) -> &'static str {
     match path {
         "/v1/documents" => "/v1/documents",
         "/v1/check" => "/v1/check",
+        "/v1/batch" => "/v1/batch",
         "/v1/stats" => "/v1/stats",
         "/healthz" => "/healthz",
         "/metrics" => "/metrics",

@@ -142,6 +142,30 @@ struct JsonDocument {
 }
 
 /// The document of a `POST /v1/documents` or `/v1/check` request.
+/// A document given as JSON: `{"id", "url"?, "html" or "text"}`.
+pub(crate) fn json_document(body: &[u8]) -> Result<RawDocument, ApiError> {
+    let d: JsonDocument = serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request("bad_json", format!("invalid JSON document: {e}")))?;
+    let content = match (d.html, d.text) {
+        (Some(html), None) => Content::Html {
+            bytes: html.into_bytes(),
+            content_type: Some("text/html; charset=utf-8".into()),
+        },
+        (None, Some(text)) => Content::Text(text),
+        _ => {
+            return Err(ApiError::bad_request(
+                "bad_json",
+                "exactly one of \"html\" and \"text\" is required",
+            ))
+        }
+    };
+    Ok(RawDocument {
+        id: d.id,
+        url: d.url,
+        content,
+    })
+}
+
 pub(crate) fn parse_document(
     headers: &HeaderMap,
     query: Option<&str>,
@@ -166,29 +190,7 @@ pub(crate) fn parse_document(
         .trim()
         .to_ascii_lowercase();
     match mime.as_str() {
-        "application/json" => {
-            let d: JsonDocument = serde_json::from_slice(&body).map_err(|e| {
-                ApiError::bad_request("bad_json", format!("invalid JSON document: {e}"))
-            })?;
-            let content = match (d.html, d.text) {
-                (Some(html), None) => Content::Html {
-                    bytes: html.into_bytes(),
-                    content_type: Some("text/html; charset=utf-8".into()),
-                },
-                (None, Some(text)) => Content::Text(text),
-                _ => {
-                    return Err(ApiError::bad_request(
-                        "bad_json",
-                        "exactly one of \"html\" and \"text\" is required",
-                    ))
-                }
-            };
-            Ok(RawDocument {
-                id: d.id,
-                url: d.url,
-                content,
-            })
-        }
+        "application/json" => json_document(&body),
         "text/html" | "application/xhtml+xml" | "text/plain" => {
             let mut id = None;
             let mut url = None;
