@@ -35,6 +35,8 @@ enum Command {
     Eval(commands::eval::EvalArgs),
     /// Run the ContentSeen HTTP service over a persistent store.
     Serve(commands::serve::ServeArgs),
+    /// Look at, check or compact a service store, offline.
+    Store(commands::store::StoreArgs),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +47,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => commands::compare::run(args),
         Command::Eval(args) => commands::eval::run(args),
         Command::Serve(args) => commands::serve::run(args),
+        Command::Store(args) => commands::store::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -234,3 +234,51 @@ fn sigterm_stops_cleanly_and_keeps_the_data() {
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn store_commands_check_a_stopped_store() {
+    let dir = common::temp_dir("serve-store-cmds");
+    let data = dir.join("data");
+    {
+        let serve = Serve::start(&data);
+        let mut c = Client::new(serve.addr);
+        for i in 0..5 {
+            let r = c
+                .post_json(
+                    "/v1/documents",
+                    &json!({"id": format!("d{i}"), "text": text(i)}),
+                )
+                .unwrap();
+            assert_eq!(r.status, 200);
+        }
+    }
+    let d = data.to_str().unwrap();
+    let out = common::neardup(&["store", "verify", "--data-dir", d, "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["documents"], 5);
+    assert!(v["method"].as_str().unwrap().starts_with("minhash"), "{v}");
+    let out = common::neardup(&["store", "stats", "--data-dir", d]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("5 documents"));
+    let out = common::neardup(&["store", "compact", "--data-dir", d]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A file that is no store: exit status 2 and a message, no panic.
+    let bad = dir.join("bad");
+    std::fs::create_dir_all(&bad).unwrap();
+    std::fs::write(
+        bad.join(neardup_server::FILE_NAME),
+        b"not a database at all",
+    )
+    .unwrap();
+    let out = common::neardup(&["store", "verify", "--data-dir", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a neardup store"));
+}

@@ -44,6 +44,7 @@ pub mod client;
 mod config;
 mod error;
 pub mod http;
+pub mod maintenance;
 mod rebuild;
 mod record;
 mod seen;

@@ -186,6 +186,62 @@ impl Store {
         Ok(store)
     }
 
+    /// Opens an existing store in `dir` for offline maintenance, whatever
+    /// its method: its recorded format version and method description.
+    pub fn open_existing(dir: &Path) -> Result<(Store, u32, String), Error> {
+        let path = dir.join(FILE_NAME);
+        if !path.is_file() {
+            return Err(Error::new(ErrorKind::Io(format!(
+                "{}: no store here",
+                path.display()
+            ))));
+        }
+        check_magic(&path)?;
+        let db = unwinding("opening the store", || {
+            Database::builder()
+                .set_cache_size(CACHE_BYTES)
+                .create(&path)
+                .map_err(open_error)
+        })?;
+        let store = Store {
+            db: Db(Some(db)),
+            path,
+        };
+        let (format, method) = unwinding("reading the store's metadata", || {
+            let txn = store.db.begin_read().map_err(Error::store)?;
+            let meta = txn.open_table(META).map_err(Error::store)?;
+            let format = meta
+                .get("format")
+                .map_err(Error::store)?
+                .and_then(|g| <[u8; 4]>::try_from(g.value()).ok())
+                .map(u32::from_le_bytes)
+                .ok_or_else(|| Error::corrupt("no format version"))?;
+            let method = meta
+                .get("method")
+                .map_err(Error::store)?
+                .map(|g| String::from_utf8_lossy(g.value()).into_owned())
+                .ok_or_else(|| Error::corrupt("no method recorded"))?;
+            Ok((format, method))
+        })?;
+        if format > FORMAT_VERSION {
+            return Err(Error::new(ErrorKind::NewerFormat {
+                found: format,
+                supported: FORMAT_VERSION,
+            }));
+        }
+        Ok((store, format, method))
+    }
+
+    /// Compacts the file (frees the pages of deleted documents); whether
+    /// anything was freed.
+    pub fn compact(mut self) -> Result<bool, Error> {
+        let db = self.db.0.as_mut();
+        unwinding("compacting the store", || match db {
+            Some(db) => db.compact().map_err(Error::store),
+            None => Ok(false),
+        })
+    }
+
     /// The store file's path.
     pub fn path(&self) -> &Path {
         &self.path

@@ -5,3 +5,4 @@ pub mod dedup;
 pub mod eval;
 pub mod extract;
 pub mod serve;
+pub mod store;
