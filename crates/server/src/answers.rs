@@ -74,6 +74,9 @@ pub struct Stats {
     pub commits: u64,
     /// Operations those transactions held.
     pub committed_ops: u64,
+    /// Documents evicted by the document or age limit since the store was
+    /// opened.
+    pub evicted: u64,
     /// The method's name.
     pub method: &'static str,
 }

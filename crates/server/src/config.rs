@@ -21,6 +21,8 @@ struct Inner {
     method: Method,
     store_duplicates: bool,
     replace_changed: bool,
+    max_documents: Option<u64>,
+    max_age: Option<std::time::Duration>,
     max_batch: usize,
     reserve: usize,
     verifier: Option<Verifier>,
@@ -42,6 +44,8 @@ impl Config {
                 method: neardup::default_method(),
                 store_duplicates: true,
                 replace_changed: true,
+                max_documents: None,
+                max_age: None,
                 max_batch: 512,
                 reserve: 0,
                 verifier: Some(Verifier::default()),
@@ -76,6 +80,31 @@ impl Config {
     /// Whether changed content replaces the stored version.
     pub fn get_replace_changed(&self) -> bool {
         self.inner.replace_changed
+    }
+
+    /// Keeps at most this many documents: past it, the oldest are evicted
+    /// (deleted) at each commit, so that the index does not grow forever.
+    /// Default: no limit.
+    pub fn max_documents(&mut self, n: Option<u64>) -> &mut Config {
+        self.inner.max_documents = n;
+        self
+    }
+
+    /// Evicts documents stored longer ago than this, at each commit.
+    /// Default: none.
+    pub fn max_age(&mut self, age: Option<std::time::Duration>) -> &mut Config {
+        self.inner.max_age = age;
+        self
+    }
+
+    /// The document limit, if any.
+    pub fn get_max_documents(&self) -> Option<u64> {
+        self.inner.max_documents
+    }
+
+    /// The age limit, if any.
+    pub fn get_max_age(&self) -> Option<std::time::Duration> {
+        self.inner.max_age
     }
 
     /// The most operations the writer groups into one transaction (at

@@ -51,6 +51,8 @@ pub(crate) struct Shared {
     extractor: Extractor,
     pub failed: AtomicBool,
     pub commits: AtomicU64,
+    /// Documents evicted by the document or age limit.
+    pub evicted: AtomicU64,
     pub committed_ops: AtomicU64,
 }
 
@@ -219,6 +221,7 @@ impl ContentSeen {
             extractor: Extractor::new(),
             failed: AtomicBool::new(false),
             commits: AtomicU64::new(0),
+            evicted: AtomicU64::new(0),
             committed_ops: AtomicU64::new(0),
         });
         let (tx, rx) = mpsc::channel();
@@ -382,6 +385,7 @@ impl ContentSeen {
             index_bytes: state.memory_bytes(),
             commits: shared.commits.load(Ordering::Relaxed),
             committed_ops: shared.committed_ops.load(Ordering::Relaxed),
+            evicted: shared.evicted.load(Ordering::Relaxed),
             method: neardup::dedup::method_name(shared.config.get_method()),
         }
     }

@@ -79,6 +79,25 @@ impl Tables<'_> {
         Ok(())
     }
 
+    /// The oldest stored document: its id and when it was stored.
+    pub fn oldest(&self) -> Result<Option<(String, u64)>, Error> {
+        let Some(first) = self.order.first().map_err(Error::store)? else {
+            return Ok(None);
+        };
+        let id = first.1.value().to_string();
+        drop(first);
+        let got = self.docs.get(id.as_str()).map_err(Error::store)?;
+        let at = match got {
+            Some(g) => Record::decode(g.value())?.stored_at_ms,
+            None => {
+                return Err(Error::corrupt(format!(
+                    "order entry of {id:?} has no document"
+                )))
+            }
+        };
+        Ok(Some((id, at)))
+    }
+
     /// Removes a document; false when it was not stored.
     pub fn delete(&mut self, id: &str) -> Result<bool, Error> {
         let old = self.docs.remove(id).map_err(Error::store)?;

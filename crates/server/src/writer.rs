@@ -62,7 +62,7 @@ pub(crate) fn run(shared: Arc<Shared>, rx: Receiver<Op>) {
                 let a = apply(&shared, t, op)?;
                 answers.push(a);
             }
-            Ok(())
+            evict(&shared, t)
         });
         if result.is_err() {
             // Memory may now hold operations the store does not: stop
@@ -76,6 +76,32 @@ pub(crate) fn run(shared: Arc<Shared>, rx: Receiver<Op>) {
             a.send(&result);
         }
     }
+}
+
+/// Deletes the oldest documents while there are more than the document
+/// limit or they are older than the age limit, in the batch's transaction.
+fn evict(shared: &Shared, t: &mut Tables<'_>) -> Result<(), Error> {
+    let (max_docs, max_age) = (
+        shared.config.get_max_documents(),
+        shared.config.get_max_age(),
+    );
+    if max_docs.is_none() && max_age.is_none() {
+        return Ok(());
+    }
+    let now = now_ms();
+    while let Some((id, at)) = t.oldest()? {
+        let mut state = shared.write_state();
+        let over = max_docs.is_some_and(|m| state.len() as u64 > m);
+        let old = max_age.is_some_and(|a| now.saturating_sub(at) > a.as_millis() as u64);
+        if !(over || old) {
+            break;
+        }
+        state.remove(&id);
+        drop(state);
+        t.delete(&id)?;
+        shared.evicted.fetch_add(1, Ordering::Relaxed);
+    }
+    Ok(())
 }
 
 fn answer_of(op: Op, err: Result<(), Error>) -> Answer {

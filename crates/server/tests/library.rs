@@ -269,3 +269,36 @@ fn without_the_composite_check_the_composite_page_joins_b() {
     drop(seen);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_oldest_documents_are_evicted_past_the_limits() {
+    let dir = temp_dir("evict");
+    let mut config = Config::new();
+    config.max_documents(Some(3));
+    let seen = ContentSeen::open(&dir, &config).unwrap();
+    let docs: Vec<String> = (0..5).map(|i| article(20 + i, 150)).collect();
+    for (i, d) in docs.iter().enumerate() {
+        seen.insert(text(&format!("d{i}"), d)).unwrap();
+    }
+    let s = seen.stats();
+    assert_eq!((s.documents, s.evicted), (3, 2));
+    assert!(seen.get("d0").unwrap().is_none() && seen.get("d1").unwrap().is_none());
+    assert!(seen.get("d4").unwrap().is_some());
+    // An evicted original is no longer a target.
+    assert!(!seen
+        .check(text("q", &edit(&docs[0], 30, 1)))
+        .unwrap()
+        .is_duplicate());
+    let v = seen.check(text("q", &edit(&docs[4], 30, 1))).unwrap();
+    assert_eq!(v.duplicate_of.as_deref(), Some("d4"));
+    drop(seen);
+    // By age: what was stored before the limit is gone at the next commit.
+    let mut config = Config::new();
+    config.max_age(Some(std::time::Duration::from_millis(500)));
+    let seen = ContentSeen::open(&dir, &config).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    seen.insert(text("fresh", &article(40, 150))).unwrap();
+    let s = seen.stats();
+    assert_eq!(s.documents, 1, "only the fresh document is left");
+    assert!(seen.get("fresh").unwrap().is_some());
+}

@@ -39,6 +39,14 @@ pub struct ServeArgs {
     /// replacing the stored version with it.
     #[arg(long)]
     pub conflict_on_change: bool,
+    /// Keep at most N documents: past it the oldest are evicted at each
+    /// commit (default: no limit).
+    #[arg(long, value_name = "N")]
+    pub max_documents: Option<u64>,
+    /// Evict documents stored more than this many seconds ago, at each
+    /// commit (default: never).
+    #[arg(long, value_name = "SECONDS")]
+    pub max_age: Option<u64>,
     /// Largest request body in bytes (413 past it).
     #[arg(long, value_name = "N", default_value_t = neardup_server::http::DEFAULT_MAX_BODY_BYTES)]
     pub max_body_bytes: usize,
@@ -106,6 +114,8 @@ pub fn run(args: ServeArgs) -> Result<()> {
         .composite(args.method.composite())
         .store_duplicates(!args.no_store_duplicates)
         .replace_changed(!args.conflict_on_change)
+        .max_documents(args.max_documents)
+        .max_age(args.max_age.map(Duration::from_secs))
         .expected_documents(args.expected_documents);
     let seen = ContentSeen::open(&args.data_dir, &config)
         .with_context(|| format!("opening the store in {}", args.data_dir.display()))?;

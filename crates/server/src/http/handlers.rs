@@ -158,6 +158,7 @@ pub(crate) async fn stats(State(app): State<App>) -> Response {
             "index_bytes": s.index_bytes,
             "commits": s.commits,
             "committed_operations": s.committed_ops,
+            "evicted": s.evicted,
             "method": s.method,
             "store_duplicates": app.store_duplicates,
             "format_version": crate::FORMAT_VERSION,

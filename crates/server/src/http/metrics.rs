@@ -133,6 +133,11 @@ impl Metrics {
                 "Operations in those transactions.",
                 stats.committed_ops,
             ),
+            (
+                "neardup_evicted_total",
+                "Documents evicted by the document or age limit.",
+                stats.evicted,
+            ),
         ];
         for (name, help, v) in counters {
             let _ = writeln!(
@@ -174,6 +179,7 @@ mod tests {
             index_bytes: 10,
             commits: 1,
             committed_ops: 3,
+            evicted: 0,
             method: "minhash",
         };
         let text = m.render(&stats, true);
