@@ -36,9 +36,12 @@
 #![forbid(unsafe_code)]
 
 mod ascii;
+mod fastnorm;
 #[cfg(feature = "jieba")]
 mod jieba;
 mod normalize;
+#[cfg(test)]
+mod reference;
 mod script;
 mod segment;
 mod sentence;

@@ -1,0 +1,368 @@
+//! The fast path of [`crate::normalize`] for text that is not pure ASCII.
+//!
+//! The rules are those of the module [`crate::normalize`] (NFKC, then per
+//! character: CJK kept, whitespace and controls collapsed, invisible
+//! characters removed, punctuation kept or stripped, lowercasing); this
+//! path only avoids work that does not change the result:
+//!
+//! * **NFKC quick check per character.** A character whose NFKC quick-check
+//!   property is `Yes` and whose canonical combining class is 0 is left as
+//!   it is by NFKC and starts a normalization boundary: nothing before it
+//!   combines with it or reorders across it. Text is copied through such
+//!   characters; only a segment around a character that may change (a
+//!   combining mark, a compatibility character such as `ﬁ`, full-width
+//!   `Ａ` or the no-break space) is normalized, from the last boundary
+//!   before it to the next one after it, with `unicode-normalization`.
+//!   What was already written for that segment is taken back first.
+//! * **One table lookup per character** of the Basic Multilingual Plane
+//!   ([`CharTable`]): the character's class and its lowercase form, built
+//!   once per process from the same predicates the rules name; characters
+//!   beyond the BMP (emoji, rare Han) are classified on the fly.
+//! * **Bytes, not characters**: ASCII is mapped by byte tables, a kept
+//!   non-ASCII character whose lowercase is itself is copied as its UTF-8
+//!   bytes, and the output is a byte buffer checked once at the end.
+//!
+//! The per-character rules it replaces are kept as the reference
+//! (`reference.rs`, compiled for tests); a property test checks that both
+//! give the same string, byte for byte, on arbitrary Unicode text.
+
+use std::sync::OnceLock;
+
+use unicode_normalization::char::canonical_combining_class;
+use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
+
+use crate::normalize::{NormalizeOptions, Punctuation, IS_SEPARATOR_KEEP, IS_SEPARATOR_STRIP};
+use crate::script::{is_cjk, is_invisible, is_punctuation};
+
+/// Bits 0..21 of an entry: the lowercase form (the character itself when
+/// lowercasing gives several characters, see [`MULTI`]).
+const CHAR_BITS: u32 = 0x1F_FFFF;
+/// NFKC leaves the character as is and a normalization boundary precedes it.
+const STABLE: u32 = 1 << 21;
+/// Lowercasing gives more than one character (`İ`).
+const MULTI: u32 = 1 << 22;
+/// The class, in bits 24..26.
+const CLASS_SHIFT: u32 = 24;
+const KEEP: u32 = 0;
+const SEPARATOR: u32 = 1;
+const INVISIBLE: u32 = 2;
+const PUNCTUATION: u32 = 3;
+
+/// The entry of one character: class, NFKC stability and lowercase form.
+fn entry(c: char) -> u32 {
+    let class = if is_cjk(c) {
+        KEEP
+    } else if c.is_whitespace() || c.is_control() {
+        SEPARATOR
+    } else if !c.is_ascii() && is_invisible(c) {
+        INVISIBLE
+    } else if is_punctuation(c) {
+        PUNCTUATION
+    } else {
+        KEEP
+    };
+    let stable =
+        canonical_combining_class(c) == 0 && is_nfkc_quick(std::iter::once(c)) == IsNormalized::Yes;
+    let mut lower = c.to_lowercase();
+    let (low, multi) = match (lower.next(), lower.next()) {
+        _ if is_cjk(c) => (c, false),
+        (Some(l), None) => (l, false),
+        _ => (c, true),
+    };
+    (low as u32) | (stable as u32 * STABLE) | (multi as u32 * MULTI) | (class << CLASS_SHIFT)
+}
+
+/// The entries of the Basic Multilingual Plane, built on first use.
+struct CharTable(Box<[u32]>);
+
+impl CharTable {
+    fn get() -> &'static CharTable {
+        static TABLE: OnceLock<CharTable> = OnceLock::new();
+        TABLE.get_or_init(|| {
+            CharTable(
+                (0..0x1_0000u32)
+                    .map(|u| char::from_u32(u).map_or(0, entry))
+                    .collect(),
+            )
+        })
+    }
+
+    #[inline]
+    fn lookup(&self, c: char) -> u32 {
+        match self.0.get(c as usize) {
+            Some(&e) => e,
+            None => entry(c),
+        }
+    }
+}
+
+/// The output being written and the state of whitespace collapsing.
+struct Writer<'a> {
+    buf: Vec<u8>,
+    /// Where this call's output starts (no leading space before it).
+    start: usize,
+    pending_space: bool,
+    options: NormalizeOptions,
+    table: &'a CharTable,
+}
+
+impl Writer<'_> {
+    #[inline]
+    fn flush_space(&mut self) {
+        if self.pending_space {
+            if self.buf.len() > self.start {
+                self.buf.push(b' ');
+            }
+            self.pending_space = false;
+        }
+    }
+
+    #[inline]
+    fn ascii(&mut self, b: u8) {
+        let sep = if self.options.punctuation == Punctuation::Strip {
+            &IS_SEPARATOR_STRIP
+        } else {
+            &IS_SEPARATOR_KEEP
+        };
+        if sep[b as usize] {
+            self.pending_space = true;
+        } else {
+            self.flush_space();
+            self.buf.push(if self.options.lowercase {
+                b.to_ascii_lowercase()
+            } else {
+                b
+            });
+        }
+    }
+
+    /// Writes the non-ASCII character `c` (its UTF-8 bytes are `raw`) of
+    /// NFKC text by its table entry `e`.
+    #[inline]
+    fn char(&mut self, c: char, raw: &[u8], e: u32) {
+        match e >> CLASS_SHIFT {
+            SEPARATOR => {
+                self.pending_space = true;
+                return;
+            }
+            INVISIBLE => return,
+            PUNCTUATION if self.options.punctuation == Punctuation::Strip => {
+                self.pending_space = true;
+                return;
+            }
+            _ => {}
+        }
+        self.flush_space();
+        let lower = e & CHAR_BITS;
+        if !self.options.lowercase || lower == c as u32 {
+            if e & MULTI != 0 && self.options.lowercase {
+                for l in c.to_lowercase() {
+                    self.put(l);
+                }
+            } else {
+                self.buf.extend_from_slice(raw);
+            }
+        } else {
+            self.put(char::from_u32(lower).unwrap_or(c));
+        }
+    }
+
+    #[inline]
+    fn put(&mut self, c: char) {
+        let mut tmp = [0u8; 4];
+        self.buf
+            .extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
+    }
+
+    /// Writes any character of NFKC text.
+    fn any(&mut self, c: char) {
+        if c.is_ascii() {
+            self.ascii(c as u8);
+        } else {
+            let mut tmp = [0u8; 4];
+            let raw = c.encode_utf8(&mut tmp);
+            let e = self.table.lookup(c);
+            self.char(c, raw.as_bytes(), e);
+        }
+    }
+}
+
+/// The character at byte `i` of `text` (a character boundary) and its length.
+#[inline]
+fn decode(text: &str, i: usize) -> (char, usize) {
+    let c = text[i..].chars().next().unwrap_or('\u{FFFD}');
+    (c, c.len_utf8())
+}
+
+/// Normalizes `text` (not pure ASCII), appending to `out`; same result as
+/// the per-character rules (see the module documentation).
+pub(crate) fn normalize_non_ascii(text: &str, options: NormalizeOptions, out: &mut String) {
+    let start = out.len();
+    let mut w = Writer {
+        buf: std::mem::take(out).into_bytes(),
+        start,
+        pending_space: false,
+        options,
+        table: CharTable::get(),
+    };
+    w.buf.reserve(text.len());
+    let bytes = text.as_bytes();
+    // The last normalization boundary: input position, and the output
+    // length and pending space before the character there was written.
+    let mut mark = (0usize, w.buf.len(), false);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x80 {
+            mark = (i, w.buf.len(), w.pending_space);
+            w.ascii(b);
+            i += 1;
+            continue;
+        }
+        let (c, len) = decode(text, i);
+        let e = w.table.lookup(c);
+        if e & STABLE != 0 {
+            mark = (i, w.buf.len(), w.pending_space);
+            w.char(c, &bytes[i..i + len], e);
+            i += len;
+            continue;
+        }
+        // A character NFKC may change: normalize from the last boundary
+        // to the next one, taking back what was written since the first.
+        let mut end = i + len;
+        while end < bytes.len() {
+            if bytes[end] < 0x80 {
+                break;
+            }
+            let (c, len) = decode(text, end);
+            if w.table.lookup(c) & STABLE != 0 {
+                break;
+            }
+            end += len;
+        }
+        let (from, written, pending) = mark;
+        w.buf.truncate(written);
+        w.pending_space = pending;
+        for c in text[from..end].nfkc() {
+            w.any(c);
+        }
+        i = end;
+    }
+    match String::from_utf8(w.buf) {
+        Ok(s) => *out = s,
+        Err(e) => {
+            // Unreachable: only whole characters were written. Start over
+            // on the per-character path rather than lose the text.
+            let mut bytes = e.into_bytes();
+            bytes.truncate(start);
+            *out = String::from_utf8(bytes).unwrap_or_default();
+            let mut w = Writer {
+                buf: Vec::new(),
+                start: 0,
+                pending_space: false,
+                options,
+                table: CharTable::get(),
+            };
+            text.nfkc().for_each(|c| w.any(c));
+            out.push_str(&String::from_utf8_lossy(&w.buf));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::reference::normalize_reference;
+
+    const ALL_OPTIONS: [NormalizeOptions; 4] = [
+        NormalizeOptions::KEEP_PUNCTUATION,
+        NormalizeOptions::STRIP_PUNCTUATION,
+        NormalizeOptions {
+            punctuation: Punctuation::Keep,
+            lowercase: false,
+        },
+        NormalizeOptions {
+            punctuation: Punctuation::Strip,
+            lowercase: false,
+        },
+    ];
+
+    fn check(text: &str) {
+        for o in ALL_OPTIONS {
+            let mut fast = String::from("x");
+            normalize_non_ascii(text, o, &mut fast);
+            let mut slow = String::from("x");
+            normalize_reference(text, o, &mut slow);
+            assert_eq!(fast, slow, "{text:?} {o:?}");
+        }
+    }
+
+    #[test]
+    fn segments_around_changing_characters() {
+        for s in [
+            "e\u{301}",
+            "Cafe\u{301} \u{301}x",
+            "\u{301}start",
+            "ﬁne ﬂow",
+            "a\u{A0}b",
+            "Ａ\u{3000}Ｂ",
+            "İstanbul ΣΑΣ",
+            "\u{1100}\u{1161}\u{11A8} 한",
+            "a\u{5B0}\u{591}b",
+            "x\u{200B}\u{FE0F}y 😀 \u{1D400}",
+            "“Quotes” — dashes… and accents: naïve café",
+            "中文，ｶﾀｶﾅ。e\u{301}中e\u{301}",
+            "①②③ ㍻ ℃",
+        ] {
+            check(s);
+        }
+    }
+
+    #[test]
+    fn table_matches_entries() {
+        let t = CharTable::get();
+        for c in ['a', 'É', '’', '\u{A0}', '中', '\u{301}', 'İ', '\u{FEFF}'] {
+            assert_eq!(t.lookup(c), entry(c), "{c:?}");
+        }
+        assert_eq!(entry('\u{301}') & STABLE, 0);
+        assert_ne!(entry('é') & STABLE, 0);
+        assert_eq!(entry('\u{A0}') & STABLE, 0);
+    }
+
+    /// Text that exercises the boundaries: ASCII, Latin-1 and Latin
+    /// Extended letters, combining marks, compatibility characters,
+    /// punctuation, CJK, Hangul jamo, invisible and supplementary
+    /// characters, in arbitrary order.
+    fn mixed_text() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                "[a-zA-Z ,.]{1,6}",
+                "[\u{80}-\u{24F}]{1,4}",
+                "[\u{300}-\u{36F}\u{591}-\u{5C7}]{1,3}",
+                "[\u{2000}-\u{206F}\u{3000}-\u{303F}]{1,3}",
+                "[\u{1100}-\u{11FF}\u{AC00}-\u{AC20}]{1,3}",
+                "[\u{F900}-\u{FAFF}\u{FB00}-\u{FB4F}\u{FF00}-\u{FFEF}]{1,3}",
+                "[\u{4E00}-\u{4E40}]{1,3}",
+                "[\u{1D400}-\u{1D420}\u{1F600}-\u{1F610}\u{2F800}-\u{2F810}]{1,2}",
+            ],
+            0..24,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn fast_path_equals_reference_on_arbitrary_unicode(text in any::<String>()) {
+            check(&text);
+        }
+
+        #[test]
+        fn fast_path_equals_reference_on_mixed_scripts(text in mixed_text()) {
+            check(&text);
+        }
+    }
+}
