@@ -31,7 +31,9 @@ use std::sync::OnceLock;
 use unicode_normalization::char::canonical_combining_class;
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
-use crate::normalize::{NormalizeOptions, Punctuation, IS_SEPARATOR_KEEP, IS_SEPARATOR_STRIP};
+use crate::normalize::{
+    NormalizeOptions, Punctuation, IDENTITY, IS_SEPARATOR_KEEP, IS_SEPARATOR_STRIP, LOWER,
+};
 use crate::script::{is_cjk, is_invisible, is_punctuation};
 
 /// Bits 0..21 of an entry: the lowercase form (the character itself when
@@ -118,13 +120,50 @@ impl Writer<'_> {
     }
 
     #[inline]
-    fn ascii(&mut self, b: u8) {
-        let sep = if self.options.punctuation == Punctuation::Strip {
+    fn separators(&self) -> &'static [bool; 256] {
+        if self.options.punctuation == Punctuation::Strip {
             &IS_SEPARATOR_STRIP
         } else {
             &IS_SEPARATOR_KEEP
+        }
+    }
+
+    /// Writes a run of ASCII bytes without a data-dependent branch per
+    /// byte (as the ASCII-only path does): each byte is written
+    /// unconditionally and the write index advances only when the byte (or
+    /// a pending space before it) is kept. A space is pending after a
+    /// byte exactly when that byte is a separator.
+    fn ascii_run(&mut self, run: &[u8]) {
+        if run.is_empty() {
+            return;
+        }
+        let sep = self.separators();
+        let map = if self.options.lowercase {
+            &LOWER
+        } else {
+            &IDENTITY
         };
-        if sep[b as usize] {
+        let mut n = self.buf.len();
+        // At most one space more than bytes: a space is only written
+        // after a separator, which itself writes nothing.
+        self.buf.resize(n + run.len() + 1, 0);
+        let buf = &mut self.buf[..];
+        let mut pending = self.pending_space;
+        for &b in run {
+            let is_sep = sep[b as usize];
+            buf[n] = b' ';
+            n += (pending & !is_sep & (n > self.start)) as usize;
+            buf[n] = map[b as usize];
+            n += (!is_sep) as usize;
+            pending = is_sep;
+        }
+        self.buf.truncate(n);
+        self.pending_space = pending;
+    }
+
+    #[inline]
+    fn ascii(&mut self, b: u8) {
+        if self.separators()[b as usize] {
             self.pending_space = true;
         } else {
             self.flush_space();
@@ -214,9 +253,16 @@ pub(crate) fn normalize_non_ascii(text: &str, options: NormalizeOptions, out: &m
     while i < bytes.len() {
         let b = bytes[i];
         if b < 0x80 {
-            mark = (i, w.buf.len(), w.pending_space);
-            w.ascii(b);
-            i += 1;
+            // A run of ASCII: every byte is a boundary; only the last one
+            // is remembered.
+            let end = bytes[i..]
+                .iter()
+                .position(|&b| b >= 0x80)
+                .map_or(bytes.len(), |p| i + p);
+            w.ascii_run(&bytes[i..end - 1]);
+            mark = (end - 1, w.buf.len(), w.pending_space);
+            w.ascii(bytes[end - 1]);
+            i = end;
             continue;
         }
         let (c, len) = decode(text, i);

@@ -46,6 +46,7 @@ mod script;
 mod segment;
 mod sentence;
 mod shingle;
+mod spaced;
 mod tokens;
 
 pub use normalize::{

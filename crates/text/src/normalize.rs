@@ -130,8 +130,8 @@ fn normalize_ascii(bytes: &[u8], options: NormalizeOptions, out: &mut String) {
 pub(crate) const IS_SEPARATOR_KEEP: [bool; 256] = ascii_table(false);
 /// ASCII separators when stripping punctuation (`_` is a word character).
 pub(crate) const IS_SEPARATOR_STRIP: [bool; 256] = ascii_table(true);
-const LOWER: [u8; 256] = byte_map(true);
-const IDENTITY: [u8; 256] = byte_map(false);
+pub(crate) const LOWER: [u8; 256] = byte_map(true);
+pub(crate) const IDENTITY: [u8; 256] = byte_map(false);
 
 const fn ascii_table(strip: bool) -> [bool; 256] {
     let mut t = [false; 256];

@@ -22,6 +22,7 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 use crate::ascii::ascii_token_hashes;
 use crate::normalize::{normalize_into, NormalizeOptions};
 use crate::segment::Segmenter;
+use crate::spaced::spaced_token_hashes;
 use crate::tokens::{char_ngrams, tokens};
 
 /// Seed of [`token_hash`].
@@ -159,7 +160,10 @@ impl Shingler {
                 self.buf.clear();
                 if text.is_ascii() {
                     ascii_token_hashes(text.as_bytes(), &mut self.bounds, &mut self.buf);
+                } else if spaced_token_hashes(text, &mut self.bounds, &mut self.buf) {
+                    // No CJK character: every segmenter cuts plain tokens.
                 } else {
+                    self.buf.clear();
                     self.buf.reserve(text.len() * 8 / 3 + 8);
                     let mut push =
                         |t: &str| self.buf.extend_from_slice(&token_hash(t).to_le_bytes());
