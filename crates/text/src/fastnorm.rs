@@ -31,9 +31,8 @@ use std::sync::OnceLock;
 use unicode_normalization::char::canonical_combining_class;
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
-use crate::normalize::{
-    NormalizeOptions, Punctuation, IDENTITY, IS_SEPARATOR_KEEP, IS_SEPARATOR_STRIP, LOWER,
-};
+use crate::asciirun::write_ascii_run;
+use crate::normalize::{NormalizeOptions, Punctuation, IS_SEPARATOR_KEEP, IS_SEPARATOR_STRIP};
 use crate::script::{is_cjk, is_invisible, is_punctuation};
 
 /// Bits 0..21 of an entry: the lowercase form (the character itself when
@@ -128,37 +127,15 @@ impl Writer<'_> {
         }
     }
 
-    /// Writes a run of ASCII bytes without a data-dependent branch per
-    /// byte (as the ASCII-only path does): each byte is written
-    /// unconditionally and the write index advances only when the byte (or
-    /// a pending space before it) is kept. A space is pending after a
-    /// byte exactly when that byte is a separator.
+    /// Writes a run of ASCII bytes (see [`crate::asciirun`]).
     fn ascii_run(&mut self, run: &[u8]) {
-        if run.is_empty() {
-            return;
-        }
-        let sep = self.separators();
-        let map = if self.options.lowercase {
-            &LOWER
-        } else {
-            &IDENTITY
-        };
-        let mut n = self.buf.len();
-        // At most one space more than bytes: a space is only written
-        // after a separator, which itself writes nothing.
-        self.buf.resize(n + run.len() + 1, 0);
-        let buf = &mut self.buf[..];
-        let mut pending = self.pending_space;
-        for &b in run {
-            let is_sep = sep[b as usize];
-            buf[n] = b' ';
-            n += (pending & !is_sep & (n > self.start)) as usize;
-            buf[n] = map[b as usize];
-            n += (!is_sep) as usize;
-            pending = is_sep;
-        }
-        self.buf.truncate(n);
-        self.pending_space = pending;
+        write_ascii_run(
+            &mut self.buf,
+            self.start,
+            &mut self.pending_space,
+            self.options,
+            run,
+        );
     }
 
     #[inline]

@@ -36,6 +36,7 @@
 #![forbid(unsafe_code)]
 
 mod ascii;
+mod asciirun;
 mod fastnorm;
 #[cfg(feature = "jieba")]
 mod jieba;
