@@ -42,6 +42,11 @@ const CHAR_BITS: u32 = 0x1F_FFFF;
 const STABLE: u32 = 1 << 21;
 /// Lowercasing gives more than one character (`İ`).
 const MULTI: u32 = 1 << 22;
+/// NFKC replaces the character by characters that are all [`STABLE`]
+/// (full-width `，`, `Ａ`, the no-break space, `…`, `ﬁ`), and a
+/// normalization boundary precedes it: bits 0..21 are then the index of
+/// the replacement in [`CharTable::replacements`].
+const REPLACED: u32 = 1 << 23;
 /// The class, in bits 24..26.
 const CLASS_SHIFT: u32 = 24;
 const KEEP: u32 = 0;
@@ -74,23 +79,47 @@ fn entry(c: char) -> u32 {
 }
 
 /// The entries of the Basic Multilingual Plane, built on first use.
-struct CharTable(Box<[u32]>);
+struct CharTable {
+    entries: Box<[u32]>,
+    /// The NFKC form of each [`REPLACED`] character.
+    replacements: Vec<Box<str>>,
+}
 
 impl CharTable {
     fn get() -> &'static CharTable {
         static TABLE: OnceLock<CharTable> = OnceLock::new();
-        TABLE.get_or_init(|| {
-            CharTable(
-                (0..0x1_0000u32)
-                    .map(|u| char::from_u32(u).map_or(0, entry))
-                    .collect(),
-            )
-        })
+        TABLE.get_or_init(CharTable::build)
+    }
+
+    fn build() -> CharTable {
+        let is_stable = |d: char| entry(d) & STABLE != 0;
+        let mut replacements = Vec::new();
+        let entries = (0..0x1_0000u32)
+            .map(|u| {
+                let Some(c) = char::from_u32(u) else {
+                    return 0;
+                };
+                let e = entry(c);
+                if e & STABLE != 0 || canonical_combining_class(c) != 0 {
+                    return e;
+                }
+                let nfkc: String = std::iter::once(c).nfkc().collect();
+                if nfkc.is_empty() || !nfkc.chars().all(is_stable) {
+                    return e;
+                }
+                replacements.push(nfkc.into_boxed_str());
+                (e & !CHAR_BITS) | REPLACED | (replacements.len() as u32 - 1)
+            })
+            .collect();
+        CharTable {
+            entries,
+            replacements,
+        }
     }
 
     #[inline]
     fn lookup(&self, c: char) -> u32 {
-        match self.0.get(c as usize) {
+        match self.entries.get(c as usize) {
             Some(&e) => e,
             None => entry(c),
         }
@@ -210,6 +239,18 @@ fn decode(text: &str, i: usize) -> (char, usize) {
     (c, c.len_utf8())
 }
 
+/// Whether a normalization boundary precedes byte `i` of `text` (a
+/// character boundary): at the end, before ASCII, before a [`STABLE`] or a
+/// [`REPLACED`] character.
+#[inline]
+fn is_boundary(text: &str, i: usize, table: &CharTable) -> bool {
+    match text.as_bytes().get(i) {
+        None => true,
+        Some(&b) if b < 0x80 => true,
+        Some(_) => table.lookup(decode(text, i).0) & (STABLE | REPLACED) != 0,
+    }
+}
+
 /// Normalizes `text` (not pure ASCII), appending to `out`; same result as
 /// the per-character rules (see the module documentation).
 pub(crate) fn normalize_non_ascii(text: &str, options: NormalizeOptions, out: &mut String) {
@@ -250,6 +291,17 @@ pub(crate) fn normalize_non_ascii(text: &str, options: NormalizeOptions, out: &m
             i += len;
             continue;
         }
+        if e & REPLACED != 0 && is_boundary(text, i + len, w.table) {
+            // Nothing before it or after it combines with it: its NFKC
+            // form stands alone.
+            mark = (i, w.buf.len(), w.pending_space);
+            let table = w.table;
+            for d in table.replacements[(e & CHAR_BITS) as usize].chars() {
+                w.any(d);
+            }
+            i += len;
+            continue;
+        }
         // A character NFKC may change: normalize from the last boundary
         // to the next one, taking back what was written since the first.
         let mut end = i + len;
@@ -258,7 +310,7 @@ pub(crate) fn normalize_non_ascii(text: &str, options: NormalizeOptions, out: &m
                 break;
             }
             let (c, len) = decode(text, end);
-            if w.table.lookup(c) & STABLE != 0 {
+            if w.table.lookup(c) & (STABLE | REPLACED) != 0 {
                 break;
             }
             end += len;
@@ -338,6 +390,8 @@ mod tests {
             "“Quotes” — dashes… and accents: naïve café",
             "中文，ｶﾀｶﾅ。e\u{301}中e\u{301}",
             "①②③ ㍻ ℃",
+            "Ａ\u{301}，\u{301}ＡＢ…\u{3131}\u{1161}",
+            "中文，测试。ＡＢＣ！\u{A0}",
         ] {
             check(s);
         }
@@ -346,12 +400,24 @@ mod tests {
     #[test]
     fn table_matches_entries() {
         let t = CharTable::get();
-        for c in ['a', 'É', '’', '\u{A0}', '中', '\u{301}', 'İ', '\u{FEFF}'] {
+        for c in ['a', 'É', '’', '中', '\u{301}', 'İ', '\u{FEFF}', '😀'] {
             assert_eq!(t.lookup(c), entry(c), "{c:?}");
         }
+        let flags = !(CHAR_BITS | REPLACED);
+        assert_eq!(t.lookup('\u{A0}') & flags, entry('\u{A0}') & flags);
         assert_eq!(entry('\u{301}') & STABLE, 0);
         assert_ne!(entry('é') & STABLE, 0);
         assert_eq!(entry('\u{A0}') & STABLE, 0);
+        let replaced = |c: char| {
+            let e = t.lookup(c);
+            (e & REPLACED != 0).then(|| &*t.replacements[(e & CHAR_BITS) as usize])
+        };
+        assert_eq!(replaced('，'), Some(","));
+        assert_eq!(replaced('\u{A0}'), Some(" "));
+        assert_eq!(replaced('…'), Some("..."));
+        assert_eq!(replaced('Ａ'), Some("A"));
+        assert_eq!(replaced('a'), None);
+        assert_eq!(replaced('\u{301}'), None);
     }
 
     /// Text that exercises the boundaries: ASCII, Latin-1 and Latin
@@ -365,7 +431,7 @@ mod tests {
                 "[\u{80}-\u{24F}]{1,4}",
                 "[\u{300}-\u{36F}\u{591}-\u{5C7}]{1,3}",
                 "[\u{2000}-\u{206F}\u{3000}-\u{303F}]{1,3}",
-                "[\u{1100}-\u{11FF}\u{AC00}-\u{AC20}]{1,3}",
+                "[\u{1100}-\u{11FF}\u{AC00}-\u{AC20}\u{3130}-\u{318F}]{1,3}",
                 "[\u{F900}-\u{FAFF}\u{FB00}-\u{FB4F}\u{FF00}-\u{FFEF}]{1,3}",
                 "[\u{4E00}-\u{4E40}]{1,3}",
                 "[\u{1D400}-\u{1D420}\u{1F600}-\u{1F610}\u{2F800}-\u{2F810}]{1,2}",
