@@ -18,9 +18,10 @@
 //!   ([`CharTable`]): the character's class and its lowercase form, built
 //!   once per process from the same predicates the rules name; characters
 //!   beyond the BMP (emoji, rare Han) are classified on the fly.
-//! * **Bytes, not characters**: ASCII is mapped by byte tables, a kept
-//!   non-ASCII character whose lowercase is itself is copied as its UTF-8
-//!   bytes, and the output is a byte buffer checked once at the end.
+//! * **Runs, not characters**: ASCII runs are mapped by byte tables eight
+//!   bytes at a time ([`crate::asciirun`]) and appended as a whole; a kept
+//!   non-ASCII character whose lowercase is itself is appended as the
+//!   slice of the input it is (no UTF-8 encoding, no validation).
 //!
 //! The per-character rules it replaces are kept as the reference
 //! (`reference.rs`, compiled for tests); a property test checks that both
@@ -128,7 +129,9 @@ impl CharTable {
 
 /// The output being written and the state of whitespace collapsing.
 struct Writer<'a> {
-    buf: Vec<u8>,
+    out: &'a mut String,
+    /// Where ASCII runs are written before they are appended to `out`.
+    scratch: Vec<u8>,
     /// Where this call's output starts (no leading space before it).
     start: usize,
     pending_space: bool,
@@ -140,8 +143,8 @@ impl Writer<'_> {
     #[inline]
     fn flush_space(&mut self) {
         if self.pending_space {
-            if self.buf.len() > self.start {
-                self.buf.push(b' ');
+            if self.out.len() > self.start {
+                self.out.push(' ');
             }
             self.pending_space = false;
         }
@@ -156,15 +159,26 @@ impl Writer<'_> {
         }
     }
 
-    /// Writes a run of ASCII bytes (see [`crate::asciirun`]).
+    /// Writes a run of ASCII bytes (see [`crate::asciirun`]) through the
+    /// scratch buffer, whose first byte stands for the output before it
+    /// when there is some (no leading space otherwise).
     fn ascii_run(&mut self, run: &[u8]) {
+        if run.is_empty() {
+            return;
+        }
+        let before = (self.out.len() > self.start) as usize;
+        self.scratch.clear();
+        self.scratch.resize(before, b' ');
         write_ascii_run(
-            &mut self.buf,
-            self.start,
+            &mut self.scratch,
+            0,
             &mut self.pending_space,
             self.options,
             run,
         );
+        // Only ASCII was written: the check is a fast one, and cannot fail.
+        self.out
+            .push_str(std::str::from_utf8(&self.scratch[before..]).unwrap_or_default());
     }
 
     #[inline]
@@ -173,18 +187,18 @@ impl Writer<'_> {
             self.pending_space = true;
         } else {
             self.flush_space();
-            self.buf.push(if self.options.lowercase {
+            self.out.push(if self.options.lowercase {
                 b.to_ascii_lowercase()
             } else {
                 b
-            });
+            } as char);
         }
     }
 
-    /// Writes the non-ASCII character `c` (its UTF-8 bytes are `raw`) of
-    /// NFKC text by its table entry `e`.
+    /// Writes the non-ASCII character `c` (`raw` as a string) of NFKC text
+    /// by its table entry `e`.
     #[inline]
-    fn char(&mut self, c: char, raw: &[u8], e: u32) {
+    fn char(&mut self, c: char, raw: &str, e: u32) {
         match e >> CLASS_SHIFT {
             SEPARATOR => {
                 self.pending_space = true;
@@ -201,22 +215,13 @@ impl Writer<'_> {
         let lower = e & CHAR_BITS;
         if !self.options.lowercase || lower == c as u32 {
             if e & MULTI != 0 && self.options.lowercase {
-                for l in c.to_lowercase() {
-                    self.put(l);
-                }
+                self.out.extend(c.to_lowercase());
             } else {
-                self.buf.extend_from_slice(raw);
+                self.out.push_str(raw);
             }
         } else {
-            self.put(char::from_u32(lower).unwrap_or(c));
+            self.out.push(char::from_u32(lower).unwrap_or(c));
         }
-    }
-
-    #[inline]
-    fn put(&mut self, c: char) {
-        let mut tmp = [0u8; 4];
-        self.buf
-            .extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
     }
 
     /// Writes any character of NFKC text.
@@ -227,7 +232,7 @@ impl Writer<'_> {
             let mut tmp = [0u8; 4];
             let raw = c.encode_utf8(&mut tmp);
             let e = self.table.lookup(c);
-            self.char(c, raw.as_bytes(), e);
+            self.char(c, raw, e);
         }
     }
 }
@@ -255,18 +260,19 @@ fn is_boundary(text: &str, i: usize, table: &CharTable) -> bool {
 /// the per-character rules (see the module documentation).
 pub(crate) fn normalize_non_ascii(text: &str, options: NormalizeOptions, out: &mut String) {
     let start = out.len();
+    out.reserve(text.len());
     let mut w = Writer {
-        buf: std::mem::take(out).into_bytes(),
+        out,
+        scratch: Vec::new(),
         start,
         pending_space: false,
         options,
         table: CharTable::get(),
     };
-    w.buf.reserve(text.len());
     let bytes = text.as_bytes();
     // The last normalization boundary: input position, and the output
     // length and pending space before the character there was written.
-    let mut mark = (0usize, w.buf.len(), false);
+    let mut mark = (0usize, w.out.len(), false);
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
@@ -278,7 +284,7 @@ pub(crate) fn normalize_non_ascii(text: &str, options: NormalizeOptions, out: &m
                 .position(|&b| b >= 0x80)
                 .map_or(bytes.len(), |p| i + p);
             w.ascii_run(&bytes[i..end - 1]);
-            mark = (end - 1, w.buf.len(), w.pending_space);
+            mark = (end - 1, w.out.len(), w.pending_space);
             w.ascii(bytes[end - 1]);
             i = end;
             continue;
@@ -286,15 +292,15 @@ pub(crate) fn normalize_non_ascii(text: &str, options: NormalizeOptions, out: &m
         let (c, len) = decode(text, i);
         let e = w.table.lookup(c);
         if e & STABLE != 0 {
-            mark = (i, w.buf.len(), w.pending_space);
-            w.char(c, &bytes[i..i + len], e);
+            mark = (i, w.out.len(), w.pending_space);
+            w.char(c, &text[i..i + len], e);
             i += len;
             continue;
         }
         if e & REPLACED != 0 && is_boundary(text, i + len, w.table) {
             // Nothing before it or after it combines with it: its NFKC
             // form stands alone.
-            mark = (i, w.buf.len(), w.pending_space);
+            mark = (i, w.out.len(), w.pending_space);
             let table = w.table;
             for d in table.replacements[(e & CHAR_BITS) as usize].chars() {
                 w.any(d);
@@ -316,31 +322,12 @@ pub(crate) fn normalize_non_ascii(text: &str, options: NormalizeOptions, out: &m
             end += len;
         }
         let (from, written, pending) = mark;
-        w.buf.truncate(written);
+        w.out.truncate(written);
         w.pending_space = pending;
         for c in text[from..end].nfkc() {
             w.any(c);
         }
         i = end;
-    }
-    match String::from_utf8(w.buf) {
-        Ok(s) => *out = s,
-        Err(e) => {
-            // Unreachable: only whole characters were written. Start over
-            // on the per-character path rather than lose the text.
-            let mut bytes = e.into_bytes();
-            bytes.truncate(start);
-            *out = String::from_utf8(bytes).unwrap_or_default();
-            let mut w = Writer {
-                buf: Vec::new(),
-                start: 0,
-                pending_space: false,
-                options,
-                table: CharTable::get(),
-            };
-            text.nfkc().for_each(|c| w.any(c));
-            out.push_str(&String::from_utf8_lossy(&w.buf));
-        }
     }
 }
 
