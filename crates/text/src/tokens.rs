@@ -30,11 +30,10 @@ pub struct Tokens<'a> {
     pos: usize,
 }
 
-impl<'a> Iterator for Tokens<'a> {
-    type Item = &'a str;
-
+impl<'a> Tokens<'a> {
+    /// The next token, and whether it is one CJK character.
     #[inline]
-    fn next(&mut self) -> Option<&'a str> {
+    pub(crate) fn next_token(&mut self) -> Option<(&'a str, bool)> {
         let bytes = self.text.as_bytes();
         let mut i = self.pos;
         // Skip separators.
@@ -54,7 +53,7 @@ impl<'a> Iterator for Tokens<'a> {
                 if is_cjk(c) {
                     let end = i + c.len_utf8();
                     self.pos = end;
-                    return Some(&self.text[i..end]);
+                    return Some((&self.text[i..end], true));
                 }
                 if is_word_char(c) {
                     break i;
@@ -79,7 +78,16 @@ impl<'a> Iterator for Tokens<'a> {
             i += c.len_utf8();
         }
         self.pos = i;
-        Some(&self.text[start..i])
+        Some((&self.text[start..i], false))
+    }
+}
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = &'a str;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a str> {
+        self.next_token().map(|(t, _)| t)
     }
 }
 
