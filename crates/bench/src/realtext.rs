@@ -65,7 +65,7 @@ pub struct Summary {
 /// Near-duplicate sources kept: a bounded pool, so memory stays flat.
 const SOURCES: usize = 4096;
 /// Longest head note or tail credit line, in bytes.
-const NOTE_MAX: usize = 200;
+const NOTE_MAX: usize = 120;
 
 /// Writes the corpus as JSON Lines.
 pub fn write_corpus(
