@@ -14,7 +14,9 @@ process, end to end: read the JSONL,
 tokenize, compute 128-permutation MinHash signatures, index them with LSH,
 and assign every document to the first earlier document it is a
 near-duplicate of (verified Jaccard >= threshold). Reported: wall time,
-documents/s, peak resident memory of the process doing the work, and pairwise
+documents/s, CPU time (user + system, all threads, including the Python
+process that starts the tool and reads its output), peak resident memory of
+the process doing the work, and pairwise
 precision/recall/F1 against the corpus's `cluster` labels. With --repeat N
 the tools take turns N times and each one's best wall time is kept (the
 machine is shared: timings are noisy).
@@ -25,6 +27,8 @@ target/release) of this repository.
 Tools:
   neardup           `neardup dedup` (the release binary), all cores
   neardup-1t        the same with --threads 1
+  neardup@PATH      a neardup tool with another binary (say, a build from
+                    before a change, to compare both in one run)
   rensa             rensa RMinHash + RMinHashLSH, word tokens (text.split())
   rensa-shingles    the same with word 5-gram shingles, as neardup uses
   datasketch        datasketch MinHash + MinHashLSH, word tokens (slow: use small corpora)
@@ -112,9 +116,10 @@ def pairwise(truth, pred):
 
 def child(tool, corpus, threshold, threads, result_file):
     if tool.startswith('neardup'):
+        name, _, binary = tool.partition('@')
         out = os.path.join(os.path.dirname(result_file), 'neardup.jsonl')
-        t = '1' if tool == 'neardup-1t' else str(threads)
-        subprocess.run([NEARDUP, 'dedup', '--quiet', '--threads', t, '--threshold', str(threshold),
+        t = '1' if name == 'neardup-1t' else str(threads)
+        subprocess.run([binary or NEARDUP, 'dedup', '--quiet', '--threads', t, '--threshold', str(threshold),
                         corpus, '-o', out], check=True)
         pred = {}
         with open(out) as f:
@@ -129,9 +134,10 @@ def child(tool, corpus, threshold, threads, result_file):
         pred = clusters_from_dups(*run_datasketch(corpus, threshold))
     else:
         sys.exit(f'unknown tool {tool}')
-    rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-              resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-    json.dump({'rss_kb': rss, 'pred': pred}, open(result_file, 'w'))
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    rss = max(me.ru_maxrss, kids.ru_maxrss)
+    cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+    json.dump({'rss_kb': rss, 'cpu_s': cpu, 'pred': pred}, open(result_file, 'w'))
 
 
 def generate(kind, docs, path):
@@ -196,8 +202,8 @@ def compare(corpus, a):
           f'characters, {cjk:.0%} with CJK; threshold {a.threshold}')
     if a.repeat > 1:
         print(f'best of {a.repeat} rounds; the tools take turns within each round')
-    print('| tool | wall s | docs/s | peak RSS MB | precision | recall | F1 |')
-    print('|---|---|---|---|---|---|---|')
+    print('| tool | wall s | docs/s | CPU s | peak RSS MB | precision | recall | F1 |')
+    print('|---|---|---|---|---|---|---|---|')
     tools = a.tools.split(',')
     best = {}
     for _ in range(a.repeat):
@@ -213,13 +219,16 @@ def compare(corpus, a):
                 best[tool] = (dt, result)
     for tool in tools:
         dt, result = best[tool]
-        pred, rss = result['pred'], result['rss_kb']
+        pred, rss, cpu = result['pred'], result['rss_kb'], result['cpu_s']
         p, r, f1 = pairwise(truth, pred)
-        print(f'| {tool} | {dt:.1f} | {len(truth) / dt:,.0f} | {rss / 1024:.0f} | {p:.3f} | {r:.3f} | {f1:.3f} |', flush=True)
+        print(f'| {tool} | {dt:.1f} | {len(truth) / dt:,.0f} | {cpu:.1f} | {rss / 1024:.0f} | {p:.3f} | {r:.3f} | {f1:.3f} |',
+              flush=True)
     if 'rensa' in best:
         for tool in tools:
             if tool.startswith('neardup'):
-                print(f'{tool}: {best["rensa"][0] / best[tool][0]:.2f}x rensa (word tokens)')
+                wall = best['rensa'][0] / best[tool][0]
+                cpu = best['rensa'][1]['cpu_s'] / best[tool][1]['cpu_s']
+                print(f'{tool}: {wall:.2f}x rensa (word tokens) in wall time, {cpu:.2f}x in CPU time')
 
 
 if __name__ == '__main__':
