@@ -163,7 +163,11 @@ impl Writer<'_> {
     /// scratch buffer, whose first byte stands for the output before it
     /// when there is some (no leading space otherwise).
     fn ascii_run(&mut self, run: &[u8]) {
-        if run.is_empty() {
+        if run.len() < 16 {
+            // A few digits or spaces between CJK characters: byte by byte.
+            for &b in run {
+                self.ascii(b);
+            }
             return;
         }
         let before = (self.out.len() > self.start) as usize;
