@@ -244,7 +244,7 @@ impl Writer<'_> {
 /// The character at byte `i` of `text` (a character boundary) and its length.
 #[inline]
 fn decode(text: &str, i: usize) -> (char, usize) {
-    let c = text[i..].chars().next().unwrap_or('\u{FFFD}');
+    let c = crate::tokens::decode(text, i);
     (c, c.len_utf8())
 }
 
@@ -274,6 +274,16 @@ pub(crate) fn normalize_non_ascii(text: &str, options: NormalizeOptions, out: &m
         table: CharTable::get(),
     };
     let bytes = text.as_bytes();
+    // Characters written as they are (stable, kept, their own lowercase)
+    // are not appended one by one: `copy` is where the current run of them
+    // starts in `text`, appended when something else comes.
+    let copy_keeps_punctuation = options.punctuation == Punctuation::Keep;
+    let mut copy: Option<usize> = None;
+    let flush = |w: &mut Writer<'_>, copy: &mut Option<usize>, i: usize| {
+        if let Some(from) = copy.take() {
+            w.out.push_str(&text[from..i]);
+        }
+    };
     // The last normalization boundary: input position, and the output
     // length and pending space before the character there was written.
     let mut mark = (0usize, w.out.len(), false);
@@ -281,6 +291,7 @@ pub(crate) fn normalize_non_ascii(text: &str, options: NormalizeOptions, out: &m
     while i < bytes.len() {
         let b = bytes[i];
         if b < 0x80 {
+            flush(&mut w, &mut copy, i);
             // A run of ASCII: every byte is a boundary; only the last one
             // is remembered.
             let end = bytes[i..]
@@ -296,11 +307,22 @@ pub(crate) fn normalize_non_ascii(text: &str, options: NormalizeOptions, out: &m
         let (c, len) = decode(text, i);
         let e = w.table.lookup(c);
         if e & STABLE != 0 {
+            let class = e >> CLASS_SHIFT;
+            let as_is = (class == KEEP || (class == PUNCTUATION && copy_keeps_punctuation))
+                && (!options.lowercase || e & (CHAR_BITS | MULTI) == c as u32);
+            if as_is && !w.pending_space {
+                let from = *copy.get_or_insert(i);
+                mark = (i, w.out.len() + (i - from), false);
+                i += len;
+                continue;
+            }
+            flush(&mut w, &mut copy, i);
             mark = (i, w.out.len(), w.pending_space);
             w.char(c, &text[i..i + len], e);
             i += len;
             continue;
         }
+        flush(&mut w, &mut copy, i);
         if e & REPLACED != 0 && is_boundary(text, i + len, w.table) {
             // Nothing before it or after it combines with it: its NFKC
             // form stands alone.
@@ -333,6 +355,7 @@ pub(crate) fn normalize_non_ascii(text: &str, options: NormalizeOptions, out: &m
         }
         i = end;
     }
+    flush(&mut w, &mut copy, bytes.len());
 }
 
 #[cfg(test)]

@@ -92,7 +92,7 @@ impl<'a> Iterator for Tokens<'a> {
 }
 
 #[inline]
-fn decode(text: &str, at: usize) -> char {
+pub(crate) fn decode(text: &str, at: usize) -> char {
     // `at` is always on a char boundary: we only advance by whole characters.
     let b = text.as_bytes();
     // Three-byte sequences (the BMP above U+07FF: CJK, general
