@@ -16,8 +16,9 @@
 //!   What was already written for that segment is taken back first.
 //! * **One table lookup per character** of the Basic Multilingual Plane
 //!   ([`CharTable`]): the character's class and its lowercase form, built
-//!   once per process from the same predicates the rules name; characters
-//!   beyond the BMP (emoji, rare Han) are classified on the fly.
+//!   once per process from the same predicates the rules name (see
+//!   [`crate::chartable`]); characters beyond the BMP (emoji, rare Han)
+//!   are classified on the fly.
 //! * **Runs, not characters**: ASCII runs are mapped by byte tables eight
 //!   bytes at a time ([`crate::asciirun`]) and appended as a whole; a kept
 //!   non-ASCII character whose lowercase is itself is appended as the
@@ -27,105 +28,14 @@
 //! (`reference.rs`, compiled for tests); a property test checks that both
 //! give the same string, byte for byte, on arbitrary Unicode text.
 
-use std::sync::OnceLock;
-
-use unicode_normalization::char::canonical_combining_class;
-use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
+use unicode_normalization::UnicodeNormalization;
 
 use crate::asciirun::write_ascii_run;
+use crate::chartable::{
+    CharTable, CHAR_BITS, CLASS_SHIFT, INVISIBLE, KEEP, MULTI, PUNCTUATION, REPLACED, SEPARATOR,
+    STABLE,
+};
 use crate::normalize::{NormalizeOptions, Punctuation, IS_SEPARATOR_KEEP, IS_SEPARATOR_STRIP};
-use crate::script::{is_cjk, is_invisible, is_punctuation};
-
-/// Bits 0..21 of an entry: the lowercase form (the character itself when
-/// lowercasing gives several characters, see [`MULTI`]).
-const CHAR_BITS: u32 = 0x1F_FFFF;
-/// NFKC leaves the character as is and a normalization boundary precedes it.
-const STABLE: u32 = 1 << 21;
-/// Lowercasing gives more than one character (`İ`).
-const MULTI: u32 = 1 << 22;
-/// NFKC replaces the character by characters that are all [`STABLE`]
-/// (full-width `，`, `Ａ`, the no-break space, `…`, `ﬁ`), and a
-/// normalization boundary precedes it: bits 0..21 are then the index of
-/// the replacement in [`CharTable::replacements`].
-const REPLACED: u32 = 1 << 23;
-/// The class, in bits 24..26.
-const CLASS_SHIFT: u32 = 24;
-const KEEP: u32 = 0;
-const SEPARATOR: u32 = 1;
-const INVISIBLE: u32 = 2;
-const PUNCTUATION: u32 = 3;
-
-/// The entry of one character: class, NFKC stability and lowercase form.
-fn entry(c: char) -> u32 {
-    let class = if is_cjk(c) {
-        KEEP
-    } else if c.is_whitespace() || c.is_control() {
-        SEPARATOR
-    } else if !c.is_ascii() && is_invisible(c) {
-        INVISIBLE
-    } else if is_punctuation(c) {
-        PUNCTUATION
-    } else {
-        KEEP
-    };
-    let stable =
-        canonical_combining_class(c) == 0 && is_nfkc_quick(std::iter::once(c)) == IsNormalized::Yes;
-    let mut lower = c.to_lowercase();
-    let (low, multi) = match (lower.next(), lower.next()) {
-        _ if is_cjk(c) => (c, false),
-        (Some(l), None) => (l, false),
-        _ => (c, true),
-    };
-    (low as u32) | (stable as u32 * STABLE) | (multi as u32 * MULTI) | (class << CLASS_SHIFT)
-}
-
-/// The entries of the Basic Multilingual Plane, built on first use.
-struct CharTable {
-    entries: Box<[u32]>,
-    /// The NFKC form of each [`REPLACED`] character.
-    replacements: Vec<Box<str>>,
-}
-
-impl CharTable {
-    fn get() -> &'static CharTable {
-        static TABLE: OnceLock<CharTable> = OnceLock::new();
-        TABLE.get_or_init(CharTable::build)
-    }
-
-    fn build() -> CharTable {
-        let is_stable = |d: char| entry(d) & STABLE != 0;
-        let mut replacements = Vec::new();
-        let entries = (0..0x1_0000u32)
-            .map(|u| {
-                let Some(c) = char::from_u32(u) else {
-                    return 0;
-                };
-                let e = entry(c);
-                if e & STABLE != 0 || canonical_combining_class(c) != 0 {
-                    return e;
-                }
-                let nfkc: String = std::iter::once(c).nfkc().collect();
-                if nfkc.is_empty() || !nfkc.chars().all(is_stable) {
-                    return e;
-                }
-                replacements.push(nfkc.into_boxed_str());
-                (e & !CHAR_BITS) | REPLACED | (replacements.len() as u32 - 1)
-            })
-            .collect();
-        CharTable {
-            entries,
-            replacements,
-        }
-    }
-
-    #[inline]
-    fn lookup(&self, c: char) -> u32 {
-        match self.entries.get(c as usize) {
-            Some(&e) => e,
-            None => entry(c),
-        }
-    }
-}
 
 /// The output being written and the state of whitespace collapsing.
 struct Writer<'a> {
@@ -409,29 +319,6 @@ mod tests {
         ] {
             check(s);
         }
-    }
-
-    #[test]
-    fn table_matches_entries() {
-        let t = CharTable::get();
-        for c in ['a', 'É', '’', '中', '\u{301}', 'İ', '\u{FEFF}', '😀'] {
-            assert_eq!(t.lookup(c), entry(c), "{c:?}");
-        }
-        let flags = !(CHAR_BITS | REPLACED);
-        assert_eq!(t.lookup('\u{A0}') & flags, entry('\u{A0}') & flags);
-        assert_eq!(entry('\u{301}') & STABLE, 0);
-        assert_ne!(entry('é') & STABLE, 0);
-        assert_eq!(entry('\u{A0}') & STABLE, 0);
-        let replaced = |c: char| {
-            let e = t.lookup(c);
-            (e & REPLACED != 0).then(|| &*t.replacements[(e & CHAR_BITS) as usize])
-        };
-        assert_eq!(replaced('，'), Some(","));
-        assert_eq!(replaced('\u{A0}'), Some(" "));
-        assert_eq!(replaced('…'), Some("..."));
-        assert_eq!(replaced('Ａ'), Some("A"));
-        assert_eq!(replaced('a'), None);
-        assert_eq!(replaced('\u{301}'), None);
     }
 
     /// Text that exercises the boundaries: ASCII, Latin-1 and Latin

@@ -37,6 +37,7 @@
 
 mod ascii;
 mod asciirun;
+mod chartable;
 mod fastnorm;
 #[cfg(feature = "jieba")]
 mod jieba;
