@@ -41,6 +41,7 @@ mod chartable;
 mod fastnorm;
 #[cfg(feature = "jieba")]
 mod jieba;
+mod memo;
 mod normalize;
 #[cfg(test)]
 mod reference;
