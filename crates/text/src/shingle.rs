@@ -167,7 +167,10 @@ impl Shingler {
     /// Same hashes as [`Shingler::for_each`] on
     /// `normalize(text, NormalizeOptions::default())`, but an ASCII `text`
     /// is tokenized in place (each token lowercased on the fly) instead of
-    /// building the normalized string first.
+    /// building the normalized string first, and the token hashes of the
+    /// last text given to any shingler on this thread (up to 64 KB) are
+    /// reused when the same text comes again with the same unit and
+    /// segmentation: a document's signature, then its verifier sequence.
     ///
     /// ```
     /// use neardup_text::{normalize, NormalizeOptions, ShingleUnit, Shingler};
