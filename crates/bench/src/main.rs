@@ -1,5 +1,7 @@
 //! `neardup-bench`: tools to measure neardup at scale.
 
+mod paragraphs;
+mod realtext;
 mod rng;
 mod sketch;
 mod synth;
@@ -34,6 +36,33 @@ enum Command {
         /// Vocabulary size.
         #[arg(long, default_value_t = 50_000)]
         vocabulary: usize,
+        /// Seed.
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Output file (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Write a JSONL corpus of real paragraphs (the ground truth of the
+    /// shared extraction datasets) with planted near-duplicates: curly
+    /// quotes, accents, a share of CJK documents. Prints a summary on
+    /// standard error.
+    Realtext {
+        /// Number of documents.
+        #[arg(long, default_value_t = 100_000)]
+        docs: u64,
+        /// Share of near-duplicates of an earlier document.
+        #[arg(long, default_value_t = 0.2)]
+        dup_rate: f64,
+        /// Share of words (CJK characters) replaced in a near-duplicate.
+        #[arg(long, default_value_t = 0.01)]
+        edit_rate: f64,
+        /// Share of original documents made of CJK paragraphs.
+        #[arg(long, default_value_t = 0.13)]
+        cjk_share: f64,
+        /// Directory of the extraction datasets (`*/ground-truth.json`).
+        #[arg(long, default_value = "../shared/eval/extraction")]
+        eval: PathBuf,
         /// Seed.
         #[arg(long, default_value_t = 42)]
         seed: u64,
@@ -82,15 +111,44 @@ fn main() -> Result<()> {
                 vocabulary,
                 seed,
             };
-            let mut out: Box<dyn Write> = match &output {
-                Some(p) => Box::new(BufWriter::new(
-                    std::fs::File::create(p)
-                        .with_context(|| format!("cannot create {}", p.display()))?,
-                )),
-                None => Box::new(BufWriter::new(std::io::stdout().lock())),
-            };
+            let mut out = output_file(output.as_deref())?;
             synth::write_corpus(&cfg, &mut out)?;
             out.flush()?;
+        }
+        Command::Realtext {
+            docs,
+            dup_rate,
+            edit_rate,
+            cjk_share,
+            eval,
+            seed,
+            output,
+        } => {
+            let pools = paragraphs::Pools::load(&eval)?;
+            let cfg = realtext::RealConfig {
+                docs,
+                dup_rate,
+                edit_rate,
+                cjk_share,
+                min_bytes: 1000,
+                max_bytes: 2000,
+                seed,
+            };
+            let mut out = output_file(output.as_deref())?;
+            let sum = realtext::write_corpus(&cfg, &pools, &mut out)?;
+            out.flush()?;
+            let share = |n: u64| 100.0 * n as f64 / sum.docs.max(1) as f64;
+            eprintln!(
+                "{} documents ({:.0} MB of text) from {} spaced and {} CJK paragraph pieces: \
+                 {} near-duplicates, {:.0}% with non-ASCII characters, {:.0}% with CJK",
+                sum.docs,
+                sum.bytes as f64 / 1e6,
+                pools.spaced.len(),
+                pools.cjk.len(),
+                sum.duplicates,
+                share(sum.non_ascii),
+                share(sum.cjk),
+            );
         }
         Command::Sketch {
             corpus,
@@ -126,4 +184,14 @@ fn main() -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A buffered writer to `path`, or to standard output.
+fn output_file(path: Option<&std::path::Path>) -> Result<Box<dyn Write>> {
+    Ok(match path {
+        Some(p) => Box::new(BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+        )),
+        None => Box::new(BufWriter::new(std::io::stdout().lock())),
+    })
 }

@@ -1,6 +1,8 @@
 //! Class, id and role evidence: does an element look like main content or
 //! like page furniture (navigation, comments, sharing, ads...)?
 
+use std::sync::OnceLock;
+
 /// Substrings of a class/id that signal boilerplate.
 const NEGATIVE_SUBSTR: &[&str] = &[
     "sidebar",
@@ -115,6 +117,44 @@ pub(crate) struct Evidence {
     pub(crate) positive: bool,
 }
 
+/// A set of substrings searched in one pass over a value: the patterns
+/// are grouped by their first byte, and only the positions whose byte
+/// starts some pattern are compared (instead of one substring search per
+/// pattern).
+struct Patterns {
+    by_first: Vec<Vec<&'static [u8]>>,
+}
+
+impl Patterns {
+    fn new(patterns: &[&'static str]) -> Patterns {
+        let mut by_first = vec![Vec::new(); 256];
+        for p in patterns.iter().filter(|p| !p.is_empty()) {
+            by_first[p.as_bytes()[0] as usize].push(p.as_bytes());
+        }
+        Patterns { by_first }
+    }
+
+    /// Whether `v` contains one of the patterns (as `str::contains` does).
+    fn found_in(&self, v: &str) -> bool {
+        let b = v.as_bytes();
+        (0..b.len()).any(|i| {
+            self.by_first[b[i] as usize]
+                .iter()
+                .any(|p| b[i..].starts_with(p))
+        })
+    }
+}
+
+fn negative_substrings() -> &'static Patterns {
+    static SET: OnceLock<Patterns> = OnceLock::new();
+    SET.get_or_init(|| Patterns::new(NEGATIVE_SUBSTR))
+}
+
+fn positive_substrings() -> &'static Patterns {
+    static SET: OnceLock<Patterns> = OnceLock::new();
+    SET.get_or_init(|| Patterns::new(POSITIVE_SUBSTR))
+}
+
 fn lower_into(buf: &mut String, s: &str) {
     buf.clear();
     buf.extend(s.chars().map(|c| c.to_ascii_lowercase()));
@@ -132,11 +172,11 @@ pub(crate) fn judge(value: &str, buf: &mut String) -> Evidence {
         v.split(|c: char| !(c.is_ascii_alphanumeric()))
             .filter(|w| !w.is_empty())
     };
-    ev.negative = NEGATIVE_SUBSTR.iter().any(|p| v.contains(p))
+    ev.negative = negative_substrings().found_in(v)
         || words().any(|w| NEGATIVE_WORD.contains(&w))
         || v.split_ascii_whitespace()
             .any(|w| NEGATIVE_WORD.contains(&w));
-    ev.positive = POSITIVE_SUBSTR.iter().any(|p| v.contains(p));
+    ev.positive = positive_substrings().found_in(v);
     ev
 }
 
@@ -193,6 +233,62 @@ mod tests {
         assert!(j("entry-content").positive);
         assert!(j("articleBody").positive);
         assert!(!j("footer").positive);
+    }
+
+    #[test]
+    fn pattern_sets_find_what_contains_finds() {
+        let values = [
+            "",
+            "a",
+            "site-footer",
+            "SideBar widget",
+            "entry-content",
+            "x-comments-y",
+            "mainmenu",
+            "post_body",
+            "pagerx",
+            "foo bar",
+            "éfooter",
+            "related-posts",
+            "ar",
+            "articl",
+            "s",
+            "sharing is caring",
+            "gdpr-consent",
+            "sr-onl",
+            "sr-only",
+        ];
+        for (set, list) in [
+            (negative_substrings(), NEGATIVE_SUBSTR),
+            (positive_substrings(), POSITIVE_SUBSTR),
+        ] {
+            for v in values {
+                let v = v.to_ascii_lowercase();
+                let want = list.iter().any(|p| v.contains(p));
+                assert_eq!(set.found_in(&v), want, "{v:?}");
+            }
+            // Every pattern is found in itself and inside other text.
+            for p in list {
+                assert!(set.found_in(p) && set.found_in(&format!("x-{p}-y")), "{p}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn pattern_sets_equal_one_search_per_pattern(
+            parts in proptest::collection::vec(
+                "(side|bar|foot|er|comment|share|post|main|-|_| |[a-z]{1,3}|é)", 0..8),
+        ) {
+            let v = parts.concat();
+            for (set, list) in [
+                (negative_substrings(), NEGATIVE_SUBSTR),
+                (positive_substrings(), POSITIVE_SUBSTR),
+            ] {
+                let want = list.iter().any(|p| v.contains(p));
+                proptest::prop_assert_eq!(set.found_in(&v), want, "{:?}", v);
+            }
+        }
     }
 
     #[test]

@@ -6,12 +6,12 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::shingle::TOKEN_SEED;
 
-const LSB: u64 = 0x0101_0101_0101_0101;
-const MSB: u64 = 0x8080_8080_8080_8080;
+pub(crate) const LSB: u64 = 0x0101_0101_0101_0101;
+pub(crate) const MSB: u64 = 0x8080_8080_8080_8080;
 
 /// Per byte of `x` (all bytes < 0x80): high bit set iff `lo <= byte <= hi`.
 #[inline(always)]
-fn in_range(x: u64, lo: u8, hi: u8) -> u64 {
+pub(crate) fn in_range(x: u64, lo: u8, hi: u8) -> u64 {
     let ge_lo = x.wrapping_add(LSB * (0x80 - lo as u64));
     let gt_hi = x.wrapping_add(LSB * (0x7F - hi as u64));
     ge_lo & !gt_hi & MSB

@@ -36,13 +36,20 @@
 #![forbid(unsafe_code)]
 
 mod ascii;
+mod asciirun;
+mod chartable;
+mod fastnorm;
 #[cfg(feature = "jieba")]
 mod jieba;
+mod memo;
 mod normalize;
+#[cfg(test)]
+mod reference;
 mod script;
 mod segment;
 mod sentence;
 mod shingle;
+mod spaced;
 mod tokens;
 
 pub use normalize::{

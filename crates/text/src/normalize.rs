@@ -20,10 +20,6 @@
 //! 5. Runs of whitespace and control characters collapse to one ASCII space;
 //!    the result is trimmed at both ends.
 
-use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
-
-use crate::script::{is_cjk, is_invisible, is_punctuation};
-
 /// What normalization does with punctuation and symbols.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Punctuation {
@@ -87,35 +83,7 @@ pub fn normalize_into(text: &str, options: NormalizeOptions, out: &mut String) {
         normalize_ascii(text.as_bytes(), options, out);
         return;
     }
-    let start = out.len();
-    let mut sink = Sink {
-        out,
-        pending_space: false,
-        start,
-        options,
-    };
-    // NFKC is costly per character. Han ideographs of the unified blocks
-    // are stable under NFKC and never combine with their neighbours, so
-    // normalization can restart at each of them: runs between Han
-    // characters are copied as is when they pass the NFKC quick check and
-    // normalized otherwise. (Chinese text mostly fails the check as a whole
-    // only because of full-width punctuation such as `，`.)
-    let mut run = 0;
-    for (i, c) in text.char_indices() {
-        if is_stable_han(c) {
-            sink.run(&text[run..i]);
-            sink.push(c);
-            run = i + c.len_utf8();
-        }
-    }
-    sink.run(&text[run..]);
-}
-
-/// Han ideographs that are NFKC-stable boundaries (unified ideographs and
-/// extension A; compatibility ideographs are excluded: NFKC maps them).
-#[inline]
-fn is_stable_han(c: char) -> bool {
-    matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF)
+    crate::fastnorm::normalize_non_ascii(text, options, out);
 }
 
 /// Normalizes each paragraph independently. The result has one entry per
@@ -132,14 +100,14 @@ pub fn normalize_paragraphs(paragraphs: &[String], options: NormalizeOptions) ->
 }
 
 /// Byte-level fast path for ASCII input (already NFKC, no invisible
-/// characters); same rules as [`Sink::push`], without a data-dependent
+/// characters); same rules as the per-character path, without a data-dependent
 /// branch per byte: each byte is written unconditionally and the write index
 /// advances only when the byte (or a pending separator space) is kept.
 fn normalize_ascii(bytes: &[u8], options: NormalizeOptions, out: &mut String) {
     let sep = if options.punctuation == Punctuation::Strip {
-        &SEP_STRIP
+        &IS_SEPARATOR_STRIP
     } else {
-        &SEP_KEEP
+        &IS_SEPARATOR_KEEP
     };
     let map = if options.lowercase { &LOWER } else { &IDENTITY };
     let mut buf = vec![0u8; bytes.len() + 1];
@@ -159,11 +127,11 @@ fn normalize_ascii(bytes: &[u8], options: NormalizeOptions, out: &mut String) {
 }
 
 /// ASCII separators: whitespace and control characters.
-const SEP_KEEP: [bool; 256] = ascii_table(false);
+pub(crate) const IS_SEPARATOR_KEEP: [bool; 256] = ascii_table(false);
 /// ASCII separators when stripping punctuation (`_` is a word character).
-const SEP_STRIP: [bool; 256] = ascii_table(true);
-const LOWER: [u8; 256] = byte_map(true);
-const IDENTITY: [u8; 256] = byte_map(false);
+pub(crate) const IS_SEPARATOR_STRIP: [bool; 256] = ascii_table(true);
+pub(crate) const LOWER: [u8; 256] = byte_map(true);
+pub(crate) const IDENTITY: [u8; 256] = byte_map(false);
 
 const fn ascii_table(strip: bool) -> [bool; 256] {
     let mut t = [false; 256];
@@ -188,70 +156,6 @@ const fn byte_map(lower: bool) -> [u8; 256] {
         b += 1;
     }
     t
-}
-
-struct Sink<'a> {
-    out: &'a mut String,
-    pending_space: bool,
-    start: usize,
-    options: NormalizeOptions,
-}
-
-impl Sink<'_> {
-    #[inline]
-    fn push(&mut self, c: char) {
-        if is_cjk(c) {
-            // Fast path: CJK characters have no case and are not separators.
-            self.flush_space();
-            self.out.push(c);
-            return;
-        }
-        if c.is_whitespace() || c.is_control() {
-            self.pending_space = true;
-            return;
-        }
-        if !c.is_ascii() && is_invisible(c) {
-            return;
-        }
-        if self.options.punctuation == Punctuation::Strip && is_punctuation(c) {
-            self.pending_space = true;
-            return;
-        }
-        self.flush_space();
-        if !self.options.lowercase {
-            self.out.push(c);
-        } else if c.is_ascii() {
-            self.out.push(c.to_ascii_lowercase());
-        } else {
-            self.out.extend(c.to_lowercase());
-        }
-    }
-
-    /// Normalizes a run of text that starts and ends at NFKC boundaries.
-    fn run(&mut self, run: &str) {
-        if run.is_empty() {
-            return;
-        }
-        if run.is_ascii() || is_nfkc_quick(run.chars()) == IsNormalized::Yes {
-            for c in run.chars() {
-                self.push(c);
-            }
-        } else {
-            for c in run.nfkc() {
-                self.push(c);
-            }
-        }
-    }
-
-    #[inline]
-    fn flush_space(&mut self) {
-        if self.pending_space {
-            if self.out.len() > self.start {
-                self.out.push(' ');
-            }
-            self.pending_space = false;
-        }
-    }
 }
 
 #[cfg(test)]
@@ -318,32 +222,6 @@ mod tests {
                 let slow = normalize(&format!("{s}\u{200B}"), o);
                 assert_eq!(normalize(s, o), slow, "{s:?}");
             }
-        }
-    }
-
-    #[test]
-    fn runs_between_han_match_whole_text_nfkc() {
-        let o = NormalizeOptions {
-            punctuation: Punctuation::Keep,
-            lowercase: false,
-        };
-        for s in [
-            "中文，ｶﾀｶﾅ。e\u{301}中e\u{301}",
-            "ﬁ中\u{F900}文①",
-            "한국어 中 ＡＢ",
-        ] {
-            let whole: String = s.nfkc().collect();
-            let mut reference = String::new();
-            let mut sink = Sink {
-                out: &mut reference,
-                pending_space: false,
-                start: 0,
-                options: o,
-            };
-            for c in whole.chars() {
-                sink.push(c);
-            }
-            assert_eq!(normalize(s, o), reference, "{s:?}");
         }
     }
 

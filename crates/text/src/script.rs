@@ -22,6 +22,10 @@ pub fn is_cjk(c: char) -> bool {
     if u < 0x1100 {
         return false;
     }
+    if (0x4E00..=0x9FFF).contains(&u) {
+        // Han unified ideographs first: most CJK text.
+        return true;
+    }
     matches!(u,
         0x1100..=0x11FF          // Hangul Jamo
         | 0x2E80..=0x2FDF        // CJK and Kangxi radicals

@@ -30,7 +30,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::script::{is_cjk, is_han};
+use crate::script::is_han;
 use crate::shingle::ShingleUnit;
 use crate::tokens::tokens;
 
@@ -266,10 +266,9 @@ fn for_each_bigram_token(text: &str, mut f: impl FnMut(&str)) {
     let mut prev: Option<&str> = None;
     let mut run = 0usize;
     let mut joined = String::new();
-    for t in tokens(text) {
-        // A token that starts with a CJK character is that one character:
-        // words never hold one.
-        if t.chars().next().is_some_and(is_cjk) {
+    let mut it = tokens(text);
+    while let Some((t, cjk)) = it.next_token() {
+        if cjk {
             if let Some(p) = prev {
                 let (start, end) = (offset(p), offset(t) + t.len());
                 if start + p.len() == offset(t) {

@@ -20,8 +20,10 @@
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::ascii::ascii_token_hashes;
+use crate::memo;
 use crate::normalize::{normalize_into, NormalizeOptions};
 use crate::segment::Segmenter;
+use crate::spaced::spaced_token_hashes;
 use crate::tokens::{char_ngrams, tokens};
 
 /// Seed of [`token_hash`].
@@ -156,21 +158,7 @@ impl Shingler {
                 }
             }
             ShingleUnit::Token | ShingleUnit::Word | ShingleUnit::Bigram => {
-                self.buf.clear();
-                if text.is_ascii() {
-                    ascii_token_hashes(text.as_bytes(), &mut self.bounds, &mut self.buf);
-                } else {
-                    self.buf.reserve(text.len() * 8 / 3 + 8);
-                    let mut push =
-                        |t: &str| self.buf.extend_from_slice(&token_hash(t).to_le_bytes());
-                    // Plain tokens directly: through the segmenter the
-                    // loop is not inlined, 12% slower on Chinese text.
-                    if self.unit != ShingleUnit::Token {
-                        self.segmenter.for_each_token(text, push);
-                    } else {
-                        tokens(text).for_each(&mut push);
-                    }
-                }
+                self.token_hashes(text);
                 self.windows(f);
             }
         }
@@ -179,7 +167,10 @@ impl Shingler {
     /// Same hashes as [`Shingler::for_each`] on
     /// `normalize(text, NormalizeOptions::default())`, but an ASCII `text`
     /// is tokenized in place (each token lowercased on the fly) instead of
-    /// building the normalized string first.
+    /// building the normalized string first, and the token hashes of the
+    /// last text given to any shingler on this thread (up to 64 KB) are
+    /// reused when the same text comes again with the same unit and
+    /// segmentation: a document's signature, then its verifier sequence.
     ///
     /// ```
     /// use neardup_text::{normalize, NormalizeOptions, ShingleUnit, Shingler};
@@ -190,23 +181,58 @@ impl Shingler {
     /// assert_eq!(a, s.shingles(&normalize(text, NormalizeOptions::default())));
     /// ```
     pub fn for_each_normalizing(&mut self, text: &str, f: impl FnMut(u64)) {
-        if self.unit != ShingleUnit::Char && text.is_ascii() {
-            self.buf.clear();
-            let mut lower = std::mem::take(&mut self.lower);
-            lower.clear();
-            lower.extend(
-                text.bytes()
-                    .map(|b| b | (((b.wrapping_sub(b'A') < 26) as u8) << 5)),
-            );
-            ascii_token_hashes(&lower, &mut self.bounds, &mut self.buf);
-            self.lower = lower;
-            self.windows(f);
-        } else {
+        if self.unit == ShingleUnit::Char {
             let mut norm = std::mem::take(&mut self.norm);
             norm.clear();
             normalize_into(text, NormalizeOptions::default(), &mut norm);
             self.for_each(&norm, f);
             self.norm = norm;
+            return;
+        }
+        // The same text right after on this thread (a signature, then the
+        // verifier's sequence) reuses its token hashes: see `memo`.
+        let key = (self.unit, self.segmenter.mode());
+        if !memo::recall(text, key, &mut self.buf) {
+            if text.is_ascii() {
+                self.buf.clear();
+                let mut lower = std::mem::take(&mut self.lower);
+                lower.clear();
+                lower.extend(
+                    text.bytes()
+                        .map(|b| b | (((b.wrapping_sub(b'A') < 26) as u8) << 5)),
+                );
+                ascii_token_hashes(&lower, &mut self.bounds, &mut self.buf);
+                self.lower = lower;
+            } else {
+                let mut norm = std::mem::take(&mut self.norm);
+                norm.clear();
+                normalize_into(text, NormalizeOptions::default(), &mut norm);
+                self.token_hashes(&norm);
+                self.norm = norm;
+            }
+            memo::remember(text, key, &self.buf);
+        }
+        self.windows(f);
+    }
+
+    /// Fills `self.buf` with the token hashes of `text` (little-endian).
+    fn token_hashes(&mut self, text: &str) {
+        self.buf.clear();
+        if text.is_ascii() {
+            ascii_token_hashes(text.as_bytes(), &mut self.bounds, &mut self.buf);
+        } else if spaced_token_hashes(text, &mut self.bounds, &mut self.buf) {
+            // No CJK character: every segmenter cuts plain tokens.
+        } else {
+            self.buf.clear();
+            self.buf.reserve(text.len() * 8 / 3 + 8);
+            let mut push = |t: &str| self.buf.extend_from_slice(&token_hash(t).to_le_bytes());
+            // Plain tokens directly: through the segmenter the
+            // loop is not inlined, 12% slower on Chinese text.
+            if self.unit != ShingleUnit::Token {
+                self.segmenter.for_each_token(text, push);
+            } else {
+                tokens(text).for_each(&mut push);
+            }
         }
     }
 
@@ -388,6 +414,25 @@ mod tests {
             s.for_each_normalizing(text, |h| a.push(h));
             let norm = crate::normalize(text, NormalizeOptions::default());
             assert_eq!(a, s.shingles(&norm), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_text_normalized_twice_gives_the_same_shingles() {
+        // The second shingler on the same text reuses the token hashes of
+        // the first (see `memo`); k and the segmentation still count.
+        let text = "Le “café” — déjà vu, ÉTÉ 2024. 北京大学，清华大学。";
+        let same_len = "Le “cafe” — déjà vu, ÉTÉ 2024. 北京大学，清华大学。é";
+        for seg in [Segmenter::chars(), Segmenter::bigrams()] {
+            for k in [3, 5, 3] {
+                let mut s = Shingler::with_segmenter(ShingleUnit::Token, k, seg.clone());
+                for t in [text, text, &same_len[..same_len.len() - 2], text] {
+                    let mut got = Vec::new();
+                    s.for_each_normalizing(t, |h| got.push(h));
+                    let want = s.shingles(&crate::normalize(t, NormalizeOptions::default()));
+                    assert_eq!(got, want, "{seg:?} {k} {t}");
+                }
+            }
         }
     }
 

@@ -30,11 +30,10 @@ pub struct Tokens<'a> {
     pos: usize,
 }
 
-impl<'a> Iterator for Tokens<'a> {
-    type Item = &'a str;
-
+impl<'a> Tokens<'a> {
+    /// The next token, and whether it is one CJK character.
     #[inline]
-    fn next(&mut self) -> Option<&'a str> {
+    pub(crate) fn next_token(&mut self) -> Option<(&'a str, bool)> {
         let bytes = self.text.as_bytes();
         let mut i = self.pos;
         // Skip separators.
@@ -54,7 +53,7 @@ impl<'a> Iterator for Tokens<'a> {
                 if is_cjk(c) {
                     let end = i + c.len_utf8();
                     self.pos = end;
-                    return Some(&self.text[i..end]);
+                    return Some((&self.text[i..end], true));
                 }
                 if is_word_char(c) {
                     break i;
@@ -79,13 +78,33 @@ impl<'a> Iterator for Tokens<'a> {
             i += c.len_utf8();
         }
         self.pos = i;
-        Some(&self.text[start..i])
+        Some((&self.text[start..i], false))
+    }
+}
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = &'a str;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a str> {
+        self.next_token().map(|(t, _)| t)
     }
 }
 
 #[inline]
-fn decode(text: &str, at: usize) -> char {
+pub(crate) fn decode(text: &str, at: usize) -> char {
     // `at` is always on a char boundary: we only advance by whole characters.
+    let b = text.as_bytes();
+    // Three-byte sequences (the BMP above U+07FF: CJK, general
+    // punctuation) decoded directly; `text` is valid UTF-8, so the two
+    // continuation bytes are there.
+    if let (Some(&b0), Some(&b1), Some(&b2)) = (b.get(at), b.get(at + 1), b.get(at + 2)) {
+        if b0 & 0xF0 == 0xE0 {
+            let u =
+                (u32::from(b0 & 0x0F) << 12) | (u32::from(b1 & 0x3F) << 6) | u32::from(b2 & 0x3F);
+            return char::from_u32(u).unwrap_or('\u{FFFD}');
+        }
+    }
     text[at..].chars().next().unwrap_or('\u{FFFD}')
 }
 
@@ -166,6 +185,15 @@ mod tests {
                 "タ", "カ", "ナ", "한", "국"
             ]
         );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn decode_is_the_next_char(text in proptest::prelude::any::<String>()) {
+            for (i, c) in text.char_indices() {
+                proptest::prop_assert_eq!(decode(&text, i), c);
+            }
+        }
     }
 
     #[test]
