@@ -5,7 +5,7 @@ use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use neardup::io::{Content, Inputs, Item, Source};
+use neardup::io::{Content, DocErrorKind, Inputs, Item, Source};
 use neardup::sketch::{DocText, Signature as Sig};
 use neardup::{CompositeCheck, Dedup, Fingerprinted, KeepPolicy, PartialCopyCheck, SiteTemplates};
 use pyo3::exceptions::PyOSError;
@@ -181,6 +181,17 @@ fn run_batch(
     const CHUNK: usize = 256;
     while items.peek().is_some() {
         let chunk: Vec<Item> = items.by_ref().take(CHUNK).collect();
+        // A repeated JSON Lines or Parquet id stops the run before the work
+        // (archives give repeated URIs unique ids as they are read).
+        for item in &chunk {
+            if let Item::Error(e) = item {
+                if let DocErrorKind::DuplicateId(id) = &e.kind {
+                    return Err(format!(
+                        "document ids must be unique in JSON Lines and Parquet input: {id:?} occurs more than once"
+                    ));
+                }
+            }
+        }
         let done: Vec<Option<Fingerprinted>> = pool.install(|| {
             chunk
                 .into_par_iter()
