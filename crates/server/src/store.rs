@@ -184,7 +184,17 @@ impl Store {
     pub fn open(dir: &Path, method: &str, legacy: &str) -> Result<Store, Error> {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::with_source(ErrorKind::Io(format!("{}: {e}", dir.display())), e))?;
-        let path = dir.join(FILE_NAME);
+        let store = Store::open_file(dir.join(FILE_NAME))?;
+        make_private(&store.path)?;
+        unwinding("reading the store's metadata", || {
+            store.check_meta(method, legacy)
+        })?;
+        Ok(store)
+    }
+
+    /// Opens (or creates) the redb file at `path`, after checking that an
+    /// existing file is a redb database.
+    fn open_file(path: PathBuf) -> Result<Store, Error> {
         check_magic(&path)?;
         // redb's page cache defaults to 1 GiB; the store is read once at
         // open and then mostly appended to, so a small cache does.
@@ -194,15 +204,10 @@ impl Store {
                 .create(&path)
                 .map_err(open_error)
         })?;
-        make_private(&path)?;
-        let store = Store {
+        Ok(Store {
             db: Db(Some(db)),
             path,
-        };
-        unwinding("reading the store's metadata", || {
-            store.check_meta(method, legacy)
-        })?;
-        Ok(store)
+        })
     }
 
     /// Opens an existing store in `dir` for offline maintenance, whatever
@@ -215,17 +220,7 @@ impl Store {
                 path.display()
             ))));
         }
-        check_magic(&path)?;
-        let db = unwinding("opening the store", || {
-            Database::builder()
-                .set_cache_size(CACHE_BYTES)
-                .create(&path)
-                .map_err(open_error)
-        })?;
-        let store = Store {
-            db: Db(Some(db)),
-            path,
-        };
+        let store = Store::open_file(path)?;
         let (format, method) = unwinding("reading the store's metadata", || {
             let txn = store.db.begin_read().map_err(Error::store)?;
             let meta = txn.open_table(META).map_err(Error::store)?;
