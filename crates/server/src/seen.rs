@@ -328,6 +328,14 @@ impl ContentSeen {
         rx.recv().unwrap_or_else(|_| Err(ErrorKind::Failed.into()))
     }
 
+    /// Writes a consistent copy of the store (every document acknowledged
+    /// before the call) to a new store file at `to`, while the service
+    /// goes on; the documents copied. Restore by putting the file, named
+    /// [`crate::FILE_NAME`], in a data directory.
+    pub fn backup(&self, to: &Path) -> Result<u64, Error> {
+        self.shared().store.backup(to)
+    }
+
     /// Deletes a document; false when it was not stored. Its duplicates
     /// stay stored and keep naming it.
     pub fn delete(&self, id: &str) -> Result<bool, Error> {

@@ -238,3 +238,26 @@ fn concurrent_near_duplicates_make_one_original() {
     server.stop().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn backups_over_http_go_to_the_backup_directory() {
+    let dir = temp_dir("http-backup");
+    let off = start(&dir.join("off"), |_| {});
+    let r = Client::new(off.addr())
+        .request("POST", "/v1/backup", &[], b"")
+        .unwrap();
+    assert_eq!(r.status, 404);
+    assert_eq!(r.json()["error"]["code"], "backup_disabled");
+    let backups = dir.join("backups");
+    let b = backups.clone();
+    let server = start(&dir.join("on"), move |s| {
+        s.backup_dir(Some(b));
+    });
+    let mut c = Client::new(server.addr());
+    post_text(&mut c, "/v1/documents", "a", &article(1, 100));
+    let r = c.request("POST", "/v1/backup", &[], b"").unwrap();
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json()["documents"], 1);
+    let path = std::path::PathBuf::from(r.json()["path"].as_str().unwrap());
+    assert!(path.starts_with(&backups) && path.is_file(), "{path:?}");
+}

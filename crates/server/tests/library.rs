@@ -302,3 +302,28 @@ fn the_oldest_documents_are_evicted_past_the_limits() {
     assert_eq!(s.documents, 1, "only the fresh document is left");
     assert!(seen.get("fresh").unwrap().is_some());
 }
+
+#[test]
+fn an_online_backup_is_a_consistent_store() {
+    let dir = temp_dir("backup");
+    let seen = ContentSeen::open(dir.join("live"), &Config::new()).unwrap();
+    let docs: Vec<String> = (0..6).map(|i| article(60 + i, 150)).collect();
+    for (i, d) in docs.iter().enumerate().take(4) {
+        seen.insert(text(&format!("d{i}"), d)).unwrap();
+    }
+    let copy = dir.join("copy").join(neardup_server::FILE_NAME);
+    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    assert_eq!(seen.backup(&copy).unwrap(), 4);
+    assert!(seen.backup(&copy).is_err(), "never over an existing file");
+    // The service went on.
+    for (i, d) in docs.iter().enumerate().skip(4) {
+        seen.insert(text(&format!("d{i}"), d)).unwrap();
+    }
+    assert_eq!(seen.stats().documents, 6);
+    // The copy opens as a store of its own, with what was there at the call.
+    let restored = ContentSeen::open(dir.join("copy"), &Config::new()).unwrap();
+    assert_eq!(restored.stats().documents, 4);
+    let v = restored.check(text("q", &edit(&docs[2], 30, 1))).unwrap();
+    assert_eq!(v.duplicate_of.as_deref(), Some("d2"));
+    assert!(!restored.check(text("q", &docs[5])).unwrap().is_duplicate());
+}

@@ -47,6 +47,10 @@ pub struct ServeArgs {
     /// commit (default: never).
     #[arg(long, value_name = "SECONDS")]
     pub max_age: Option<u64>,
+    /// Where `POST /v1/backup` writes consistent copies of the store
+    /// (default: backups off).
+    #[arg(long, value_name = "DIR")]
+    pub backup_dir: Option<PathBuf>,
     /// Largest request body in bytes (413 past it).
     #[arg(long, value_name = "N", default_value_t = neardup_server::http::DEFAULT_MAX_BODY_BYTES)]
     pub max_body_bytes: usize,
@@ -127,6 +131,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         .request_timeout(Duration::from_millis(args.timeout_ms))
         .max_concurrency(args.max_concurrency)
         .max_connections(args.max_connections)
+        .backup_dir(args.backup_dir.clone())
         .header_timeout(Duration::from_millis(args.header_timeout_ms))
         .store_duplicates(!args.no_store_duplicates);
     server

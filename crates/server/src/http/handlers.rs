@@ -71,6 +71,36 @@ pub(crate) async fn post_document(State(app): State<App>, req: Request) -> Respo
         .unwrap_or_else(IntoResponse::into_response)
 }
 
+/// `POST /v1/backup`: a consistent copy of the store in the backup
+/// directory, while the service goes on.
+pub(crate) async fn post_backup(State(app): State<App>) -> Response {
+    let Some(dir) = app.config.backup_dir.clone() else {
+        return ApiError::new(
+            StatusCode::NOT_FOUND,
+            "backup_disabled",
+            "backups are off: start the service with --backup-dir DIR",
+        )
+        .into_response();
+    };
+    let seen = app.seen.clone();
+    let done = blocking(move || {
+        std::fs::create_dir_all(&dir).map_err(|e| {
+            crate::Error::from(crate::ErrorKind::Io(format!("{}: {e}", dir.display())))
+        })?;
+        let path = dir.join(format!("neardup-backup-{}.redb", crate::seen::now_ms()));
+        let documents = seen.backup(&path)?;
+        Ok((path, documents))
+    })
+    .await;
+    match done {
+        Ok((path, documents)) => json_response(
+            StatusCode::OK,
+            &json!({"path": path.display().to_string(), "documents": documents}),
+        ),
+        Err(e) => e.into_response(),
+    }
+}
+
 /// `POST /v1/check`: the verdict without inserting.
 pub(crate) async fn post_check(State(app): State<App>, req: Request) -> Response {
     judge(app, req, false)

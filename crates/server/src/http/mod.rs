@@ -40,6 +40,7 @@ struct HttpConfig {
     max_concurrency: usize,
     max_connections: usize,
     header_timeout: Duration,
+    backup_dir: Option<std::path::PathBuf>,
 }
 
 /// State shared by the handlers.
@@ -93,6 +94,7 @@ impl Server {
                 max_concurrency: 256,
                 max_connections: DEFAULT_MAX_CONNECTIONS,
                 header_timeout: DEFAULT_HEADER_TIMEOUT,
+                backup_dir: None,
             },
             store_duplicates: true,
         }
@@ -137,6 +139,13 @@ impl Server {
         self
     }
 
+    /// Where `POST /v1/backup` writes consistent copies of the store
+    /// (none: the route answers 404).
+    pub fn backup_dir(&mut self, dir: Option<std::path::PathBuf>) -> &mut Server {
+        self.config.backup_dir = dir;
+        self
+    }
+
     /// Reported in `/v1/stats`: whether duplicates are stored (the store's
     /// [`Config::store_duplicates`](crate::Config::store_duplicates)).
     pub fn store_duplicates(&mut self, yes: bool) -> &mut Server {
@@ -157,6 +166,7 @@ impl Server {
             .route("/v1/documents", post(handlers::post_document))
             .route("/v1/check", post(handlers::post_check))
             .route("/v1/batch", post(batch::post_batch))
+            .route("/v1/backup", post(handlers::post_backup))
             .route(
                 "/v1/documents/{*id}",
                 get(handlers::get_document).delete(handlers::delete_document),
@@ -310,6 +320,7 @@ fn route_of(path: &str) -> &'static str {
         "/v1/documents" => "/v1/documents",
         "/v1/check" => "/v1/check",
         "/v1/batch" => "/v1/batch",
+        "/v1/backup" => "/v1/backup",
         "/v1/stats" => "/v1/stats",
         "/healthz" => "/healthz",
         "/metrics" => "/metrics",
