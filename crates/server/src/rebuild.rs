@@ -53,9 +53,7 @@ fn decode(
         None => None,
     };
     let shingles = match (verifier, &r.text, &r.duplicate_of) {
-        (Some(v), Some(t), None) if sig.is_some() => {
-            Some(v.shingles(t, method))
-        }
+        (Some(v), Some(t), None) if sig.is_some() => Some(v.shingles(t, method)),
         _ => None,
     };
     Ok((sig, shingles))
