@@ -14,14 +14,17 @@
 //! site_templates=False, composite_check=False, partial_check=False)`.
 
 use neardup::dedup::{signature_key, CompositeCheck, Judgement, Online, Role};
-use neardup::sketch::{DocText, Signature as Sig, Sketcher};
+use neardup::sketch::{DocText, Method, Signature as Sig, Sketcher};
 use neardup::{Page, ShingleSeq};
+use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict, PyType};
 
+use crate::dedup_file::{self, Settings};
 use crate::document::{page_of, HtmlArg};
-use crate::errors::err;
+use crate::errors::{err, py_repr};
 use crate::method::MethodSpec;
+use crate::minhash::MinHash;
 use crate::signature::Signature;
 
 /// The decision for one document.
@@ -42,10 +45,16 @@ pub struct Verdict {
 
 #[pymethods]
 impl Verdict {
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let b = |x: bool| if x { "True" } else { "False" };
         format!(
-            "Verdict(id={:?}, duplicate={}, duplicate_of={:?}, similarity={:?}, empty={})",
-            self.id, self.duplicate, self.duplicate_of, self.similarity, self.empty
+            "Verdict(id={}, duplicate={}, duplicate_of={}, similarity={}, empty={})",
+            py_repr(py, self.id.as_deref()),
+            b(self.duplicate),
+            py_repr(py, self.duplicate_of.as_deref()),
+            self.similarity
+                .map_or_else(|| "None".to_string(), |s| format!("{s:.4}")),
+            b(self.empty)
         )
     }
 
@@ -127,17 +136,65 @@ enum Input {
     Sig(Sig),
 }
 
-fn input(
-    html: Option<HtmlArg>,
-    text: Option<String>,
-    signature: Option<&Signature>,
-) -> PyResult<Input> {
+fn input(html: Option<HtmlArg>, text: Option<String>, signature: Option<Sig>) -> PyResult<Input> {
     match (html, text, signature) {
         (Some(h), None, None) => Ok(Input::Html(h)),
         (None, Some(t), None) => Ok(Input::Text(t)),
-        (None, None, Some(s)) => Ok(Input::Sig(s.sig.clone())),
+        (None, None, Some(s)) => Ok(Input::Sig(s)),
         _ => Err(err("give exactly one of html=, text= or signature=")),
     }
+}
+
+/// The engine signature of `signature=`: a `Signature`, a `TextMinHash` /
+/// `SimHash` (their `.signature`), or a `MinHash` of the method's size,
+/// whose slots replace those of the method's own MinHash signature (every
+/// document of such a deduplicator must then be given as a `MinHash`).
+fn signature_arg(x: Option<&Bound<'_, PyAny>>, method: &Method) -> PyResult<Option<Sig>> {
+    let Some(x) = x else { return Ok(None) };
+    if let Ok(s) = x.downcast::<Signature>() {
+        return Ok(Some(s.get().sig.clone()));
+    }
+    if let Ok(m) = x.downcast::<MinHash>() {
+        return minhash_signature(&m.borrow().values, method).map(Some);
+    }
+    if let Ok(inner) = x.getattr("signature") {
+        if let Ok(s) = inner.downcast::<Signature>() {
+            return Ok(Some(s.get().sig.clone()));
+        }
+    }
+    Err(pyo3::exceptions::PyTypeError::new_err(format!(
+        "signature= takes a neardup Signature, TextMinHash, SimHash or MinHash, not {}",
+        x.get_type().name()?
+    )))
+}
+
+/// The method's MinHash signature with `values` as its slots (neardup's
+/// signature byte format: the body ends with the count and the slots).
+fn minhash_signature(values: &[u32], method: &Method) -> PyResult<Sig> {
+    let template = method.sketch(&DocText::from_text("x"));
+    let Sig::MinHash(t) = &template else {
+        return Err(err(format!(
+            "a MinHash given to a {} deduplicator (use a minhash method)",
+            template.kind().name()
+        )));
+    };
+    if t.values().len() != values.len() {
+        return Err(err(format!(
+            "a MinHash of {} permutations given to a deduplicator of {}",
+            values.len(),
+            t.values().len()
+        )));
+    }
+    let bytes = template.to_bytes();
+    // Header 10 bytes, body, checksum 8 bytes; the slots end the body.
+    let body_end = bytes.len() - 8;
+    let mut out = bytes[..body_end - 4 * values.len()].to_vec();
+    for v in values {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    let sum = xxhash_rust::xxh3::xxh3_64(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    Sig::from_bytes(&out).map_err(|e| err(format!("cannot convert the MinHash: {e}")))
 }
 
 /// An incremental near-duplicate index: `add` documents in arrival order;
@@ -150,10 +207,36 @@ fn input(
 #[pyclass(module = "neardup")]
 pub struct Deduplicator {
     engine: Engine,
-    name: String,
+    settings: Settings,
 }
 
 impl Deduplicator {
+    fn with_settings(settings: Settings) -> PyResult<Deduplicator> {
+        let spec = MethodSpec {
+            name: settings.method.clone(),
+            threshold: settings.threshold,
+            max_distance: settings.max_distance,
+            ..MethodSpec::default()
+        };
+        let m = spec.build()?;
+        let composite = settings.composite_check.then(CompositeCheck::default);
+        let online = Online::new(m, spec.verifier(), composite).map_err(|e| err(e.to_string()))?;
+        Ok(Deduplicator {
+            engine: Engine {
+                online,
+                all_text: settings.all_text,
+            },
+            settings,
+        })
+    }
+
+    fn from_data(data: &[u8]) -> PyResult<Deduplicator> {
+        let (settings, docs) = dedup_file::decode_settings(data).map_err(err)?;
+        let mut d = Deduplicator::with_settings(settings)?;
+        dedup_file::replay(&mut d.engine.online, docs).map_err(err)?;
+        Ok(d)
+    }
+
     fn signature_of(
         &self,
         py: Python<'_>,
@@ -206,18 +289,12 @@ impl Deduplicator {
                  use dedup_files(..., keep=...) for longest or url:PATTERN"
             )));
         }
-        let spec = MethodSpec {
-            name: method.to_string(),
+        Deduplicator::with_settings(Settings {
+            method: method.to_string(),
             threshold,
             max_distance,
-            ..MethodSpec::default()
-        };
-        let m = spec.build()?;
-        let composite = composite_check.then(CompositeCheck::default);
-        let online = Online::new(m, spec.verifier(), composite).map_err(|e| err(e.to_string()))?;
-        Ok(Deduplicator {
-            name: method.to_string(),
-            engine: Engine { online, all_text },
+            all_text,
+            composite_check,
         })
     }
 
@@ -231,13 +308,14 @@ impl Deduplicator {
         id: String,
         html: Option<HtmlArg>,
         text: Option<String>,
-        signature: Option<PyRef<'_, Signature>>,
+        signature: Option<&Bound<'_, PyAny>>,
         url: Option<String>,
     ) -> PyResult<Verdict> {
         if self.engine.online.dense(&id).is_some() {
             return Err(err(format!("{id}: this id was already added")));
         }
-        let inp = input(html, text, signature.as_deref())?;
+        let sig = signature_arg(signature, self.engine.online.method())?;
+        let inp = input(html, text, sig)?;
         let (sig, shingles) = self.signature_of(py, &id, url, inp)?;
         let sig = Engine::keyed(sig);
         let engine = &self.engine;
@@ -261,10 +339,11 @@ impl Deduplicator {
         py: Python<'_>,
         html: Option<HtmlArg>,
         text: Option<String>,
-        signature: Option<PyRef<'_, Signature>>,
+        signature: Option<&Bound<'_, PyAny>>,
         url: Option<String>,
     ) -> PyResult<Verdict> {
-        let inp = input(html, text, signature.as_deref())?;
+        let sig = signature_arg(signature, self.engine.online.method())?;
+        let inp = input(html, text, sig)?;
         let name = url.clone().unwrap_or_else(|| "<query>".to_string());
         let (sig, shingles) = self.signature_of(py, &name, url, inp)?;
         let sig = Engine::keyed(sig);
@@ -330,10 +409,63 @@ impl Deduplicator {
             .collect()
     }
 
+    /// Removes a document (`KeyError` when unknown). Its duplicates keep
+    /// their verdicts; a removed kept document is no longer a target, so a
+    /// later copy of it is kept.
+    fn remove(&mut self, id: &str) -> PyResult<()> {
+        if self.engine.online.remove(id) {
+            Ok(())
+        } else {
+            Err(PyKeyError::new_err(id.to_string()))
+        }
+    }
+
+    /// The deduplicator as bytes (settings and every document: ids,
+    /// signatures, shingles, verdicts; versioned and checksummed).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &dedup_file::encode(&self.settings, &self.engine.online))
+    }
+
+    /// A deduplicator from `to_bytes` output.
+    #[classmethod]
+    fn from_bytes(_cls: &Bound<'_, PyType>, py: Python<'_>, data: &[u8]) -> PyResult<Deduplicator> {
+        py.allow_threads(|| Deduplicator::from_data(data))
+    }
+
+    /// Writes `to_bytes()` to `path` (a temporary file renamed into place).
+    fn save(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
+        let data = dedup_file::encode(&self.settings, &self.engine.online);
+        py.allow_threads(|| {
+            let tmp = path.with_extension("tmp-neardup");
+            std::fs::write(&tmp, &data).and_then(|()| std::fs::rename(&tmp, &path))
+        })
+        .map_err(|e| err(format!("{}: {e}", path.display())))
+    }
+
+    /// Reads a deduplicator written by `save`.
+    #[classmethod]
+    fn load(
+        _cls: &Bound<'_, PyType>,
+        py: Python<'_>,
+        path: std::path::PathBuf,
+    ) -> PyResult<Deduplicator> {
+        let data = std::fs::read(&path).map_err(|e| err(format!("{}: {e}", path.display())))?;
+        py.allow_threads(|| Deduplicator::from_data(&data))
+            .map_err(|e| err(format!("{}: {e}", path.display())))
+    }
+
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let ctor = slf.get_type().getattr("from_bytes")?;
+        Ok((ctor, (slf.borrow().to_bytes(py),)))
+    }
+
     /// The method's name.
     #[getter]
     fn method(&self) -> &str {
-        &self.name
+        &self.settings.method
     }
 
     fn __len__(&self) -> usize {
@@ -344,11 +476,11 @@ impl Deduplicator {
         self.engine.online.dense(id).is_some()
     }
 
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> String {
         let online = &self.engine.online;
         format!(
-            "Deduplicator(method={:?}, documents={}, kept={})",
-            self.name,
+            "Deduplicator(method={}, documents={}, kept={})",
+            py_repr(py, Some(&self.settings.method)),
             online.len(),
             online.originals() + online.empty()
         )

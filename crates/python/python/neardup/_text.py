@@ -1,55 +1,14 @@
-"""neardup: near-duplicate web page detection, from Python.
-
-The Rust core of neardup behind a small Python API:
-
-- ``extract(html, url=None)`` decodes a page like a browser and extracts its
-  main text (``Document`` with ``title``, ``text``, ``paragraphs``,
-  ``charset``).
-- ``MinHash`` and ``SimHash`` fingerprint text (datasketch-like ``update``,
-  ``jaccard`` / ``distance``), ``sketch(method, text)`` any other method
-  (``methods()`` lists them); every ``Signature`` has ``to_bytes`` /
-  ``from_bytes`` in the Rust crate's byte format.
-- ``Deduplicator`` is an incremental first-seen index (``add``, ``query``,
-  ``clusters``); ``dedup_files`` runs ``neardup dedup`` over files;
-  ``read_documents`` reads HTML, WARC and JSON Lines files.
-- ``neardup.spark.dedup`` runs the whole pipeline on a Spark DataFrame.
+"""neardup's own sketches of a text: ``TextMinHash`` (``MinHash.from_text``)
+and ``SimHash``. Unlike datasketch's ``MinHash``, their ``update(text)``
+appends text to one document, whose shingles are sketched by the Rust
+engine (``neardup.sketch``).
 """
-
-from __future__ import annotations
 
 from typing import Iterable, List, Optional, Union
 
-from ._neardup import (
-    Deduplicator,
-    Document,
-    NeardupError,
-    Record,
-    Signature,
-    Verdict,
-    __version__,
-    dedup_files,
-    extract,
-    methods,
-    read_documents,
-    sketch,
-)
+from ._neardup import NeardupError, Signature, sketch
 
-__all__ = [
-    "Deduplicator",
-    "Document",
-    "MinHash",
-    "NeardupError",
-    "Record",
-    "SimHash",
-    "Signature",
-    "Verdict",
-    "__version__",
-    "dedup_files",
-    "extract",
-    "methods",
-    "read_documents",
-    "sketch",
-]
+__all__ = ["TextMinHash", "SimHash"]
 
 
 class _TextSketch:
@@ -128,10 +87,12 @@ def _sig(x: Union[_TextSketch, Signature]) -> Signature:
     return x.signature if isinstance(x, _TextSketch) else x
 
 
-class MinHash(_TextSketch):
-    """MinHash of a text's 5-word shingles (neardup's default method).
+class TextMinHash(_TextSketch):
+    """neardup's MinHash of a text's 5-word shingles (the ``minhash``
+    method; ``MinHash.from_text`` makes one). This was ``neardup.MinHash``
+    before 0.2; ``neardup.MinHash`` is now datasketch's set sketch.
 
-    ``MinHash("some text", num_perm=128, threshold=0.5, seed=None)``;
+    ``TextMinHash("some text", num_perm=128, threshold=0.5, seed=None)``;
     ``update(text)`` appends text; ``jaccard(other)`` estimates the Jaccard
     similarity of the shingle sets; ``is_duplicate`` compares it with
     ``threshold``. ``oph=True`` uses one-permutation hashing
@@ -150,7 +111,7 @@ class MinHash(_TextSketch):
         self._method = "minhash-oph" if oph else "minhash"
         super().__init__(text, num_perm=num_perm, threshold=threshold, seed=seed)
 
-    def jaccard(self, other: Union["MinHash", Signature]) -> float:
+    def jaccard(self, other: Union["TextMinHash", Signature]) -> float:
         """Estimated Jaccard similarity: the share of equal slots."""
         return self.similarity(other)
 
@@ -162,7 +123,7 @@ class MinHash(_TextSketch):
         return len(self.digest())
 
     @classmethod
-    def from_bytes(cls, data: bytes, *, threshold: Optional[float] = None) -> "MinHash":
+    def from_bytes(cls, data: bytes, *, threshold: Optional[float] = None) -> "TextMinHash":
         """A MinHash from ``to_bytes`` output (it cannot be updated)."""
         sig = Signature.from_bytes(data, threshold=threshold)
         if sig.method not in ("minhash", "minhash-oph"):
