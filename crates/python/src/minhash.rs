@@ -55,11 +55,23 @@ pub fn permutations(seed: u64, n: usize) -> Vec<(u64, u64)> {
 
 /// Lowers `values` to the minima of the permuted hashes `hashes`.
 pub fn min_update(values: &mut [u32], perms: &[(u64, u64)], hashes: &[u64]) {
+    if let [h] = hashes {
+        let h = u128::from(mod_prime(u128::from(*h)));
+        for (v, &(a, b)) in values.iter_mut().zip(perms) {
+            let x = mod_prime(u128::from(a) * h + u128::from(b)) & MAX_HASH;
+            *v = (*v).min(x as u32);
+        }
+        return;
+    }
+    let reduced: Vec<u128> = hashes
+        .iter()
+        .map(|&h| u128::from(mod_prime(u128::from(h))))
+        .collect();
     for (v, &(a, b)) in values.iter_mut().zip(perms) {
+        let (a, b) = (u128::from(a), u128::from(b));
         let mut m = u64::from(*v);
-        for &h in hashes {
-            let x = mod_prime(u128::from(a) * u128::from(mod_prime(u128::from(h))) + u128::from(b));
-            m = m.min(x & MAX_HASH);
+        for &h in &reduced {
+            m = m.min(mod_prime(a * h + b) & MAX_HASH);
         }
         *v = m as u32;
     }
