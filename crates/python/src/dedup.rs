@@ -201,9 +201,12 @@ fn minhash_signature(values: &[u32], method: &Method) -> PyResult<Sig> {
 /// each is kept or called a duplicate of the most similar earlier kept
 /// document, never of a duplicate (no chaining).
 ///
-/// `method` is any of `neardup.methods()`; `threshold` and `max_distance`
-/// tune its decision as the CLI's options do. Only `keep="first"` can be
-/// decided online; `dedup_files` has the other policies.
+/// `method` is any of `neardup.methods()` (`"default"`: MinHash over word
+/// 3-grams, verified exactly on the shingles); `threshold` and
+/// `max_distance` tune its decision as the CLI's options do. Only
+/// `keep="first"` can be decided online; `dedup_files` has the other
+/// policies. `remove` forgets a document; `save` / `load`, `to_bytes` /
+/// `from_bytes` and pickling keep the whole state.
 #[pyclass(module = "neardup")]
 pub struct Deduplicator {
     engine: Engine,
@@ -299,8 +302,9 @@ impl Deduplicator {
     }
 
     /// Adds a document (HTML as bytes or str, plain text, or a signature
-    /// made with the same method) and returns its verdict. Ids must be
-    /// unique.
+    /// made with the same method: a `Signature`, `TextMinHash`, `SimHash`,
+    /// or a `MinHash` of the method's size for a `minhash` deduplicator)
+    /// and returns its verdict. Ids must be unique among live documents.
     #[pyo3(signature = (id, html=None, *, text=None, signature=None, url=None))]
     fn add(
         &mut self,

@@ -19,9 +19,13 @@ The Rust core of neardup behind a small Python API:
   ``remove``, ``clusters``; the default method compares 3-gram shingles);
   ``dedup_files`` runs ``neardup dedup`` over files; ``read_documents``
   reads HTML, WARC and JSON Lines files.
+- ``Client(url, token=None)`` talks to ``neardup serve`` over HTTP;
+  ``neardup.scrapy.ContentSeenMiddleware`` drops already-seen responses in
+  a Scrapy crawl (in-process or against the service).
 - ``neardup.spark.dedup`` runs the whole pipeline on a Spark DataFrame.
 """
 
+from ._client import Client
 from ._lsh import MinHashLSH
 from ._neardup import (
     Deduplicator,
@@ -41,11 +45,13 @@ from ._neardup import (
 )
 from ._text import SimHash, TextMinHash
 
+Client.__module__ = "neardup"
 MinHashLSH.__module__ = "neardup"
 SimHash.__module__ = "neardup"
 TextMinHash.__module__ = "neardup"
 
 __all__ = [
+    "Client",
     "Deduplicator",
     "Document",
     "LeanMinHash",

@@ -1,5 +1,6 @@
 """Type stubs of the neardup extension module (Rust, PyO3)."""
 
+import os
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 __version__: str
@@ -136,7 +137,8 @@ class Deduplicator:
     default, as the service) a page glued together from two articles is not
     a duplicate of either once a copy of the other was added. The batch
     engine's site template pass and partial copy check need documents that
-    arrive later, so they are batch-only."""
+    arrive later, so they are batch-only. The default method is MinHash
+    over word 3-grams, verified exactly on the shingles."""
 
     def __init__(
         self,
@@ -154,7 +156,7 @@ class Deduplicator:
         html: Optional[Union[bytes, str]] = None,
         *,
         text: Optional[str] = None,
-        signature: Optional[Signature] = None,
+        signature: Optional[Union[Signature, MinHash, Any]] = None,
         url: Optional[str] = None,
     ) -> Verdict: ...
     def query(
@@ -162,7 +164,7 @@ class Deduplicator:
         html: Optional[Union[bytes, str]] = None,
         *,
         text: Optional[str] = None,
-        signature: Optional[Signature] = None,
+        signature: Optional[Union[Signature, MinHash, Any]] = None,
         url: Optional[str] = None,
     ) -> Verdict: ...
     def fingerprint(
@@ -174,6 +176,13 @@ class Deduplicator:
     ) -> Optional[Signature]: ...
     def clusters(self) -> Dict[str, List[str]]: ...
     def rows(self) -> List[Dict[str, Optional[Union[str, float]]]]: ...
+    def remove(self, id: str) -> None: ...
+    def to_bytes(self) -> bytes: ...
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "Deduplicator": ...
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None: ...
+    @classmethod
+    def load(cls, path: Union[str, "os.PathLike[str]"]) -> "Deduplicator": ...
     @property
     def method(self) -> str: ...
     def __len__(self) -> int: ...
