@@ -53,3 +53,4 @@ def test_reprs_are_python():
     v = d.add("x", text="   ")
     assert repr(v) == "Verdict(id='x', duplicate=False, duplicate_of=None, similarity=None, empty=True)"
     assert repr(d) == "Deduplicator(method='default', documents=1, kept=1)"
+    assert repr(neardup.sketch("simhash", "a few words of text")).startswith("Signature(method='simhash'")

@@ -239,3 +239,72 @@ def test_scrapy_crawl_against_the_service(tmp_path, site, service):
     assert len({"a.html", "b.html", "a-copy.html"} & parsed) == 1
     assert result["stats"]["neardup/duplicate"] == 2
     assert set(Service.auth_seen) == {"Bearer s3cret"}
+
+
+def neardup_binary(repo):
+    import os
+    import shutil
+
+    candidates = [os.environ.get("NEARDUP_BIN")]
+    for target in (os.environ.get("CARGO_TARGET_DIR"), str(repo / "target")):
+        if target:
+            candidates += [os.path.join(target, p, "neardup") for p in ("debug", "release")]
+    candidates.append(shutil.which("neardup"))
+    for c in candidates:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    pytest.skip("no neardup binary (cargo build -p neardup-cli, or NEARDUP_BIN)")
+
+
+@pytest.fixture
+def real_service(tmp_path, repo):
+    import socket
+    import time
+
+    binary = neardup_binary(repo)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [binary, "serve", "--data-dir", str(tmp_path / "data"), "--listen", f"127.0.0.1:{port}",
+         "--token", "t0ken"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        probe = Client(url, token="t0ken", retries=0, timeout=1)
+        deadline = time.monotonic() + 60
+        while not probe.health():
+            assert proc.poll() is None, "neardup serve exited"
+            assert time.monotonic() < deadline, "neardup serve did not start"
+            time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_client_against_neardup_serve(real_service):
+    c = Client(real_service, token="t0ken")
+    first = c.add("a", text=STORY)
+    assert first["duplicate"] is False and first["stored"] is True
+    v = c.add("b", SITE["b.html"], url="http://x/b")
+    assert v["duplicate"] and v["duplicate_of"] == "a" and 0.5 < v["similarity"] < 1
+    assert c.add("a", text=STORY) == first  # re-posting is idempotent
+    assert c.check(text=STORY)["duplicate_of"] == "a"
+    assert c.get("a")["id"] == "a"
+    assert c.stats()["documents"] == 2
+    c.remove("b")
+    with pytest.raises(KeyError):
+        c.get("b")
+    with pytest.raises(NeardupError, match="401"):
+        Client(real_service, token="wrong").add("x", text=OTHER)
+
+
+def test_scrapy_crawl_against_neardup_serve(tmp_path, site, real_service):
+    result = crawl(tmp_path, site + "/index.html", NEARDUP_URL=real_service, NEARDUP_TOKEN="t0ken")
+    parsed = {r["url"].rsplit("/", 1)[1] for r in result["seen"]}
+    assert len({"a.html", "b.html", "a-copy.html"} & parsed) == 1
+    assert {"index.html", "c.html"} <= parsed
+    assert result["stats"]["neardup/duplicate"] == 2
+    assert Client(real_service, token="t0ken").stats()["documents"] >= 5
