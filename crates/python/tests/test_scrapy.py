@@ -308,3 +308,13 @@ def test_scrapy_crawl_against_neardup_serve(tmp_path, site, real_service):
     assert {"index.html", "c.html"} <= parsed
     assert result["stats"]["neardup/duplicate"] == 2
     assert Client(real_service, token="t0ken").stats()["documents"] >= 5
+
+
+def test_scrapy_crawl_fails_open_when_the_service_is_down(tmp_path, site):
+    server, dead = serve(Service)
+    server.shutdown()
+    server.server_close()
+    result = crawl(tmp_path, site + "/index.html", NEARDUP_URL=dead, NEARDUP_RETRIES=0)
+    parsed = {r["url"].rsplit("/", 1)[1] for r in result["seen"]}
+    assert parsed == set(SITE)
+    assert result["stats"] == {"neardup/error": len(SITE)}

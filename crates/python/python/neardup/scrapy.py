@@ -10,7 +10,9 @@ Without ``NEARDUP_URL`` it judges pages in-process with a
 ``NEARDUP_STATE``, a file it is loaded from at start when present and saved
 to when the spider closes). With ``NEARDUP_URL`` (and ``NEARDUP_TOKEN``) it
 asks a ``neardup serve`` service, shared by every crawler process
-(``NEARDUP_TIMEOUT``, seconds). The first page of a content is passed on;
+(``NEARDUP_TIMEOUT``, seconds; ``NEARDUP_RETRIES``). When the service
+fails, the response is passed on (fail open) and counted in
+``neardup/error``. The first page of a content is passed on;
 later copies raise ``IgnoreRequest``. The verdict is in
 ``response.meta["neardup"]`` (``duplicate``, ``duplicate_of``,
 ``similarity``, ``empty``); stats ``neardup/new``, ``neardup/duplicate``,
@@ -57,7 +59,12 @@ class ContentSeenMiddleware:
         url = s.get("NEARDUP_URL")
         client = dedup = state = None
         if url:
-            client = Client(url, token=s.get("NEARDUP_TOKEN"), timeout=s.getfloat("NEARDUP_TIMEOUT", 10.0))
+            client = Client(
+                url,
+                token=s.get("NEARDUP_TOKEN"),
+                timeout=s.getfloat("NEARDUP_TIMEOUT", 10.0),
+                retries=s.getint("NEARDUP_RETRIES", 3),
+            )
         else:
             state = s.get("NEARDUP_STATE")
             if state and os.path.exists(state):
