@@ -2,6 +2,7 @@
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyTuple, PyType};
 
 use crate::minhash::{same_sketch, MinHash};
 use crate::minhash_core::MAX_HASH;
@@ -39,6 +40,73 @@ impl LeanMinHash {
         Ok((LeanMinHash, base))
     }
 
+    /// Bytes `serialize` writes (datasketch's format: seed `q`, count `i`,
+    /// the slots `I`, in `byteorder`).
+    #[pyo3(signature = (byteorder="@"))]
+    fn bytesize(slf: PyRef<'_, Self>, byteorder: &str) -> PyResult<usize> {
+        check_order(byteorder)?;
+        Ok(12 + 4 * slf.as_super().values.len())
+    }
+
+    /// Writes the sketch into `buf` (a writable buffer) in datasketch's
+    /// legacy format (before 2.0, still read by 2.0):
+    /// `LeanMinHash.deserialize` of either library reads it.
+    #[pyo3(signature = (buf, byteorder="@"))]
+    fn serialize(slf: PyRef<'_, Self>, buf: &Bound<'_, PyAny>, byteorder: &str) -> PyResult<()> {
+        check_order(byteorder)?;
+        let py = buf.py();
+        let base = slf.as_super();
+        let n = base.values.len();
+        if buf.len()? < 12 + 4 * n {
+            return Err(PyValueError::new_err(
+                "The buffer does not have enough space for holding this MinHash.",
+            ));
+        }
+        let mut args: Vec<PyObject> = vec![
+            format!("{byteorder}qi{n}I")
+                .into_pyobject(py)?
+                .into_any()
+                .unbind(),
+            buf.clone().unbind(),
+            0i64.into_pyobject(py)?.into_any().unbind(),
+            (base.seed as i64).into_pyobject(py)?.into_any().unbind(),
+            (n as i64).into_pyobject(py)?.into_any().unbind(),
+        ];
+        for &v in &base.values {
+            args.push(v.into_pyobject(py)?.into_any().unbind());
+        }
+        py.import("struct")?
+            .call_method1("pack_into", PyTuple::new(py, args)?)?;
+        Ok(())
+    }
+
+    /// Reads `serialize`'s bytes (or datasketch's).
+    #[classmethod]
+    #[pyo3(signature = (buf, byteorder="@"))]
+    fn deserialize<'py>(
+        _cls: &Bound<'py, PyType>,
+        buf: &Bound<'py, PyAny>,
+        byteorder: &str,
+    ) -> PyResult<Bound<'py, LeanMinHash>> {
+        check_order(byteorder)?;
+        let py = buf.py();
+        let st = py.import("struct")?;
+        let (seed, n): (i64, i32) = st
+            .call_method1("unpack_from", (format!("{byteorder}qi"), buf, 0))?
+            .extract()?;
+        if n < 0 {
+            return Err(PyValueError::new_err(
+                "a sketch of datasketch's 2.0 affine schemes: neardup reads the legacy \
+                 format (seed, count, 32-bit values), which it writes",
+            ));
+        }
+        let values: Vec<u32> = st
+            .call_method1("unpack_from", (format!("{byteorder}{n}I"), buf, 12))?
+            .extract()?;
+        let base = MinHash::make(seed as u64, values, None, true);
+        Bound::new(py, PyClassInitializer::from(base).add_subclass(LeanMinHash))
+    }
+
     /// A LeanMinHash is immutable: `TypeError`.
     fn update(&self, _b: &Bound<'_, PyAny>) -> PyResult<()> {
         Err(PyTypeError::new_err("Cannot update a LeanMinHash"))
@@ -60,5 +128,16 @@ impl LeanMinHash {
             h = (h ^ u64::from(v)).wrapping_mul(0x0100_0000_01B3);
         }
         h
+    }
+}
+
+/// datasketch's byte orders (`struct` prefixes).
+fn check_order(byteorder: &str) -> PyResult<()> {
+    if matches!(byteorder, "@" | "=" | "<" | ">" | "!") {
+        Ok(())
+    } else {
+        Err(PyValueError::new_err(
+            "byteorder must be one of '@', '=', '<', '>', '!'",
+        ))
     }
 }

@@ -240,3 +240,29 @@ def test_minhash_repr_and_module():
     assert repr(MinHash(num_perm=8)).startswith("MinHash(num_perm=8, seed=1")
     assert MinHash.__module__ == "neardup" and MinHashLSH.__module__ == "neardup"
     assert neardup.MinHash is MinHash
+
+
+def test_lean_serialize_is_datasketch_format():
+    m = MinHash(seed=7)
+    m.update_batch(DATA1)
+    lean = LeanMinHash(m)
+    for order in "@<>!":
+        buf = bytearray(lean.bytesize(order))
+        lean.serialize(buf, order)
+        theirs = datasketch.LeanMinHash.deserialize(buf, order)
+        assert theirs.seed == 7 and list(theirs.hashvalues) == list(lean.hashvalues)
+        assert LeanMinHash.deserialize(buf, order) == lean
+        back = bytearray(theirs.bytesize(order))
+        theirs.serialize(back, order)
+        assert back == buf
+    assert lean.bytesize() == 8 + 4 + 4 * 128
+    with pytest.raises(ValueError):
+        lean.serialize(bytearray(10))
+    with pytest.raises(ValueError):
+        lean.bytesize("x")
+    d = datasketch.LeanMinHash(datasketch.MinHash())
+    if getattr(d, "scheme", "legacy") != "legacy":  # datasketch 2.0's default
+        buf = bytearray(d.bytesize())
+        d.serialize(buf)
+        with pytest.raises(ValueError, match="legacy"):
+            LeanMinHash.deserialize(buf)
