@@ -14,7 +14,7 @@ use pyo3::types::{PyBytes, PyDict};
 use rayon::prelude::*;
 
 use crate::document::extractor;
-use crate::errors::err;
+use crate::errors::{err, py_repr};
 use crate::method::MethodSpec;
 
 /// One document read from an input file.
@@ -37,8 +37,12 @@ pub struct Record {
 
 #[pymethods]
 impl Record {
-    fn __repr__(&self) -> String {
-        format!("Record(id={:?}, error={:?})", self.id, self.error)
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!(
+            "Record(id={}, error={})",
+            py_repr(py, Some(&self.id)),
+            py_repr(py, self.error.as_deref())
+        )
     }
 }
 

@@ -16,11 +16,14 @@
 use neardup::dedup::{signature_key, CompositeCheck, Judgement, Online, Role};
 use neardup::sketch::{DocText, Signature as Sig, Sketcher};
 use neardup::{Page, ShingleSeq};
+use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict, PyType};
 
+use crate::dedup_file::{self, Settings};
+use crate::dedup_input::{input, signature_arg, Input};
 use crate::document::{page_of, HtmlArg};
-use crate::errors::err;
+use crate::errors::{err, py_repr};
 use crate::method::MethodSpec;
 use crate::signature::Signature;
 
@@ -42,10 +45,16 @@ pub struct Verdict {
 
 #[pymethods]
 impl Verdict {
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let b = |x: bool| if x { "True" } else { "False" };
         format!(
-            "Verdict(id={:?}, duplicate={}, duplicate_of={:?}, similarity={:?}, empty={})",
-            self.id, self.duplicate, self.duplicate_of, self.similarity, self.empty
+            "Verdict(id={}, duplicate={}, duplicate_of={}, similarity={}, empty={})",
+            py_repr(py, self.id.as_deref()),
+            b(self.duplicate),
+            py_repr(py, self.duplicate_of.as_deref()),
+            self.similarity
+                .map_or_else(|| "None".to_string(), |s| format!("{s:.4}")),
+            b(self.empty)
         )
     }
 
@@ -120,40 +129,49 @@ impl Engine {
     }
 }
 
-/// What `add` / `query` were given.
-enum Input {
-    Html(HtmlArg),
-    Text(String),
-    Sig(Sig),
-}
-
-fn input(
-    html: Option<HtmlArg>,
-    text: Option<String>,
-    signature: Option<&Signature>,
-) -> PyResult<Input> {
-    match (html, text, signature) {
-        (Some(h), None, None) => Ok(Input::Html(h)),
-        (None, Some(t), None) => Ok(Input::Text(t)),
-        (None, None, Some(s)) => Ok(Input::Sig(s.sig.clone())),
-        _ => Err(err("give exactly one of html=, text= or signature=")),
-    }
-}
-
 /// An incremental near-duplicate index: `add` documents in arrival order;
 /// each is kept or called a duplicate of the most similar earlier kept
 /// document, never of a duplicate (no chaining).
 ///
-/// `method` is any of `neardup.methods()`; `threshold` and `max_distance`
-/// tune its decision as the CLI's options do. Only `keep="first"` can be
-/// decided online; `dedup_files` has the other policies.
+/// `method` is any of `neardup.methods()` (`"default"`: MinHash over word
+/// 3-grams, verified exactly on the shingles); `threshold` and
+/// `max_distance` tune its decision as the CLI's options do. Only
+/// `keep="first"` can be decided online; `dedup_files` has the other
+/// policies. `remove` forgets a document; `save` / `load`, `to_bytes` /
+/// `from_bytes` and pickling keep the whole state.
 #[pyclass(module = "neardup")]
 pub struct Deduplicator {
     engine: Engine,
-    name: String,
+    settings: Settings,
 }
 
 impl Deduplicator {
+    fn with_settings(settings: Settings) -> PyResult<Deduplicator> {
+        let spec = MethodSpec {
+            name: settings.method.clone(),
+            threshold: settings.threshold,
+            max_distance: settings.max_distance,
+            ..MethodSpec::default()
+        };
+        let m = spec.build()?;
+        let composite = settings.composite_check.then(CompositeCheck::default);
+        let online = Online::new(m, spec.verifier(), composite).map_err(|e| err(e.to_string()))?;
+        Ok(Deduplicator {
+            engine: Engine {
+                online,
+                all_text: settings.all_text,
+            },
+            settings,
+        })
+    }
+
+    fn from_data(data: &[u8]) -> PyResult<Deduplicator> {
+        let (settings, docs) = dedup_file::decode_settings(data).map_err(err)?;
+        let mut d = Deduplicator::with_settings(settings)?;
+        dedup_file::replay(&mut d.engine.online, docs).map_err(err)?;
+        Ok(d)
+    }
+
     fn signature_of(
         &self,
         py: Python<'_>,
@@ -206,24 +224,19 @@ impl Deduplicator {
                  use dedup_files(..., keep=...) for longest or url:PATTERN"
             )));
         }
-        let spec = MethodSpec {
-            name: method.to_string(),
+        Deduplicator::with_settings(Settings {
+            method: method.to_string(),
             threshold,
             max_distance,
-            ..MethodSpec::default()
-        };
-        let m = spec.build()?;
-        let composite = composite_check.then(CompositeCheck::default);
-        let online = Online::new(m, spec.verifier(), composite).map_err(|e| err(e.to_string()))?;
-        Ok(Deduplicator {
-            name: method.to_string(),
-            engine: Engine { online, all_text },
+            all_text,
+            composite_check,
         })
     }
 
     /// Adds a document (HTML as bytes or str, plain text, or a signature
-    /// made with the same method) and returns its verdict. Ids must be
-    /// unique.
+    /// made with the same method: a `Signature`, `TextMinHash`, `SimHash`,
+    /// or a `MinHash` of the method's size for a `minhash` deduplicator)
+    /// and returns its verdict. Ids must be unique among live documents.
     #[pyo3(signature = (id, html=None, *, text=None, signature=None, url=None))]
     fn add(
         &mut self,
@@ -231,13 +244,14 @@ impl Deduplicator {
         id: String,
         html: Option<HtmlArg>,
         text: Option<String>,
-        signature: Option<PyRef<'_, Signature>>,
+        signature: Option<&Bound<'_, PyAny>>,
         url: Option<String>,
     ) -> PyResult<Verdict> {
         if self.engine.online.dense(&id).is_some() {
             return Err(err(format!("{id}: this id was already added")));
         }
-        let inp = input(html, text, signature.as_deref())?;
+        let sig = signature_arg(signature, self.engine.online.method())?;
+        let inp = input(html, text, sig)?;
         let (sig, shingles) = self.signature_of(py, &id, url, inp)?;
         let sig = Engine::keyed(sig);
         let engine = &self.engine;
@@ -261,10 +275,11 @@ impl Deduplicator {
         py: Python<'_>,
         html: Option<HtmlArg>,
         text: Option<String>,
-        signature: Option<PyRef<'_, Signature>>,
+        signature: Option<&Bound<'_, PyAny>>,
         url: Option<String>,
     ) -> PyResult<Verdict> {
-        let inp = input(html, text, signature.as_deref())?;
+        let sig = signature_arg(signature, self.engine.online.method())?;
+        let inp = input(html, text, sig)?;
         let name = url.clone().unwrap_or_else(|| "<query>".to_string());
         let (sig, shingles) = self.signature_of(py, &name, url, inp)?;
         let sig = Engine::keyed(sig);
@@ -330,10 +345,63 @@ impl Deduplicator {
             .collect()
     }
 
+    /// Removes a document (`KeyError` when unknown). Its duplicates keep
+    /// their verdicts; a removed kept document is no longer a target, so a
+    /// later copy of it is kept.
+    fn remove(&mut self, id: &str) -> PyResult<()> {
+        if self.engine.online.remove(id) {
+            Ok(())
+        } else {
+            Err(PyKeyError::new_err(id.to_string()))
+        }
+    }
+
+    /// The deduplicator as bytes (settings and every document: ids,
+    /// signatures, shingles, verdicts; versioned and checksummed).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &dedup_file::encode(&self.settings, &self.engine.online))
+    }
+
+    /// A deduplicator from `to_bytes` output.
+    #[classmethod]
+    fn from_bytes(_cls: &Bound<'_, PyType>, py: Python<'_>, data: &[u8]) -> PyResult<Deduplicator> {
+        py.allow_threads(|| Deduplicator::from_data(data))
+    }
+
+    /// Writes `to_bytes()` to `path` (a temporary file renamed into place).
+    fn save(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
+        let data = dedup_file::encode(&self.settings, &self.engine.online);
+        py.allow_threads(|| {
+            let tmp = path.with_extension("tmp-neardup");
+            std::fs::write(&tmp, &data).and_then(|()| std::fs::rename(&tmp, &path))
+        })
+        .map_err(|e| err(format!("{}: {e}", path.display())))
+    }
+
+    /// Reads a deduplicator written by `save`.
+    #[classmethod]
+    fn load(
+        _cls: &Bound<'_, PyType>,
+        py: Python<'_>,
+        path: std::path::PathBuf,
+    ) -> PyResult<Deduplicator> {
+        let data = std::fs::read(&path).map_err(|e| err(format!("{}: {e}", path.display())))?;
+        py.allow_threads(|| Deduplicator::from_data(&data))
+            .map_err(|e| err(format!("{}: {e}", path.display())))
+    }
+
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let ctor = slf.get_type().getattr("from_bytes")?;
+        Ok((ctor, (slf.borrow().to_bytes(py),)))
+    }
+
     /// The method's name.
     #[getter]
     fn method(&self) -> &str {
-        &self.name
+        &self.settings.method
     }
 
     fn __len__(&self) -> usize {
@@ -344,11 +412,11 @@ impl Deduplicator {
         self.engine.online.dense(id).is_some()
     }
 
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> String {
         let online = &self.engine.online;
         format!(
-            "Deduplicator(method={:?}, documents={}, kept={})",
-            self.name,
+            "Deduplicator(method={}, documents={}, kept={})",
+            py_repr(py, Some(&self.settings.method)),
             online.len(),
             online.originals() + online.empty()
         )

@@ -7,7 +7,7 @@ use neardup::io::{Content, RawDocument};
 use neardup::Page;
 use pyo3::prelude::*;
 
-use crate::errors::err;
+use crate::errors::{err, py_repr};
 
 /// HTML given from Python: bytes in any charset, or an already decoded str.
 #[derive(FromPyObject)]
@@ -94,17 +94,18 @@ impl From<Page> for Document {
 
 #[pymethods]
 impl Document {
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> String {
         let mut preview: String = self.text.chars().take(40).collect();
         if preview.len() < self.text.len() {
             preview.push_str("...");
         }
         format!(
-            "Document(title={:?}, charset={:?}, paragraphs={}, text={:?})",
-            self.title,
-            self.charset,
+            "Document(url={}, title={}, charset={}, paragraphs={}, text={})",
+            py_repr(py, self.url.as_deref()),
+            py_repr(py, Some(&self.title)),
+            py_repr(py, self.charset.as_deref()),
             self.paragraphs.len(),
-            preview
+            py_repr(py, Some(&preview))
         )
     }
 

@@ -13,10 +13,16 @@
 
 mod batch;
 mod dedup;
+mod dedup_file;
+mod dedup_input;
 mod document;
 mod errors;
 mod keys;
+mod lean;
+mod lsh;
 mod method;
+mod minhash;
+mod minhash_core;
 mod signature;
 mod spark;
 mod spark_passes;
@@ -30,6 +36,9 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("NeardupError", py.get_type::<errors::NeardupError>())?;
     m.add_class::<document::Document>()?;
+    m.add_class::<minhash::MinHash>()?;
+    m.add_class::<lean::LeanMinHash>()?;
+    m.add_function(wrap_pyfunction!(lsh::_optimal_param, m)?)?;
     m.add_class::<signature::Signature>()?;
     m.add_class::<dedup::Verdict>()?;
     m.add_class::<dedup::Deduplicator>()?;

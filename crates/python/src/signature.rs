@@ -8,7 +8,7 @@ use neardup::sketch::{DocText, Method, Signature as Sig, Sketcher};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 
-use crate::errors::err;
+use crate::errors::{err, py_repr};
 use crate::method::MethodSpec;
 
 /// A fingerprint of one text, made by one method with its parameters.
@@ -160,10 +160,10 @@ impl Signature {
         h.finish()
     }
 
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> String {
         format!(
-            "Signature(method={:?}, bytes={})",
-            sig_method_name(&self.sig),
+            "Signature(method={}, bytes={})",
+            py_repr(py, Some(sig_method_name(&self.sig))),
             self.sig.to_bytes().len()
         )
     }

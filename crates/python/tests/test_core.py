@@ -5,7 +5,7 @@ import pickle
 import pytest
 
 import neardup
-from neardup import Deduplicator, MinHash, NeardupError, Signature, SimHash
+from neardup import Deduplicator, MinHash, NeardupError, Signature, SimHash, TextMinHash
 
 from corpus import corpus
 
@@ -105,28 +105,29 @@ NEAR = TEXT.replace("Monday evening", "Monday night")
 OTHER = "A completely different story about the harbour festival and its fireworks, which drew large crowds."
 
 
-def test_minhash_update_jaccard_and_bytes():
-    a = MinHash(TEXT)
-    b = MinHash()
+def test_text_minhash_update_jaccard_and_bytes():
+    a = MinHash.from_text(TEXT)
+    assert isinstance(a, TextMinHash)
+    b = TextMinHash()
     first, second = TEXT.split(". ", 1)
     b.update(first + ".")
     b.update(second)
     assert a.jaccard(b) == 1.0  # pieces are joined by a newline: same shingles
-    near, other = MinHash(NEAR), MinHash(OTHER)
+    near, other = TextMinHash(NEAR), TextMinHash(OTHER)
     assert 0.4 < a.jaccard(near) < 1.0
     assert a.jaccard(other) < 0.1
     assert a.is_duplicate(near) == (a.jaccard(near) >= 0.5)
     assert len(a) == 128 and len(a.digest()) == 128
-    c = MinHash.from_bytes(a.to_bytes())
+    c = TextMinHash.from_bytes(a.to_bytes())
     assert c == a and c.jaccard(near) == a.jaccard(near)
     with pytest.raises(NeardupError):
         c.update("more")
-    small = MinHash(TEXT, num_perm=64, seed=3)
+    small = TextMinHash(TEXT, num_perm=64, seed=3)
     assert len(small) == 64
     with pytest.raises(NeardupError, match="ParameterMismatch|different|mismatch|compare"):
         small.jaccard(a)
-    assert MinHash(TEXT, oph=True).signature.method == "minhash-oph"
-    strict = MinHash(TEXT, threshold=0.99)
+    assert TextMinHash(TEXT, oph=True).signature.method == "minhash-oph"
+    strict = TextMinHash(TEXT, threshold=0.99)
     assert not strict.is_duplicate(near)
 
 
