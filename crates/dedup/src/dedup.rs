@@ -163,6 +163,32 @@ impl Dedup {
         Some(self.config.method.sketch(&DocText::new(text, paragraphs)))
     }
 
+    /// The signature and, with exact verification, the shingles of a
+    /// document's main text: both `None` without letters or digits. When
+    /// the method is MinHash over the verifier's token shingles (the
+    /// default method), the text is tokenized once and the signature made
+    /// from the shingle sequence; otherwise as [`Dedup::fingerprint`] then
+    /// [`Dedup::shingles`]. The result is the same either way.
+    pub fn fingerprint_with_shingles(
+        &self,
+        text: &str,
+        paragraphs: &[String],
+    ) -> (Option<Signature>, Option<ShingleSeq>) {
+        if !text.chars().any(char::is_alphanumeric) {
+            return (None, None);
+        }
+        if let (Some(v), Method::MinHash(m)) = (&self.config.verifier, &self.config.method) {
+            if m.get_shingles() == (ShingleUnit::Token, v.k) {
+                let seq = v.shingles(text, &self.config.method);
+                let sig = crate::templates::resketch(m, &seq);
+                return (Some(sig), Some(seq));
+            }
+        }
+        let signature = self.fingerprint(text, paragraphs);
+        let shingles = signature.as_ref().and_then(|_| self.shingles(text));
+        (signature, shingles)
+    }
+
     /// The exact verifier, if exact verification is on.
     pub fn verifier(&self) -> Option<&Verifier> {
         self.config.verifier.as_ref()

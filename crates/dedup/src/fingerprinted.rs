@@ -64,8 +64,7 @@ impl Dedup {
         text: &str,
         paragraphs: &[String],
     ) -> Fingerprinted {
-        let signature = self.fingerprint(text, paragraphs);
-        let shingles = signature.as_ref().and_then(|_| self.shingles(text));
+        let (signature, shingles) = self.fingerprint_with_shingles(text, paragraphs);
         Fingerprinted {
             id,
             url,
@@ -100,5 +99,45 @@ mod tests {
             shingles_of(&[f, e]).iter().filter(|s| s.is_some()).count(),
             1
         );
+    }
+}
+
+#[cfg(test)]
+mod one_pass_tests {
+    use super::*;
+    use crate::Verifier;
+
+    #[test]
+    fn one_pass_fingerprints_equal_the_two_pass_ones() {
+        let texts = [
+            "The council approved the new cycle lanes on the high street.",
+            "Le « café » — déjà vu, ÉTÉ 2024… l’œuvre",
+            "北京大学，清华大学。市图书馆经过两年的改造工程，于本周一重新开放。",
+            "two words",
+            "one",
+            "Mixed 文本 with ＡＢＣ full-width and ﬁ ligatures, 2020年11月",
+        ];
+        let mut chars = crate::default_method();
+        chars
+            .set_segmenter(neardup_text::Segmenter::chars())
+            .unwrap();
+        let four = Verifier {
+            k: 4,
+            ..Verifier::default()
+        };
+        let engines = [
+            Dedup::new(),
+            Dedup::builder().method(chars).build(),
+            // Verifier and method shingles of different lengths: two passes.
+            Dedup::builder().verifier(Some(four)).build(),
+        ];
+        for dedup in &engines {
+            for t in texts {
+                let one = dedup.fingerprint_with_shingles(t, &[]);
+                let sig = dedup.fingerprint(t, &[]);
+                let seq = sig.as_ref().and_then(|_| dedup.shingles(t));
+                assert_eq!(one, (sig, seq), "{t}");
+            }
+        }
     }
 }

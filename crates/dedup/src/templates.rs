@@ -332,7 +332,10 @@ impl Dedup {
 
 /// The MinHash signature of a shingle sequence (its hashes are the high
 /// halves of the 64-bit shingle hashes MinHash uses).
-fn resketch(m: &MinHash, seq: &ShingleSeq) -> Signature {
+/// The MinHash signature of a shingle sequence: the same as the
+/// signature of its text (MinHash reads the high 32 bits of each 64-bit
+/// shingle hash, which the sequence keeps).
+pub(crate) fn resketch(m: &MinHash, seq: &ShingleSeq) -> Signature {
     let wide: Vec<u64> = seq.hashes().iter().map(|&h| u64::from(h) << 32).collect();
     Signature::MinHash(m.signature_of_shingles(&wide))
 }

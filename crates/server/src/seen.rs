@@ -250,10 +250,9 @@ impl ContentSeen {
         let page = Page::from_raw(doc, &self.shared().extractor)
             .map_err(|e| Error::with_source(ErrorKind::Extract(e.to_string()), e))?;
         let dedup = &self.shared().dedup;
-        let signature = dedup.fingerprint(&page.text, &page.paragraphs);
+        let (signature, shingles) = dedup.fingerprint_with_shingles(&page.text, &page.paragraphs);
         let bytes = signature.as_ref().map(Signature::to_bytes);
         let key = bytes.as_deref().map_or(0, signature_key);
-        let shingles = signature.as_ref().and_then(|_| dedup.shingles(&page.text));
         let text_len = u32::try_from(page.text.len()).unwrap_or(u32::MAX);
         let text = shingles.as_ref().map(|_| page.text);
         Ok(Prepared {

@@ -225,6 +225,11 @@ impl MinHash {
         self.threshold
     }
 
+    /// The shingles' unit and length.
+    pub fn get_shingles(&self) -> (ShingleUnit, usize) {
+        (self.unit, self.k)
+    }
+
     /// Signature of a document (normalizes its text first).
     pub fn signature(&self, doc: &DocText<'_>) -> MinHashSig {
         let mut batch = self.family.batch();

@@ -41,7 +41,6 @@ mod chartable;
 mod fastnorm;
 #[cfg(feature = "jieba")]
 mod jieba;
-mod memo;
 mod normalize;
 #[cfg(test)]
 mod reference;

@@ -20,7 +20,6 @@
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::ascii::ascii_token_hashes;
-use crate::memo;
 use crate::normalize::{normalize_into, NormalizeOptions};
 use crate::segment::Segmenter;
 use crate::spaced::spaced_token_hashes;
@@ -167,10 +166,7 @@ impl Shingler {
     /// Same hashes as [`Shingler::for_each`] on
     /// `normalize(text, NormalizeOptions::default())`, but an ASCII `text`
     /// is tokenized in place (each token lowercased on the fly) instead of
-    /// building the normalized string first, and the token hashes of the
-    /// last text given to any shingler on this thread (up to 64 KB) are
-    /// reused when the same text comes again with the same unit and
-    /// segmentation: a document's signature, then its verifier sequence.
+    /// building the normalized string first.
     ///
     /// ```
     /// use neardup_text::{normalize, NormalizeOptions, ShingleUnit, Shingler};
@@ -189,28 +185,22 @@ impl Shingler {
             self.norm = norm;
             return;
         }
-        // The same text right after on this thread (a signature, then the
-        // verifier's sequence) reuses its token hashes: see `memo`.
-        let key = (self.unit, self.segmenter.mode());
-        if !memo::recall(text, key, &mut self.buf) {
-            if text.is_ascii() {
-                self.buf.clear();
-                let mut lower = std::mem::take(&mut self.lower);
-                lower.clear();
-                lower.extend(
-                    text.bytes()
-                        .map(|b| b | (((b.wrapping_sub(b'A') < 26) as u8) << 5)),
-                );
-                ascii_token_hashes(&lower, &mut self.bounds, &mut self.buf);
-                self.lower = lower;
-            } else {
-                let mut norm = std::mem::take(&mut self.norm);
-                norm.clear();
-                normalize_into(text, NormalizeOptions::default(), &mut norm);
-                self.token_hashes(&norm);
-                self.norm = norm;
-            }
-            memo::remember(text, key, &self.buf);
+        if text.is_ascii() {
+            self.buf.clear();
+            let mut lower = std::mem::take(&mut self.lower);
+            lower.clear();
+            lower.extend(
+                text.bytes()
+                    .map(|b| b | (((b.wrapping_sub(b'A') < 26) as u8) << 5)),
+            );
+            ascii_token_hashes(&lower, &mut self.bounds, &mut self.buf);
+            self.lower = lower;
+        } else {
+            let mut norm = std::mem::take(&mut self.norm);
+            norm.clear();
+            normalize_into(text, NormalizeOptions::default(), &mut norm);
+            self.token_hashes(&norm);
+            self.norm = norm;
         }
         self.windows(f);
     }
@@ -419,8 +409,8 @@ mod tests {
 
     #[test]
     fn a_text_normalized_twice_gives_the_same_shingles() {
-        // The second shingler on the same text reuses the token hashes of
-        // the first (see `memo`); k and the segmentation still count.
+        // A shingler used again and again keeps no state from one text to
+        // the next; k and the segmentation count.
         let text = "Le “café” — déjà vu, ÉTÉ 2024. 北京大学，清华大学。";
         let same_len = "Le “cafe” — déjà vu, ÉTÉ 2024. 北京大学，清华大学。é";
         for seg in [Segmenter::chars(), Segmenter::bigrams()] {
