@@ -14,8 +14,8 @@
 //! site_templates=False, composite_check=False, partial_check=False)`.
 
 use neardup::dedup::{signature_key, CompositeCheck, Judgement, Online, Role};
-use neardup::sketch::{DocText, Signature as Sig, Sketcher};
-use neardup::{Page, ShingleSeq};
+use neardup::sketch::{Signature as Sig, Sketcher};
+use neardup::{Dedup, Page, ShingleSeq};
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyType};
@@ -69,6 +69,9 @@ type Keyed = Option<(Sig, u128)>;
 /// The online engine and how documents are read for it.
 struct Engine {
     online: Online,
+    /// The batch engine of the same method and verifier: how a document
+    /// is fingerprinted, as everywhere else.
+    dedup: Dedup,
     all_text: bool,
 }
 
@@ -99,16 +102,8 @@ impl Engine {
     }
 
     fn fingerprint(&self, page: &Page) -> (Option<Sig>, Option<ShingleSeq>) {
-        if !page.text.chars().any(char::is_alphanumeric) {
-            return (None, None);
-        }
-        let method = self.online.method();
-        let sig = method.sketch(&DocText::new(&page.text, &page.paragraphs));
-        let shingles = self
-            .online
-            .verifier()
-            .map(|v| v.shingles(&page.text, method));
-        (Some(sig), shingles)
+        self.dedup
+            .fingerprint_with_shingles(&page.text, &page.paragraphs)
     }
 
     /// Live documents in arrival order, each with its group's kept
@@ -155,10 +150,15 @@ impl Deduplicator {
         };
         let m = spec.build()?;
         let composite = settings.composite_check.then(CompositeCheck::default);
+        let dedup = Dedup::builder()
+            .method(m.clone())
+            .verifier(spec.verifier())
+            .build();
         let online = Online::new(m, spec.verifier(), composite).map_err(|e| err(e.to_string()))?;
         Ok(Deduplicator {
             engine: Engine {
                 online,
+                dedup,
                 all_text: settings.all_text,
             },
             settings,
