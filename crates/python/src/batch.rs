@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use neardup::io::{Content, DocErrorKind, Inputs, Item, Source};
-use neardup::sketch::{DocText, Signature as Sig};
+use neardup::sketch::Signature as Sig;
 use neardup::{CompositeCheck, Dedup, Fingerprinted, KeepPolicy, PartialCopyCheck, SiteTemplates};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
@@ -297,22 +297,19 @@ pub fn dedup_files<'py>(
         .collect()
 }
 
-/// Extracts and fingerprints one document for the Spark kernels: its
-/// signature (`None` without text) and its main text.
+/// Extracts and fingerprints one document for the Spark kernels, as the
+/// engine does (`Dedup::fingerprint_with_shingles`): its signature and
+/// shingles (`None` without text) and its main text's length.
 pub fn fingerprint_content(
     id: &str,
     content: Content,
-    dedup_method: &neardup::sketch::Method,
+    dedup: &neardup::Dedup,
     all_text: bool,
-) -> Result<(Option<Sig>, String), String> {
+) -> Result<(Option<Sig>, Option<neardup::ShingleSeq>, usize), String> {
     // A URL id (WARC records are named by their target URI) guides charset
     // detection as the URL does in `neardup dedup`.
     let url = id.contains("://").then(|| id.to_string());
     let page = crate::document::page_of(id, url, content, all_text)?;
-    if !page.text.chars().any(char::is_alphanumeric) {
-        return Ok((None, page.text));
-    }
-    use neardup::sketch::Sketcher;
-    let sig = dedup_method.sketch(&DocText::new(&page.text, &page.paragraphs));
-    Ok((Some(sig), page.text))
+    let (sig, seq) = dedup.fingerprint_with_shingles(&page.text, &page.paragraphs);
+    Ok((sig, seq, page.text.len()))
 }

@@ -65,8 +65,10 @@ pub fn fingerprint_batch<'py>(
     all_text: bool,
 ) -> PyResult<Fingerprints<'py>> {
     let spec = spec_of(method, threshold, max_distance);
-    let m = spec.build()?;
-    let verifier = spec.verifier();
+    let dedup = neardup::Dedup::builder()
+        .method(spec.build()?)
+        .verifier(spec.verifier())
+        .build();
     let contents: Vec<Option<Content>> = match (htmls, texts) {
         (Some(h), None) => h
             .into_iter()
@@ -92,15 +94,11 @@ pub fn fingerprint_batch<'py>(
         ids.iter()
             .zip(contents)
             .map(|(id, c)| {
-                let (sig, text) = match c {
-                    None => (None, String::new()),
-                    Some(c) => fingerprint_content(id, c, &m, all_text)?,
+                let (sig, seq, len) = match c {
+                    None => (None, None, 0),
+                    Some(c) => fingerprint_content(id, c, &dedup, all_text)?,
                 };
-                let seq = match (&verifier, &sig) {
-                    (Some(v), Some(_)) => Some(v.shingles(&text, &m).to_bytes()),
-                    _ => None,
-                };
-                Ok((sig, text.len(), seq))
+                Ok((sig, len, seq.map(|s| s.to_bytes())))
             })
             .collect()
     });
