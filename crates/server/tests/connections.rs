@@ -184,3 +184,32 @@ fn long_targets_and_large_headers_get_json_errors() {
         assert!(answer.contains(&format!("\"{code}\"")), "{answer}");
     }
 }
+
+#[test]
+fn the_extraction_budget_queues_large_pages_without_losing_any() {
+    let dir = temp_dir("conn-extract-budget");
+    // A budget of one largest page: large pages are extracted one at a time.
+    let server = start(&dir, |s| {
+        s.max_body_bytes(200_000).max_extracting_bytes(0);
+    });
+    let addr = server.addr();
+    let handles: Vec<_> = (0..6)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let text: String = (0..20_000).map(|w| format!("w{i}x{w} ")).collect();
+                let mut c = Client::new(addr);
+                c.post_json(
+                    "/v1/documents",
+                    &serde_json::json!({"id": format!("big{i}"), "text": text}),
+                )
+                .unwrap()
+                .status
+            })
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().unwrap(), 200);
+    }
+    let r = Client::new(addr).get("/v1/stats").unwrap();
+    assert_eq!(r.json()["documents"], 6);
+}

@@ -47,6 +47,11 @@ pub struct ServeArgs {
     /// commit (default: never).
     #[arg(long, value_name = "SECONDS")]
     pub max_age: Option<u64>,
+    /// Bytes of documents extracted at once, all requests together (at
+    /// least --max-body-bytes); others wait. Extraction takes at most 8
+    /// times a page plus 15 MB, so this bounds its memory.
+    #[arg(long, value_name = "N", default_value_t = neardup_server::http::DEFAULT_MAX_EXTRACTING_BYTES)]
+    pub max_extracting_bytes: usize,
     /// Where `POST /v1/backup` writes consistent copies of the store
     /// (default: backups off).
     #[arg(long, value_name = "DIR")]
@@ -132,6 +137,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         .max_concurrency(args.max_concurrency)
         .max_connections(args.max_connections)
         .backup_dir(args.backup_dir.clone())
+        .max_extracting_bytes(args.max_extracting_bytes)
         .header_timeout(Duration::from_millis(args.header_timeout_ms))
         .store_duplicates(!args.no_store_duplicates);
     server

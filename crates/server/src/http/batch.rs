@@ -58,7 +58,11 @@ async fn batch(app: App, req: Request) -> Result<Response, ApiError> {
         .map(|(n, l)| (n, json_document(l)))
         .collect();
     let seen: ContentSeen = app.seen.clone();
+    // The whole batch counts against the extraction budget (its documents
+    // are extracted one after the other, but their texts are kept).
+    let extracting = super::extraction_permit(&app, bytes.len()).await;
     let out = blocking(move || {
+        let _extracting = extracting;
         let _permit = budget.as_ref().and_then(Budget::take_permit);
         let mut ids = Vec::with_capacity(parsed.len());
         let mut prepared = Vec::with_capacity(parsed.len());

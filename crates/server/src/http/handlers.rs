@@ -45,11 +45,15 @@ async fn judge(app: App, req: Request, insert: bool) -> Result<Response, ApiErro
     let (parts, body) = req.into_parts();
     let budget = parts.extensions.get::<Budget>().cloned();
     let bytes = read_body(&parts.headers, body, app.config.max_body_bytes).await?;
+    let size = bytes.len();
     let doc = parse_document(&parts.headers, parts.uri.query(), bytes)?;
     let seen: ContentSeen = app.seen.clone();
+    let extracting = super::extraction_permit(&app, size).await;
     let v = blocking(move || {
         let _permit = budget.as_ref().and_then(Budget::take_permit);
-        let p = seen.prepare(doc)?;
+        let p = seen.prepare(doc);
+        drop(extracting);
+        let p = p?;
         // Past the deadline the client has its 503 already: store nothing.
         if budget.as_ref().is_some_and(Budget::expired) {
             return Err(crate::ErrorKind::Cancelled.into());

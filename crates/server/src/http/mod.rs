@@ -41,6 +41,7 @@ struct HttpConfig {
     max_connections: usize,
     header_timeout: Duration,
     backup_dir: Option<std::path::PathBuf>,
+    max_extracting_bytes: usize,
 }
 
 /// State shared by the handlers.
@@ -50,6 +51,8 @@ pub(crate) struct App {
     config: Arc<HttpConfig>,
     metrics: Arc<Metrics>,
     limit: Arc<Semaphore>,
+    /// Bytes of documents being extracted at once, in KiB.
+    extracting: Arc<Semaphore>,
     store_duplicates: bool,
 }
 
@@ -75,6 +78,9 @@ pub struct Server {
 /// The default body limit: 10 MB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 10_000_000;
 pub use batch::MAX_BATCH_DOCUMENTS;
+/// The default limit of document bytes being extracted at once: 64 MiB
+/// (extraction takes at most 8 times a page plus 15 MB).
+pub const DEFAULT_MAX_EXTRACTING_BYTES: usize = 64 << 20;
 /// The default limit of connections open at once.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 /// The default time a client has to send a request head, on a new
@@ -95,6 +101,7 @@ impl Server {
                 max_connections: DEFAULT_MAX_CONNECTIONS,
                 header_timeout: DEFAULT_HEADER_TIMEOUT,
                 backup_dir: None,
+                max_extracting_bytes: DEFAULT_MAX_EXTRACTING_BYTES,
             },
             store_duplicates: true,
         }
@@ -139,6 +146,15 @@ impl Server {
         self
     }
 
+    /// How many bytes of documents are extracted at once, all requests
+    /// together (at least the body limit: one largest document always
+    /// fits); others wait. With extraction's bound of 8 times a page plus
+    /// 15 MB, this bounds the service's extraction memory.
+    pub fn max_extracting_bytes(&mut self, n: usize) -> &mut Server {
+        self.config.max_extracting_bytes = n;
+        self
+    }
+
     /// Where `POST /v1/backup` writes consistent copies of the store
     /// (none: the route answers 404).
     pub fn backup_dir(&mut self, dir: Option<std::path::PathBuf>) -> &mut Server {
@@ -160,6 +176,10 @@ impl Server {
             config: Arc::new(self.config.clone()),
             metrics: Arc::new(Metrics::default()),
             limit: Arc::new(Semaphore::new(self.config.max_concurrency)),
+            extracting: Arc::new(Semaphore::new(kib(self
+                .config
+                .max_extracting_bytes
+                .max(self.config.max_body_bytes)))),
             store_duplicates: self.store_duplicates,
         };
         Router::new()
@@ -440,6 +460,27 @@ async fn guarded(app: &App, req: Request, next: Next) -> Response {
         )
         .into_response(),
     }
+}
+
+/// Bytes in KiB for the extraction semaphore (at least 1, at most what a
+/// semaphore holds).
+fn kib(bytes: usize) -> usize {
+    (bytes / 1024).clamp(1, Semaphore::MAX_PERMITS.min(u32::MAX as usize))
+}
+
+/// Waits until `bytes` of document may be extracted; the permit is held
+/// until dropped. A document larger than the whole budget waits for all
+/// of it.
+pub(crate) async fn extraction_permit(
+    app: &App,
+    bytes: usize,
+) -> Option<tokio::sync::OwnedSemaphorePermit> {
+    let total = kib(app
+        .config
+        .max_extracting_bytes
+        .max(app.config.max_body_bytes));
+    let want = kib(bytes).min(total).min(u32::MAX as usize) as u32;
+    app.extracting.clone().acquire_many_owned(want).await.ok()
 }
 
 /// What a request may spend: its concurrency permit (held until its work
