@@ -16,7 +16,7 @@ use clap::Args;
 use neardup::dedup::PairVerdict;
 use neardup::dedup::{method_name, Outcome};
 use neardup::extract::{Extractor, Mode};
-use neardup::io::{Inputs, Item, Source};
+use neardup::io::{Inputs, Item, JsonlFields, Source};
 use neardup::{Dedup, Fingerprinted, Page};
 use serde::Deserialize;
 
@@ -54,6 +54,15 @@ pub struct ReportArgs {
     /// `dedup` was run with `--all-text`.
     #[arg(long)]
     all_text: bool,
+    /// JSONL field holding the document id (as given to `dedup`).
+    #[arg(long, default_value = "id", value_name = "NAME")]
+    id_field: String,
+    /// JSONL field holding plain text.
+    #[arg(long, default_value = "text", value_name = "NAME")]
+    text_field: String,
+    /// JSONL field holding HTML.
+    #[arg(long, default_value = "html", value_name = "NAME")]
+    html_field: String,
     /// Worker threads (0: one per core).
     #[arg(long, short = 'j', default_value_t = 0)]
     threads: usize,
@@ -118,7 +127,13 @@ pub fn run(args: ReportArgs) -> Result<()> {
                 .map_err(|e: String| anyhow::anyhow!("--keep: {e}"))?,
         )
         .build();
-    let inputs = Inputs::new();
+    let fields = JsonlFields {
+        id: args.id_field.clone(),
+        text: args.text_field.clone(),
+        html: args.html_field.clone(),
+        ..JsonlFields::default()
+    };
+    let inputs = Inputs::builder().jsonl_fields(fields).build();
     let sources = inputs.sources(&args.inputs)?;
     let mode = if args.all_text {
         Mode::AllText

@@ -147,3 +147,50 @@ pub fn render(s: &Summary) -> String {
     }
     page("neardup report", &b)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{GroupRow, RefusedPair};
+
+    #[test]
+    fn rows_and_refusals_are_escaped_and_caps_noted() {
+        let s = Summary {
+            documents: 3,
+            groups: 1,
+            rows: vec![GroupRow {
+                id: "<i>a</i>".into(),
+                url: Some("https://a.example/<x>".into()),
+                size: 2,
+                page: Some(1),
+            }],
+            rows_hidden: 4,
+            refusals: vec![RefusedPair {
+                a: ("<b>p</b>".into(), None),
+                b: ("q".into(), Some("javascript:alert(1)".into())),
+                similarity: 0.61,
+                rule: "composite".into(),
+                why: "glued <together>".into(),
+            }],
+            histogram: [(1, 1), (2, 1)].into_iter().collect(),
+            ..Summary::default()
+        };
+        let html = render(&s);
+        assert!(
+            html.contains("<a href=\"groups/1.html\">&lt;i&gt;a&lt;/i&gt;</a>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("href=\"https://a.example/&lt;x&gt;\""),
+            "{html}"
+        );
+        assert!(html.contains("&lt;b&gt;p&lt;/b&gt;") && html.contains("glued &lt;together&gt;"));
+        assert!(!html.contains("href=\"javascript"), "{html}");
+        assert!(
+            html.contains("<td class=\"num\">0.6100</td><td>composite</td>"),
+            "{html}"
+        );
+        assert!(html.contains("4 smaller groups are not listed"), "{html}");
+        assert!(html.contains("<svg") && html.contains("1 groups of 2"));
+    }
+}
