@@ -130,6 +130,8 @@ fn page_text_is_escaped_and_urls_are_plain_links() {
 #[test]
 fn max_groups_bounds_the_site() {
     let dir = temp_dir("report-max");
+    report(&dir, &example_pages(), &[]);
+    // Again into the same directory: the pages of the first run go.
     let site = report(&dir, &example_pages(), &["--max-groups", "1"]);
     assert!(site.join("groups/1.html").exists() && !site.join("groups/2.html").exists());
     let index = std::fs::read_to_string(site.join("index.html")).unwrap();

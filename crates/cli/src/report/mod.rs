@@ -121,6 +121,7 @@ pub fn write_site(dir: &Path, summary: &Summary, groups: &[Group]) -> Result<u64
         written += body.len() as u64;
         std::fs::write(path, body).with_context(|| format!("cannot write {}", path.display()))
     };
+    remove_stale_pages(&pages, groups.len())?;
     write(&dir.join("index.html"), index::render(summary))?;
     for g in groups {
         write(
@@ -129,4 +130,23 @@ pub fn write_site(dir: &Path, summary: &Summary, groups: &[Group]) -> Result<u64
         )?;
     }
     Ok(written)
+}
+
+/// Removes group pages `N.html` with `N > pages` left by an earlier report
+/// into the same directory (other files are left alone).
+fn remove_stale_pages(dir: &Path, pages: usize) -> Result<()> {
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
+        let path = entry?.path();
+        let stale = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".html"))
+            .and_then(|n| n.parse::<usize>().ok())
+            .is_some_and(|n| n == 0 || n > pages);
+        if stale {
+            std::fs::remove_file(&path)
+                .with_context(|| format!("cannot remove {}", path.display()))?;
+        }
+    }
+    Ok(())
 }
