@@ -169,3 +169,25 @@ fn dedup_report_html_writes_the_same_site() {
         );
     }
 }
+
+/// The dev corpus, when it is there (slow in a debug build: run with
+/// `cargo test --release -p neardup-cli --test report -- --ignored`).
+#[test]
+#[ignore]
+fn report_of_the_dev_corpus_is_bounded() {
+    let warc = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/eval/neardup/dev/pages.warc.gz");
+    if !warc.exists() {
+        eprintln!("skipped: {} is absent", warc.display());
+        return;
+    }
+    let dir = temp_dir("report-dev");
+    let site = report(&dir, &warc, &[]);
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(index.contains("same groups"), "{index}");
+    let size: u64 = files(&site)
+        .iter()
+        .map(|f| f.metadata().unwrap().len())
+        .sum();
+    assert!(size < 50 << 20, "{size} bytes");
+}

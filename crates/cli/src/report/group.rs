@@ -49,7 +49,7 @@ pub fn render(g: &Group, pages: usize) -> String {
         let _ = write!(
             b,
             "<h2 id=\"d{}\">Duplicate {}: {}</h2>\n\
-             <p>Similarity {}: {}</p>\n<div class=\"explain\">{}</div>\n\
+             <p>Similarity {}: {}</p>\n<div class=\"explain\">A is the kept page, B the duplicate.\n{}</div>\n\
              <div class=\"pair\"><div>{}<div class=\"text\">{left}</div></div>\
              <div>{}<div class=\"text\">{right}</div></div></div>\n",
             i + 1,
