@@ -327,6 +327,11 @@ impl Site<'_> {
                 groups.len()
             ));
         }
+        let page_of: HashMap<&str, usize> = groups[..paged]
+            .iter()
+            .enumerate()
+            .flat_map(|(n, g)| g.iter().map(move |l| (l.id.as_str(), n + 1)))
+            .collect();
         let refused = &self.outcome.groups.refusals;
         let side = |i: u32| {
             let e = &self.entries[i as usize];
@@ -349,6 +354,10 @@ impl Site<'_> {
                 .map(|r| RefusedPair {
                     a: side(r.a),
                     b: side(r.b),
+                    pages: (
+                        page_of.get(self.entries[r.a as usize].id.as_str()).copied(),
+                        page_of.get(self.entries[r.b as usize].id.as_str()).copied(),
+                    ),
                     similarity: r.similarity,
                     rule: r.rule.to_string(),
                     why: PairVerdict::Rule(r.rule).to_string(),

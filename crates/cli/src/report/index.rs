@@ -123,14 +123,17 @@ pub fn render(s: &Summary) -> String {
              <th>other page</th><th>Jaccard</th><th>rule</th><th>why</th></tr></thead><tbody>\n",
         );
         for r in &s.refusals {
-            let doc = |(id, url): &(String, Option<String>)| {
-                format!("{}<br>{}", escape(id), url_link(url.as_deref()))
+            let doc = |(id, url): &(String, Option<String>), page: Option<usize>| {
+                let group = page
+                    .map(|n| format!(" (<a href=\"groups/{n}.html\">group {n}</a>)"))
+                    .unwrap_or_default();
+                format!("{}{group}<br>{}", escape(id), url_link(url.as_deref()))
             };
             let _ = writeln!(
                 b,
                 "<tr><td>{}</td><td>{}</td><td class=\"num\">{:.4}</td><td>{}</td><td>{}</td></tr>",
-                doc(&r.a),
-                doc(&r.b),
+                doc(&r.a, r.pages.0),
+                doc(&r.b, r.pages.1),
                 r.similarity,
                 escape(&r.rule),
                 escape(&r.why)
@@ -171,6 +174,7 @@ mod tests {
                 similarity: 0.61,
                 rule: "composite".into(),
                 why: "glued <together>".into(),
+                pages: (Some(1), None),
             }],
             histogram: [(1, 1), (2, 1)].into_iter().collect(),
             ..Summary::default()
@@ -184,6 +188,7 @@ mod tests {
             html.contains("href=\"https://a.example/&lt;x&gt;\""),
             "{html}"
         );
+        assert!(html.contains("&lt;b&gt;p&lt;/b&gt; (<a href=\"groups/1.html\">group 1</a>)"));
         assert!(html.contains("&lt;b&gt;p&lt;/b&gt;") && html.contains("glued &lt;together&gt;"));
         assert!(!html.contains("href=\"javascript"), "{html}");
         assert!(

@@ -73,6 +73,8 @@ pub struct RefusedPair {
     pub a: (String, Option<String>),
     /// The other.
     pub b: (String, Option<String>),
+    /// The pages of the groups `a` and `b` are in, when they have one.
+    pub pages: (Option<usize>, Option<usize>),
     /// Their exact Jaccard similarity.
     pub similarity: f64,
     /// The rule (`composite`, `partial-copy`).
