@@ -191,3 +191,22 @@ fn report_of_the_dev_corpus_is_bounded() {
         .sum();
     assert!(size < 50 << 20, "{size} bytes");
 }
+
+#[test]
+fn a_file_in_place_of_the_directory_is_refused_before_work() {
+    let dir = temp_dir("report-file");
+    let file = dir.write("site", "x");
+    let pages = example_pages();
+    let out = neardup(&[
+        "dedup",
+        "-q",
+        pages.to_str().unwrap(),
+        "-o",
+        dir.join("c.jsonl").to_str().unwrap(),
+        "--report-html",
+        file.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a directory"));
+    assert!(!dir.join("c.jsonl").exists());
+}

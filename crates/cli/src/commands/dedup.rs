@@ -106,6 +106,9 @@ pub fn run(args: DedupArgs) -> Result<()> {
     if let Some(report) = &args.report {
         crate::validate::writable_file(report, "--report file")?;
     }
+    if let Some(dir) = &args.report_html {
+        crate::validate::writable_dir(dir, "--report-html directory", true)?;
+    }
     let method = args.method.method()?;
     let cjk = method.segmenter().mode();
     let dedup = args

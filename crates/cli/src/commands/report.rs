@@ -118,6 +118,7 @@ fn read_clusters(path: &Path) -> Result<Vec<Line>> {
 pub fn run(args: ReportArgs) -> Result<()> {
     let start = Instant::now();
     let lines = read_clusters(&args.clusters)?;
+    crate::validate::writable_dir(&args.output, "report directory", true)?;
     let dedup = args
         .method
         .dedup_builder(args.method.method()?)
