@@ -9,6 +9,7 @@ mod output;
 mod pipeline;
 mod plot;
 mod progress;
+mod report;
 mod validate;
 
 use std::process::ExitCode;
@@ -33,6 +34,8 @@ enum Command {
     Compare(commands::compare::CompareArgs),
     /// Score groups against labels, or sweep a threshold into a curve.
     Eval(commands::eval::EvalArgs),
+    /// Write a static HTML report of the groups (opens from disk).
+    Report(commands::report::ReportArgs),
     /// Run the ContentSeen HTTP service over a persistent store.
     Serve(commands::serve::ServeArgs),
     /// Look at, check or compact a service store, offline.
@@ -46,6 +49,7 @@ fn main() -> ExitCode {
         Command::Dedup(args) => commands::dedup::run(args),
         Command::Compare(args) => commands::compare::run(args),
         Command::Eval(args) => commands::eval::run(args),
+        Command::Report(args) => commands::report::run(args),
         Command::Serve(args) => commands::serve::run(args),
         Command::Store(args) => commands::store::run(args),
     };

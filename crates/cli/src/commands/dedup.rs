@@ -66,6 +66,12 @@ pub struct DedupArgs {
     /// Write a JSON summary (counts, group sizes, time per stage) here.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    /// Also write the static HTML report of `neardup report` into this
+    /// directory.
+    #[arg(long, value_name = "DIR")]
+    report_html: Option<PathBuf>,
+    #[command(flatten)]
+    report_opts: crate::commands::report::ReportOpts,
     /// Worker threads (0: one per core).
     #[arg(long, short = 'j', default_value_t = 0)]
     threads: usize,
@@ -99,6 +105,9 @@ pub fn run(args: DedupArgs) -> Result<()> {
     crate::validate::writable_file(args.output.as_deref().unwrap_or("-".as_ref()), "output")?;
     if let Some(report) = &args.report {
         crate::validate::writable_file(report, "--report file")?;
+    }
+    if let Some(dir) = &args.report_html {
+        crate::validate::writable_dir(dir, "--report-html directory", true)?;
     }
     let method = args.method.method()?;
     let cjk = method.segmenter().mode();
@@ -193,6 +202,23 @@ pub fn run(args: DedupArgs) -> Result<()> {
                 w.what,
                 target.display()
             );
+        }
+    }
+
+    if let Some(dir) = &args.report_html {
+        let site = crate::commands::report::Site {
+            dedup: &dedup,
+            entries: &entries,
+            outcome: &outcome,
+            inputs: &inputs,
+            sources: &sources,
+            extractor: &extractor,
+            method: &args.method.method,
+        };
+        let lines = crate::commands::report::lines_of(&entries, &outcome);
+        site.write(dir, &lines, &args.report_opts)?;
+        if !args.quiet {
+            eprintln!("neardup dedup: wrote the HTML report to {}", dir.display());
         }
     }
 

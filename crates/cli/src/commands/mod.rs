@@ -4,5 +4,6 @@ pub mod compare;
 pub mod dedup;
 pub mod eval;
 pub mod extract;
+pub mod report;
 pub mod serve;
 pub mod store;
