@@ -36,6 +36,8 @@ const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:1.5em auto;max
 table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}
 .num{text-align:right}.note{color:#555;font-style:italic}
 .pair{display:grid;grid-template-columns:1fr 1fr;gap:1em;margin-bottom:2em}
+@media (max-width:48em){.pair{grid-template-columns:1fr}}
+h1,h2,h3{overflow-wrap:anywhere}
 .text{white-space:pre-wrap;border:1px solid #ccc;padding:.6em;max-height:40em;overflow:auto;font-size:.9em}
 mark{background:#fde68a}.only{background:#fecaca;text-decoration:underline dotted}
 .explain{background:#f4f4f5;padding:.6em;white-space:pre-wrap;font-size:.85em}
