@@ -39,4 +39,19 @@ if [ "${NEARDUP_SKIP_PYTHON:-0}" != 1 ]; then
     --no-deps ./crates/python
   PYSPARK_PYTHON="$pyenv/bin/python" "$pyenv/bin/python" -m pytest -q \
     -p no:cacheprovider crates/python/tests
+
+  # --- The HTML report in a real browser --------------------------------
+  # Debian's chromium and chromium-driver (installed here when missing and
+  # apt-get can), driven by selenium from the virtualenv; screenshots go to
+  # target/browser-shots. NEARDUP_SKIP_BROWSER=1 skips this block.
+  if [ "${NEARDUP_SKIP_BROWSER:-0}" != 1 ]; then
+    if ! command -v chromedriver >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -qq chromium chromium-driver >/dev/null) ||
+        echo "note: could not install chromium: the browser tests will skip"
+    fi
+    "$pyenv/bin/python" -m pip install -q --disable-pip-version-check selenium
+    NEARDUP_BIN="${CARGO_TARGET_DIR:-target}/debug/neardup" \
+      "$pyenv/bin/python" -m pytest -q -p no:cacheprovider crates/cli/tests/browser
+  fi
 fi

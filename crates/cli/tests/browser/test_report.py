@@ -1,0 +1,106 @@
+"""The HTML report of `neardup dedup --report-html` in a real browser:
+headless Chromium (Debian's chromium and chromium-driver) driven through
+WebDriver. Asserts on the rendered DOM and keeps screenshots in
+target/browser-shots (NEARDUP_SHOTS moves them) for a person to look at.
+
+Run by scripts/test.sh, which installs the browser; NEARDUP_BIN names the
+neardup binary (default: target/debug/neardup)."""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[4]
+BIN = Path(os.environ.get("NEARDUP_BIN", ROOT / "target" / "debug" / "neardup"))
+SHOTS = Path(os.environ.get("NEARDUP_SHOTS", ROOT / "target" / "browser-shots"))
+CHROMIUM = shutil.which("chromium")
+DRIVER = shutil.which("chromedriver")
+
+pytestmark = pytest.mark.skipif(
+    not (CHROMIUM and DRIVER and BIN.exists()),
+    reason=f"needs chromium, chromedriver and {BIN} (scripts/test.sh installs and builds them)",
+)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    subprocess.run(
+        [str(BIN), "dedup", "-q", str(ROOT / "examples" / "pages"),
+         "-o", str(out / "clusters.jsonl"), "--report-html", str(out / "site")],
+        check=True,
+    )
+    return out / "site"
+
+
+def browser(width, javascript=True):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync",
+                 f"--window-size={width},1000"]:
+        opts.add_argument(flag)
+    if not javascript:
+        opts.add_experimental_option(
+            "prefs", {"profile.managed_default_content_settings.javascript": 2})
+    return webdriver.Chrome(service=Service(DRIVER), options=opts)
+
+
+def visible_rows(d):
+    return [r for r in d.find_elements("css selector", "#groups tbody tr") if r.is_displayed()]
+
+
+def test_index_lists_groups_and_the_filter_works(report):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    d = browser(1280)
+    try:
+        d.get((report / "index.html").as_uri())
+        assert "neardup report" in d.title or d.find_element("tag name", "h1")
+        assert len(visible_rows(d)) == 2
+        box = d.find_element("id", "filter")
+        assert box.is_displayed(), "the script shows the filter box"
+        box.send_keys("zh-kitchen")
+        rows = visible_rows(d)
+        assert len(rows) == 1 and "zh-kitchen-gbk" in rows[0].text
+        d.save_screenshot(str(SHOTS / "index-filtered-1280.png"))
+        # Nothing was fetched from the network: every resource is local.
+        urls = d.execute_script(
+            "return performance.getEntriesByType('resource').map(e => e.name)")
+        assert all(u.startswith("file:") for u in urls), urls
+    finally:
+        d.quit()
+
+
+def test_group_page_highlights_shared_text_and_fits_a_phone(report):
+    for width in (1280, 390):
+        d = browser(width)
+        try:
+            d.get((report / "groups" / "1.html").as_uri())
+            marks = d.find_elements("css selector", "mark")
+            assert marks and any("Millbrook" in m.text for m in marks)
+            assert d.find_elements("css selector", ".only"), "edited words marked"
+            overflow = d.execute_script(
+                "return document.documentElement.scrollWidth - window.innerWidth")
+            assert overflow <= 1, f"{width} px: {overflow} px wider than the window"
+            d.save_screenshot(str(SHOTS / f"group1-{width}.png"))
+        finally:
+            d.quit()
+
+
+def test_readable_without_javascript(report):
+    d = browser(1280, javascript=False)
+    try:
+        d.get((report / "index.html").as_uri())
+        assert len(visible_rows(d)) == 2, "the whole list without the script"
+        assert not d.find_element("id", "filter").is_displayed()
+        d.get((report / "groups" / "1.html").as_uri())
+        assert d.find_elements("css selector", "mark")
+    finally:
+        d.quit()
