@@ -6,12 +6,12 @@ use std::time::Instant;
 
 use anyhow::Result;
 use clap::Args;
-use neardup::extract::{Extractor, Mode};
-use neardup::io::{Inputs, JsonlFields, ReadCounter, TruncatedIds};
+use neardup::io::{Inputs, ReadCounter, TruncatedIds};
 use neardup::Spill;
 use serde::Serialize;
 
 use crate::corpus;
+use crate::input_args::InputArgs;
 use crate::method_args::MethodArgs;
 use crate::progress::Progress;
 use crate::{output, pipeline};
@@ -27,22 +27,8 @@ pub struct DedupArgs {
     output: Option<PathBuf>,
     #[command(flatten)]
     method: MethodArgs,
-    /// Which copy of a group is kept: `first` (input order), `longest`
-    /// (longest main text), or `url:PATTERN` (URLs matching the glob first).
-    #[arg(long, default_value = "first", value_name = "POLICY")]
-    keep: String,
-    /// Fingerprint all visible text instead of the extracted main text.
-    #[arg(long)]
-    all_text: bool,
-    /// JSONL field holding the document id.
-    #[arg(long, default_value = "id", value_name = "NAME")]
-    id_field: String,
-    /// JSONL field holding plain text.
-    #[arg(long, default_value = "text", value_name = "NAME")]
-    text_field: String,
-    /// JSONL field holding HTML.
-    #[arg(long, default_value = "html", value_name = "NAME")]
-    html_field: String,
+    #[command(flatten)]
+    input: InputArgs,
     /// Report partial reprints: a document of which at least this share is
     /// found in another document it does not duplicate gets
     /// `"contained_in"` and `"containment"` (needs the default method).
@@ -114,11 +100,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
     let dedup = args
         .method
         .dedup_builder(method)
-        .keep(
-            args.keep
-                .parse()
-                .map_err(|e: String| anyhow::anyhow!("--keep: {e}"))?,
-        )
+        .keep(args.input.keep_policy()?)
         .spill(args.spill_dir.as_ref().map(|dir| {
             let mut spill = Spill::new(dir);
             if let Some(n) = args.spill_run_records {
@@ -128,12 +110,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
         }))
         .containment(args.containment)
         .build();
-    let fields = JsonlFields {
-        id: args.id_field.clone(),
-        text: args.text_field.clone(),
-        html: args.html_field.clone(),
-        ..JsonlFields::default()
-    };
+    let fields = args.input.jsonl_fields();
     let counter = ReadCounter::new();
     let truncated = TruncatedIds::new();
     let inputs = Inputs::builder()
@@ -146,12 +123,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
         crate::kept::check(target, &sources, args.force)?;
     }
     let progress = Progress::start("dedup", Inputs::total_bytes(&sources), counter, !args.quiet);
-    let mode = if args.all_text {
-        Mode::AllText
-    } else {
-        Mode::Main
-    };
-    let extractor = Extractor::builder().mode(mode).build();
+    let extractor = args.input.extractor();
     let pool = pipeline::thread_pool(args.threads)?;
 
     let corpus =
@@ -193,8 +165,14 @@ pub fn run(args: DedupArgs) -> Result<()> {
             .map(|(e, _)| e.id.as_str())
             .collect();
         let roots = &args.inputs;
-        let w =
-            crate::kept::write_kept(target, &inputs, &sources, roots, &kept_ids, &args.id_field)?;
+        let w = crate::kept::write_kept(
+            target,
+            &inputs,
+            &sources,
+            roots,
+            &kept_ids,
+            &args.input.id_field,
+        )?;
         if !args.quiet {
             eprintln!(
                 "neardup dedup: wrote {} kept documents ({}) to {}",

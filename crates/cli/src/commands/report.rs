@@ -15,13 +15,14 @@ use anyhow::{Context, Result};
 use clap::Args;
 use neardup::dedup::PairVerdict;
 use neardup::dedup::{method_name, Outcome};
-use neardup::extract::{Extractor, Mode};
-use neardup::io::{Inputs, Item, JsonlFields, Source};
+use neardup::extract::Extractor;
+use neardup::io::{Inputs, Item, Source};
 use neardup::{Dedup, Fingerprinted, Page};
 use serde::Deserialize;
 
 use crate::corpus;
 use crate::explain;
+use crate::input_args::InputArgs;
 use crate::method_args::MethodArgs;
 use crate::pipeline;
 use crate::progress::Progress;
@@ -48,21 +49,8 @@ pub struct ReportArgs {
     opts: ReportOpts,
     #[command(flatten)]
     method: MethodArgs,
-    /// The keep policy given to `dedup` (`first`, `longest`, `url:PATTERN`).
-    #[arg(long, default_value = "first", value_name = "POLICY")]
-    keep: String,
-    /// `dedup` was run with `--all-text`.
-    #[arg(long)]
-    all_text: bool,
-    /// JSONL field holding the document id (as given to `dedup`).
-    #[arg(long, default_value = "id", value_name = "NAME")]
-    id_field: String,
-    /// JSONL field holding plain text.
-    #[arg(long, default_value = "text", value_name = "NAME")]
-    text_field: String,
-    /// JSONL field holding HTML.
-    #[arg(long, default_value = "html", value_name = "NAME")]
-    html_field: String,
+    #[command(flatten)]
+    input: InputArgs,
     /// Worker threads (0: one per core).
     #[arg(long, short = 'j', default_value_t = 0)]
     threads: usize,
@@ -122,26 +110,12 @@ pub fn run(args: ReportArgs) -> Result<()> {
     let dedup = args
         .method
         .dedup_builder(args.method.method()?)
-        .keep(
-            args.keep
-                .parse()
-                .map_err(|e: String| anyhow::anyhow!("--keep: {e}"))?,
-        )
+        .keep(args.input.keep_policy()?)
         .build();
-    let fields = JsonlFields {
-        id: args.id_field.clone(),
-        text: args.text_field.clone(),
-        html: args.html_field.clone(),
-        ..JsonlFields::default()
-    };
+    let fields = args.input.jsonl_fields();
     let inputs = Inputs::builder().jsonl_fields(fields).build();
     let sources = inputs.sources(&args.inputs)?;
-    let mode = if args.all_text {
-        Mode::AllText
-    } else {
-        Mode::Main
-    };
-    let extractor = Extractor::builder().mode(mode).build();
+    let extractor = args.input.extractor();
     let pool = pipeline::thread_pool(args.threads)?;
     let progress = Progress::start(
         "report",
