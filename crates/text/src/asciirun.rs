@@ -94,18 +94,7 @@ mod tests {
 
     use super::*;
 
-    const ALL_OPTIONS: [NormalizeOptions; 4] = [
-        NormalizeOptions::KEEP_PUNCTUATION,
-        NormalizeOptions::STRIP_PUNCTUATION,
-        NormalizeOptions {
-            punctuation: Punctuation::Keep,
-            lowercase: false,
-        },
-        NormalizeOptions {
-            punctuation: Punctuation::Strip,
-            lowercase: false,
-        },
-    ];
+    const ALL_OPTIONS: [NormalizeOptions; 4] = NormalizeOptions::ALL;
 
     /// The byte-at-a-time rules.
     fn reference(prefix: &str, pending: bool, o: NormalizeOptions, run: &[u8]) -> (String, bool) {

@@ -275,18 +275,7 @@ mod tests {
     use super::*;
     use crate::reference::normalize_reference;
 
-    const ALL_OPTIONS: [NormalizeOptions; 4] = [
-        NormalizeOptions::KEEP_PUNCTUATION,
-        NormalizeOptions::STRIP_PUNCTUATION,
-        NormalizeOptions {
-            punctuation: Punctuation::Keep,
-            lowercase: false,
-        },
-        NormalizeOptions {
-            punctuation: Punctuation::Strip,
-            lowercase: false,
-        },
-    ];
+    const ALL_OPTIONS: [NormalizeOptions; 4] = NormalizeOptions::ALL;
 
     fn check(text: &str) {
         for o in ALL_OPTIONS {

@@ -59,6 +59,21 @@ impl NormalizeOptions {
         punctuation: Punctuation::Strip,
         lowercase: true,
     };
+
+    /// Every combination of the options, for the tests of each fast path.
+    #[cfg(test)]
+    pub(crate) const ALL: [NormalizeOptions; 4] = [
+        NormalizeOptions::KEEP_PUNCTUATION,
+        NormalizeOptions::STRIP_PUNCTUATION,
+        NormalizeOptions {
+            punctuation: Punctuation::Keep,
+            lowercase: false,
+        },
+        NormalizeOptions {
+            punctuation: Punctuation::Strip,
+            lowercase: false,
+        },
+    ];
 }
 
 /// Normalizes `text` into a new string.
