@@ -68,6 +68,20 @@ impl Default for CompositeCheck {
 }
 
 impl CompositeCheck {
+    /// Every setting as bytes (little endian, in declaration order; the
+    /// fractions as `f64` bits), for what must match it exactly: the
+    /// online engine's index snapshots.
+    pub fn params_bytes(&self) -> Vec<u8> {
+        let mut b = Vec::with_capacity(48);
+        b.extend((self.min_run as u64).to_le_bytes());
+        b.extend(self.coverage.to_bits().to_le_bytes());
+        b.extend(self.share_of_other.to_bits().to_le_bytes());
+        b.extend((self.min_other_len as u64).to_le_bytes());
+        b.extend(self.max_in_other.to_bits().to_le_bytes());
+        b.extend(self.sample.to_le_bytes());
+        b
+    }
+
     /// Third documents looked at per run: those with the most sampled
     /// shingles of the run, ties to the earlier document.
     pub const CANDIDATES_PER_RUN: usize = 4;
@@ -128,15 +142,16 @@ impl CompositeCheck {
     /// earliest first, without the pair itself (at most
     /// [`CompositeCheck::POSTINGS_READ`] of them are read); `shingles_of`
     /// gives a document's shingles.
-    pub fn made_up_by_third<'s, I>(
+    pub fn made_up_by_third<I, S>(
         &self,
         run: &[u32],
         other: &ShingleSeq,
         mut docs_with: impl FnMut(u32) -> I,
-        shingles_of: impl Fn(u32) -> Option<&'s ShingleSeq>,
+        shingles_of: impl Fn(u32) -> Option<S>,
     ) -> bool
     where
         I: IntoIterator<Item = u32>,
+        S: std::borrow::Borrow<ShingleSeq>,
     {
         let mut hits: Vec<u32> = Vec::new();
         for &h in run.iter().filter(|&&h| self.is_sampled(h)) {
@@ -156,7 +171,7 @@ impl CompositeCheck {
             .into_iter()
             .take(Self::CANDIDATES_PER_RUN)
             .any(|(_, z)| {
-                shingles_of(z).is_some_and(|zs| self.covers(run, &zs.sorted_set(), &other))
+                shingles_of(z).is_some_and(|zs| self.covers(run, &zs.borrow().sorted_set(), &other))
             })
     }
 

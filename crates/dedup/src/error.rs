@@ -18,6 +18,11 @@ pub enum ErrorKind {
     Signature(String),
     /// An unknown method, or an option that does not apply to it.
     Method(String),
+    /// The documents of the online engine could not be read (from an
+    /// [`OnlineDocs`](crate::OnlineDocs) on disk).
+    Documents(String),
+    /// An index snapshot is damaged or of another engine.
+    Snapshot(String),
 }
 
 impl Error {
@@ -30,6 +35,19 @@ impl Error {
     pub(crate) fn method(msg: impl Into<String>) -> Error {
         Error {
             kind: ErrorKind::Method(msg.into()),
+        }
+    }
+
+    /// Reading the online engine's documents failed.
+    pub fn documents(msg: impl Into<String>) -> Error {
+        Error {
+            kind: ErrorKind::Documents(msg.into()),
+        }
+    }
+
+    pub(crate) fn snapshot(msg: impl Into<String>) -> Error {
+        Error {
+            kind: ErrorKind::Snapshot(msg.into()),
         }
     }
 
@@ -53,6 +71,8 @@ impl fmt::Display for Error {
             ErrorKind::Index(e) => write!(f, "index: {e}"),
             ErrorKind::Signature(m) => write!(f, "signature: {m}"),
             ErrorKind::Method(m) => write!(f, "method: {m}"),
+            ErrorKind::Documents(m) => write!(f, "documents: {m}"),
+            ErrorKind::Snapshot(m) => write!(f, "index snapshot: {m}"),
         }
     }
 }
@@ -61,7 +81,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.kind {
             ErrorKind::Index(e) => Some(e),
-            ErrorKind::Signature(_) | ErrorKind::Method(_) => None,
+            _ => None,
         }
     }
 }

@@ -49,12 +49,15 @@ mod host;
 mod keep;
 mod method;
 mod online;
+mod online_core;
+mod online_docs;
 mod online_index;
 mod partial;
 mod refusal;
 mod rules;
 mod run;
 mod sampled;
+mod snapshot;
 mod templates;
 #[cfg(test)]
 mod test_text;
@@ -70,11 +73,14 @@ pub use fingerprinted::{shingles_of, Fingerprinted};
 pub use host::host_of;
 pub use keep::{glob_match, KeepKey, KeepPolicy};
 pub use method::{build_method, engine_description, method_name};
-pub use online::{signature_key, Judgement, Online, Role, Slot};
+pub use online::{signature_key, MemoryDocs, Online, Role, Slot};
+pub use online_core::{Judgement, OnlineCore};
+pub use online_docs::{Kind, OnlineDocs};
 pub use partial::PartialCopyCheck;
 pub use refusal::VerifyRefusal;
 pub use rules::{PairRule, Refusal, RuleContext};
 pub use run::Outcome;
+pub use snapshot::{SnapshotRefusal, SNAPSHOT_VERSION};
 pub use templates::{SiteTemplates, TemplateStats};
 pub use verify::{
     compare as compare_shingles, verify_signatures, Comparison, ShingleSeq, Verifier,

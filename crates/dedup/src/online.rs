@@ -1,19 +1,7 @@
-//! The online engine: documents one at a time, first seen kept, check then
-//! insert. The service (`neardup serve`, which adds storage) and Python's
-//! `Deduplicator` wrap it; neither decides anything itself.
-//!
-//! Verdicts follow the batch engine with the first-seen keep policy: a
-//! document whose signature equals an earlier one's joins what that one
-//! joined (its original, similarity 1.0 when it is the original itself);
-//! otherwise it is a duplicate of the most similar original among the
-//! candidates that are confirmed (ties go to the earlier original), or a
-//! new original. Confirmation is the batch engine's: exact verification on
-//! token shingles ([`Verifier::verify`]) when it is on and both documents
-//! have shingles, else the method's `is_duplicate`, then `similarity`;
-//! with exact verification, the composite page check of the batch engine
-//! too, against the originals stored so far (see [`crate::CompositeCheck`]): a
-//! refused original leaves the next most similar one to try.
-//! Duplicates are never targets, so nothing chains.
+//! The online engine with its documents in memory: [`Online`], an
+//! [`OnlineCore`] (the decisions, see there) and the documents it reads,
+//! by id. Python's `Deduplicator` wraps it; `neardup serve` uses the core
+//! with documents on disk instead.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -22,9 +10,9 @@ use neardup_sketch::{Method, Signature};
 
 use crate::composite::CompositeCheck;
 use crate::error::Error;
-use crate::online_index::OnlineIndex;
-use crate::sampled::SampledPostings;
-use crate::verify::{verify_signatures, ShingleSeq, Verifier};
+use crate::online_core::{Judgement, OnlineCore};
+use crate::online_docs::OnlineDocs;
+use crate::verify::{ShingleSeq, Verifier};
 
 /// What a document of the online engine is.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -59,16 +47,52 @@ pub struct Slot {
     pub shingles: Option<ShingleSeq>,
 }
 
-/// A verdict in dense ids.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Judgement {
-    /// The original duplicated and the similarity; `None` for new content
-    /// (or a document without text).
-    pub duplicate_of: Option<(u32, f64)>,
+/// The documents of an [`Online`], in memory, by dense id.
+#[derive(Debug, Default)]
+pub struct MemoryDocs {
+    slots: Vec<Slot>,
+    /// Heap bytes of the kept signatures, shingles and ids.
+    heap_bytes: usize,
 }
 
-/// The online first-seen engine: every document added so far, the
-/// originals' signatures and shingles, and the candidate index.
+impl OnlineDocs for MemoryDocs {
+    type Shingles = ShingleSeq;
+
+    fn with_original<R>(
+        &self,
+        d: u32,
+        f: impl FnOnce(&Signature, Option<&ShingleSeq>) -> R,
+    ) -> Result<Option<R>, Error> {
+        Ok(match self.slots.get(d as usize) {
+            Some(Slot {
+                role: Role::Original,
+                signature: Some(sig),
+                shingles,
+                ..
+            }) => Some(f(sig, shingles.as_ref())),
+            _ => None,
+        })
+    }
+
+    fn shingles(&self, d: u32) -> Result<Option<ShingleSeq>, Error> {
+        Ok(self.slots.get(d as usize).and_then(|s| s.shingles.clone()))
+    }
+
+    fn key(&self, d: u32) -> Result<Option<u128>, Error> {
+        Ok(self.slots.get(d as usize).and_then(|s| s.key))
+    }
+
+    fn duplicate_of(&self, d: u32) -> Result<Option<(u32, f64)>, Error> {
+        Ok(match self.slots.get(d as usize).map(|s| s.role) {
+            Some(Role::Duplicate { of, similarity }) => Some((of, similarity)),
+            _ => None,
+        })
+    }
+}
+
+/// The online first-seen engine with its documents in memory: every
+/// document added so far by id, the originals' signatures and shingles,
+/// and the [`OnlineCore`] that decides.
 ///
 /// ```
 /// use neardup_dedup::{default_method, signature_key, Online, Verifier};
@@ -93,19 +117,9 @@ pub struct Judgement {
 /// ```
 #[derive(Debug)]
 pub struct Online {
-    method: Method,
-    verifier: Option<Verifier>,
-    candidates: OnlineIndex,
-    /// The originals' sampled shingles, for the composite page check.
-    postings: Option<SampledPostings>,
-    slots: Vec<Slot>,
+    core: OnlineCore,
+    docs: MemoryDocs,
     by_id: HashMap<Arc<str>, u32>,
-    first_of: HashMap<u128, u32>,
-    originals: usize,
-    duplicates: usize,
-    empty: usize,
-    /// Heap bytes of the kept signatures and the ids, kept up to date.
-    heap_bytes: usize,
 }
 
 /// Approximate heap bytes of a kept signature.
@@ -133,32 +147,27 @@ impl Online {
         composite: Option<CompositeCheck>,
     ) -> Result<Online, Error> {
         Ok(Online {
-            candidates: OnlineIndex::new(&method)?,
-            method,
-            postings: composite
-                .filter(|_| verifier.is_some())
-                .map(SampledPostings::new),
-            verifier,
-            slots: Vec::new(),
+            core: OnlineCore::new(method, verifier, composite)?,
+            docs: MemoryDocs::default(),
             by_id: HashMap::new(),
-            first_of: HashMap::new(),
-            originals: 0,
-            duplicates: 0,
-            empty: 0,
-            heap_bytes: 0,
         })
     }
 
     /// Makes room for `total` documents in all.
     pub fn reserve(&mut self, total: usize) {
-        let more = total.saturating_sub(self.slots.len());
-        if more == 0 {
-            return;
-        }
-        self.candidates.reserve(more);
-        self.slots.reserve(more);
+        let more = total.saturating_sub(self.docs.slots.len());
+        self.docs.slots.reserve(more);
         self.by_id.reserve(more);
-        self.first_of.reserve(more);
+    }
+
+    /// The deciding engine.
+    pub fn core(&self) -> &OnlineCore {
+        &self.core
+    }
+
+    /// The documents, as the engine reads them.
+    pub fn docs(&self) -> &MemoryDocs {
+        &self.docs
     }
 
     /// Live documents.
@@ -173,32 +182,32 @@ impl Online {
 
     /// Live originals.
     pub fn originals(&self) -> usize {
-        self.originals
+        self.core.originals()
     }
 
     /// Live duplicates.
     pub fn duplicates(&self) -> usize {
-        self.duplicates
+        self.core.duplicates()
     }
 
     /// Live documents without text.
     pub fn empty(&self) -> usize {
-        self.empty
+        self.core.empty()
     }
 
     /// Every slot, by dense id (deleted ones included).
     pub fn slots(&self) -> &[Slot] {
-        &self.slots
+        &self.docs.slots
     }
 
     /// The method.
     pub fn method(&self) -> &Method {
-        &self.method
+        self.core.method()
     }
 
     /// The exact verifier, when on.
     pub fn verifier(&self) -> Option<&Verifier> {
-        self.verifier.as_ref()
+        self.core.verifier()
     }
 
     /// The dense id of a live document.
@@ -208,7 +217,7 @@ impl Online {
 
     /// The slot of a dense id.
     pub fn slot(&self, d: u32) -> &Slot {
-        &self.slots[d as usize]
+        &self.docs.slots[d as usize]
     }
 
     /// The verdict for a signature (with [`signature_key`] of its bytes)
@@ -221,7 +230,7 @@ impl Online {
         sig: Option<(&Signature, u128)>,
         shingles: Option<&ShingleSeq>,
     ) -> Result<Judgement, Error> {
-        self.judge_without(sig, shingles, None)
+        self.core.judge(&self.docs, sig, shingles, None)
     }
 
     /// As [`Online::judge`], as if document `without` (a dense id) were
@@ -236,91 +245,7 @@ impl Online {
         shingles: Option<&ShingleSeq>,
         without: Option<u32>,
     ) -> Result<Judgement, Error> {
-        let Some((sig, key)) = sig else {
-            return Ok(Judgement { duplicate_of: None });
-        };
-        let gone = |d: u32| Some(d) == without;
-        if let Some(&r) = self.first_of.get(&key).filter(|&&r| !gone(r)) {
-            match self.slots[r as usize].role {
-                Role::Original => {
-                    return Ok(Judgement {
-                        duplicate_of: Some((r, 1.0)),
-                    })
-                }
-                Role::Duplicate { of, similarity }
-                    if self.slots[of as usize].role == Role::Original && !gone(of) =>
-                {
-                    return Ok(Judgement {
-                        duplicate_of: Some((of, similarity)),
-                    })
-                }
-                _ => {}
-            }
-        }
-        // Confirmed originals, and whether each needs the composite check.
-        let mut confirmed: Vec<(u32, f64, bool)> = Vec::new();
-        for c in self.candidates.query(sig)? {
-            if gone(c) {
-                continue;
-            }
-            let slot = &self.slots[c as usize];
-            let (Role::Original, Some(other)) = (slot.role, &slot.signature) else {
-                continue;
-            };
-            match (&self.verifier, shingles, &slot.shingles) {
-                (Some(v), Some(x), Some(y)) => {
-                    if let Some(cmp) = v.check(x, y) {
-                        let long = self
-                            .postings
-                            .as_ref()
-                            .is_some_and(|p| p.check().applies_to(&cmp));
-                        confirmed.push((c, cmp.jaccard, long));
-                    }
-                }
-                _ => {
-                    if let Ok(Some(s)) = verify_signatures(&self.method, sig, other) {
-                        confirmed.push((c, s, false));
-                    }
-                }
-            }
-        }
-        // Most similar first; candidates come in increasing dense id, and
-        // the stable sort keeps the earlier original on ties.
-        confirmed.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let best = confirmed
-            .into_iter()
-            .find(|&(c, _, long)| !(long && self.is_composite(shingles, c)))
-            .map(|(c, s, _)| (c, s));
-        Ok(Judgement { duplicate_of: best })
-    }
-
-    /// Whether a document with `shingles` and original `c` are a composite
-    /// page and a page of one of its articles, by the originals stored.
-    fn is_composite(&self, shingles: Option<&ShingleSeq>, c: u32) -> bool {
-        let (Some(p), Some(v), Some(x), Some(y)) = (
-            &self.postings,
-            &self.verifier,
-            shingles,
-            self.slots[c as usize].shingles.as_ref(),
-        ) else {
-            return false;
-        };
-        let check = p.check();
-        let original = |z: u32| {
-            let slot = &self.slots[z as usize];
-            (slot.role == Role::Original).then_some(slot.shingles.as_ref())?
-        };
-        let docs_with = |h: u32| {
-            let mut docs = p.docs_with(h, c);
-            docs.retain(|&z| original(z).is_some());
-            docs
-        };
-        [(x, y), (y, x)].into_iter().any(|(page, other)| {
-            check
-                .foreign_runs(page, other, v.k)
-                .iter()
-                .any(|run| check.made_up_by_third(run, other, docs_with, original))
-        })
+        self.core.judge(&self.docs, sig, shingles, without)
     }
 
     /// Adds a live document with its verdict (from [`Online::judge`] on
@@ -336,48 +261,38 @@ impl Online {
         shingles: Option<ShingleSeq>,
         judgement: Judgement,
     ) -> Result<u32, Error> {
-        let d = u32::try_from(self.slots.len())
+        let d = u32::try_from(self.docs.slots.len())
             .ok()
             .filter(|&d| d < u32::MAX)
             .ok_or_else(|| Error::signature("too many documents"))?;
-        let id: Arc<str> = Arc::from(id);
+        let original = sig.is_some() && judgement.duplicate_of.is_none();
+        let shingles = shingles.filter(|_| original && self.core.verifier().is_some());
+        self.core.add(
+            d,
+            sig.as_ref().map(|(s, k)| (s, *k)),
+            shingles.as_ref(),
+            judgement,
+        )?;
         let (role, key, signature) = match (sig, judgement.duplicate_of) {
-            (None, _) => {
-                self.empty += 1;
-                (Role::Empty, None, None)
-            }
+            (None, _) => (Role::Empty, None, None),
             (Some((_, key)), Some((of, similarity))) => {
-                self.duplicates += 1;
-                self.first_of.entry(key).or_insert(d);
                 (Role::Duplicate { of, similarity }, Some(key), None)
             }
             (Some((sig, key)), None) => {
-                self.candidates.insert(d, &sig)?;
-                self.originals += 1;
-                self.heap_bytes += signature_heap(&sig);
-                // A new original with a known key: the earlier holder of the
-                // key was deleted or lost its original.
-                self.first_of.insert(key, d);
+                self.docs.heap_bytes += signature_heap(&sig);
                 (Role::Original, Some(key), Some(sig))
             }
         };
-        let shingles = if role == Role::Original && self.verifier.is_some() {
-            shingles
-        } else {
-            None
-        };
-        self.heap_bytes += id.len() + 16 + shingles.as_ref().map_or(0, ShingleSeq::memory_bytes);
-        self.slots.push(Slot {
+        let id: Arc<str> = Arc::from(id);
+        self.docs.heap_bytes +=
+            id.len() + 16 + shingles.as_ref().map_or(0, ShingleSeq::memory_bytes);
+        self.docs.slots.push(Slot {
             id: id.clone(),
             role,
             key,
             signature,
             shingles,
         });
-        let slots = &self.slots;
-        if let (Some(p), Some(seq)) = (&mut self.postings, &slots[d as usize].shingles) {
-            p.insert(d, seq, |z| slots[z as usize].role == Role::Original);
-        }
         self.by_id.insert(id, d);
         Ok(d)
     }
@@ -385,9 +300,10 @@ impl Online {
     /// A slot for an original known only by name (deleted before a
     /// restart), so that its duplicates can still name it; its dense id.
     pub fn add_tombstone(&mut self, id: &str) -> u32 {
-        let d = self.slots.len() as u32;
-        self.heap_bytes += id.len() + 16;
-        self.slots.push(Slot {
+        let d = self.docs.slots.len() as u32;
+        self.core.add_tombstone(d);
+        self.docs.heap_bytes += id.len() + 16;
+        self.docs.slots.push(Slot {
             id: Arc::from(id),
             role: Role::Deleted,
             key: None,
@@ -402,38 +318,23 @@ impl Online {
         let Some(d) = self.by_id.remove(id) else {
             return false;
         };
-        let slot = &mut self.slots[d as usize];
-        match slot.role {
-            Role::Original => self.originals -= 1,
-            Role::Duplicate { .. } => self.duplicates -= 1,
-            Role::Empty => self.empty -= 1,
-            Role::Deleted => {}
-        }
+        self.core.remove(d);
+        let slot = &mut self.docs.slots[d as usize];
         slot.role = Role::Deleted;
         if let Some(sig) = slot.signature.take() {
-            self.heap_bytes -= signature_heap(&sig);
+            self.docs.heap_bytes -= signature_heap(&sig);
         }
         if let Some(sh) = slot.shingles.take() {
-            self.heap_bytes -= sh.memory_bytes();
-        }
-        if let Some(key) = slot.key {
-            if self.first_of.get(&key) == Some(&d) {
-                self.first_of.remove(&key);
-            }
+            self.docs.heap_bytes -= sh.memory_bytes();
         }
         true
     }
 
     /// Approximate heap bytes of everything held.
     pub fn memory_bytes(&self) -> usize {
-        self.candidates.memory_bytes()
-            + self
-                .postings
-                .as_ref()
-                .map_or(0, SampledPostings::memory_bytes)
-            + self.heap_bytes
-            + self.slots.capacity() * std::mem::size_of::<Slot>()
+        self.core.memory_bytes()
+            + self.docs.heap_bytes
+            + self.docs.slots.capacity() * std::mem::size_of::<Slot>()
             + self.by_id.capacity() * (std::mem::size_of::<(Arc<str>, u32)>() + 1)
-            + self.first_of.capacity() * (std::mem::size_of::<(u128, u32)>() + 1)
     }
 }

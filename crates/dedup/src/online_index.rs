@@ -2,9 +2,13 @@
 //! method's own [`CandidateRule`] as the batch candidate search is, so that
 //! the online and the batch engines find the same candidates: LSH bands
 //! for MinHash, permuted tables for SimHash, an inverted index over the
-//! signature's keys for every other method.
+//! signature's keys for every other method. The LSH tables are compact
+//! ([`CompactLsh`]: about six bytes per band per original) and saved in
+//! the service's index snapshot.
 
-use neardup_index::{InvertedIndex, LshIndex, LshParams, MinHashLsh, SimHashIndex};
+use std::io::{self, Read, Write};
+
+use neardup_index::{CompactLsh, InvertedIndex, LshParams, SimHashIndex};
 use neardup_sketch::{CandidateRule, Method, Signature, LSH_WEIGHTS};
 
 use crate::error::Error;
@@ -16,9 +20,7 @@ pub(crate) enum OnlineIndex {
     Lsh {
         /// Where the S-curve is centred (the rule's threshold).
         threshold: f64,
-        index: Option<LshIndex>,
-        /// Documents to make room for when the index is made.
-        reserve: usize,
+        index: Option<CompactLsh>,
     },
     /// Permuted SimHash tables.
     SimHash(SimHashIndex<u64>),
@@ -32,7 +34,6 @@ impl OnlineIndex {
             CandidateRule::Lsh { threshold } => OnlineIndex::Lsh {
                 threshold,
                 index: None,
-                reserve: 0,
             },
             CandidateRule::Hamming { max_distance } => {
                 let mut index = SimHashIndex::<u64>::new();
@@ -51,35 +52,24 @@ impl OnlineIndex {
         })
     }
 
-    /// Makes room for `n` more documents (LSH only; the other indexes grow
-    /// by small steps).
-    pub fn reserve(&mut self, n: usize) {
-        if let OnlineIndex::Lsh { index, reserve, .. } = self {
-            match index {
-                Some(ix) => ix.reserve(n),
-                None => *reserve = n,
-            }
-        }
-    }
-
-    /// Adds an original under its dense id.
-    pub fn insert(&mut self, id: u32, sig: &Signature) -> Result<(), Error> {
+    /// Adds an original under its dense id; `alive` says which originals
+    /// are still stored, for the compact tables' merges.
+    pub fn insert(
+        &mut self,
+        id: u32,
+        sig: &Signature,
+        alive: impl Fn(u32) -> bool,
+    ) -> Result<(), Error> {
         match self {
-            OnlineIndex::Lsh {
-                threshold,
-                index,
-                reserve,
-            } => {
+            OnlineIndex::Lsh { threshold, index } => {
                 let values = minhash_values(sig)?;
                 if index.is_none() {
                     let (fp, fn_) = LSH_WEIGHTS;
                     let params = LshParams::optimal(*threshold, values.len(), fp, fn_)?;
-                    let mut ix = MinHashLsh::new().set_params(params).index();
-                    ix.reserve(*reserve);
-                    *index = Some(ix);
+                    *index = Some(CompactLsh::new(params));
                 }
                 match index {
-                    Some(ix) => Ok(ix.insert(id, values)?),
+                    Some(ix) => Ok(ix.insert(id, values, alive)?),
                     None => Ok(()),
                 }
             }
@@ -108,10 +98,44 @@ impl OnlineIndex {
         })
     }
 
+    /// Writes the index for a snapshot: `1` and the LSH tables, or `0` for
+    /// an LSH index not made yet; `Ok(false)` (nothing written) for the
+    /// indexes of other methods, which are rebuilt instead.
+    pub fn write_to(&self, w: &mut impl Write) -> io::Result<bool> {
+        match self {
+            OnlineIndex::Lsh { index: None, .. } => w.write_all(&[0])?,
+            OnlineIndex::Lsh {
+                index: Some(ix), ..
+            } => {
+                w.write_all(&[1])?;
+                ix.write_to(w)?;
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// Reads what [`OnlineIndex::write_to`] wrote into an empty index of
+    /// the same method.
+    pub fn read_from(&mut self, r: &mut impl Read) -> Result<(), Error> {
+        let OnlineIndex::Lsh { index, .. } = self else {
+            return Err(Error::snapshot("this method's index is not saved"));
+        };
+        let mut tag = [0u8];
+        r.read_exact(&mut tag)
+            .map_err(|_| Error::snapshot("truncated"))?;
+        match tag[0] {
+            0 => {}
+            1 => *index = Some(CompactLsh::read_from(r)?),
+            _ => return Err(Error::snapshot("bad candidate index bytes")),
+        }
+        Ok(())
+    }
+
     /// Approximate heap bytes of the index.
     pub fn memory_bytes(&self) -> usize {
         match self {
-            OnlineIndex::Lsh { index, .. } => index.as_ref().map_or(0, LshIndex::memory_bytes),
+            OnlineIndex::Lsh { index, .. } => index.as_ref().map_or(0, CompactLsh::memory_bytes),
             OnlineIndex::SimHash(ix) => ix.memory_bytes(),
             // The inverted index does not report its size.
             OnlineIndex::Inverted(_) => 0,
@@ -153,7 +177,7 @@ mod tests {
             let sig = m.sketch(&DocText::from_text(text));
             let mut c = OnlineIndex::new(&m).unwrap();
             assert!(c.query(&sig).unwrap().is_empty());
-            c.insert(0, &sig).unwrap();
+            c.insert(0, &sig, |_| true).unwrap();
             assert_eq!(c.query(&sig).unwrap(), [0], "{name}");
         }
     }

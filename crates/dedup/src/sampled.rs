@@ -10,29 +10,21 @@
 //! it is, as nothing yet shows where its extra text comes from.)
 //!
 //! Third documents are found through the sampled shingles of every stored
-//! original: a sorted table, and the recent postings in a hash map that is
-//! merged into the table when it reaches an eighth of its size (at least
-//! [`MERGE_AT`] postings), so that a merge costs a constant amount of work
-//! per posting over time. Postings of deleted originals are dropped at
-//! merges and skipped before.
+//! original, kept in a [`CompactPostings`] (six bytes a posting, merged in
+//! levels; postings of deleted originals are dropped at merges and skipped
+//! before).
 
-use std::collections::HashMap;
+use neardup_index::CompactPostings;
 
 use crate::composite::CompositeCheck;
+use crate::error::Error;
 use crate::verify::ShingleSeq;
-
-/// Recent postings kept out of the sorted table at least.
-pub(crate) const MERGE_AT: usize = 1 << 16;
 
 /// Sampled shingle hashes to the originals holding them.
 #[derive(Debug)]
 pub(crate) struct SampledPostings {
     check: CompositeCheck,
-    /// `(hash, original)`, sorted.
-    table: Vec<(u32, u32)>,
-    /// Postings added since the last merge, originals ascending per hash.
-    recent: HashMap<u32, Vec<u32>>,
-    recent_len: usize,
+    postings: CompactPostings,
 }
 
 impl SampledPostings {
@@ -40,9 +32,7 @@ impl SampledPostings {
     pub(crate) fn new(check: CompositeCheck) -> SampledPostings {
         SampledPostings {
             check,
-            table: Vec::new(),
-            recent: HashMap::new(),
-            recent_len: 0,
+            postings: CompactPostings::new(),
         }
     }
 
@@ -63,65 +53,43 @@ impl SampledPostings {
             .collect();
         hashes.sort_unstable();
         hashes.dedup();
-        self.recent_len += hashes.len();
         for h in hashes {
-            self.recent.entry(h).or_default().push(d);
+            self.postings.insert(h, d, &alive);
         }
-        if self.recent_len >= MERGE_AT.max(self.table.len() / 8) {
-            self.merge(alive);
-        }
-    }
-
-    /// Moves the recent postings into the sorted table, without those of
-    /// originals no longer stored.
-    fn merge(&mut self, alive: impl Fn(u32) -> bool) {
-        let mut recent: Vec<(u32, u32)> = self
-            .recent
-            .drain()
-            .flat_map(|(h, ds)| ds.into_iter().map(move |d| (h, d)))
-            .filter(|&(_, d)| alive(d))
-            .collect();
-        recent.sort_unstable();
-        let old = std::mem::take(&mut self.table);
-        let mut merged = Vec::with_capacity(old.len() + recent.len());
-        let (mut a, mut b) = (
-            old.into_iter().filter(|&(_, d)| alive(d)).peekable(),
-            recent.into_iter().peekable(),
-        );
-        loop {
-            let next = match (a.peek(), b.peek()) {
-                (Some(x), Some(y)) if x <= y => a.next(),
-                (Some(_), Some(_)) => b.next(),
-                (Some(_), None) => a.next(),
-                (None, Some(_)) => b.next(),
-                (None, None) => break,
-            };
-            merged.extend(next);
-        }
-        self.table = merged;
-        self.recent_len = 0;
     }
 
     /// The originals holding sampled hash `h`, earliest first, without
-    /// `exclude`.
+    /// `exclude`, at most [`CompositeCheck::POSTINGS_READ`] of them.
     pub(crate) fn docs_with(&self, h: u32, exclude: u32) -> Vec<u32> {
-        let from = self.table.partition_point(|&(g, _)| g < h);
-        let mut docs: Vec<u32> = self.table[from..]
-            .iter()
-            .take_while(|&&(g, _)| g == h)
-            .map(|&(_, d)| d)
-            .filter(|&d| d != exclude)
-            .take(CompositeCheck::POSTINGS_READ)
-            .collect();
-        if let Some(recent) = self.recent.get(&h) {
-            docs.extend(recent.iter().copied().filter(|&d| d != exclude));
-        }
+        let mut docs = Vec::new();
+        self.postings.get(h, &mut docs);
+        docs.sort_unstable();
+        docs.dedup();
+        docs.retain(|&d| d != exclude);
+        docs.truncate(CompositeCheck::POSTINGS_READ);
         docs
+    }
+
+    /// Drops the postings of originals no longer stored.
+    #[cfg(test)]
+    fn merge(&mut self, alive: impl Fn(u32) -> bool) {
+        self.postings.compact(alive);
+    }
+
+    /// Writes the postings for a snapshot.
+    pub(crate) fn write_to(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        self.postings.write_to(w)
+    }
+
+    /// Reads what [`SampledPostings::write_to`] wrote.
+    pub(crate) fn read_from(&mut self, r: &mut impl std::io::Read) -> Result<(), Error> {
+        self.postings = CompactPostings::read_from(r)?;
+        Ok(())
     }
 
     /// Approximate heap bytes.
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.table.capacity() * 8 + self.recent_len * 4 + self.recent.capacity() * 32
+        self.postings.memory_bytes()
     }
 }
 

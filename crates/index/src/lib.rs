@@ -46,6 +46,8 @@
 #![deny(missing_docs)]
 
 mod cluster;
+mod compact;
+mod compact_lsh;
 mod components;
 mod error;
 mod eval;
@@ -63,6 +65,8 @@ mod storage;
 mod table;
 
 pub use cluster::{priority_order, Assignment, Clusterer, Clustering, Containment};
+pub use compact::{CompactPostings, FRESH_MIN};
+pub use compact_lsh::CompactLsh;
 pub use error::{Error, ErrorKind, Result};
 pub use eval::{Evaluator, KindRecall, PairScores, Role};
 pub use inverted::{InvertedIndex, SharedPair};
