@@ -45,14 +45,16 @@ mod config;
 mod error;
 pub mod http;
 pub mod maintenance;
-mod rebuild;
 mod record;
+pub(crate) mod recover;
 mod seen;
 mod store;
+mod store_docs;
 mod writer;
 
 pub use answers::{DocumentInfo, Stats, Verdict};
 pub use config::Config;
 pub use error::{Error, ErrorKind};
+pub use recover::{Recovery, SNAPSHOT_FILE};
 pub use seen::{ContentSeen, Prepared, MAX_ID_BYTES};
 pub use store::{FILE_NAME, FORMAT_VERSION};

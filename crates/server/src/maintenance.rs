@@ -61,7 +61,7 @@ pub fn verify(dir: &Path) -> Result<StoreReport, Error> {
         text_bytes: 0,
         file_bytes: std::fs::metadata(store.path()).map_or(0, |m| m.len()),
     };
-    store.load(|id, r: Record| {
+    store.load_from(0, |id, r: Record| {
         report.documents += 1;
         match &r.signature {
             Some(b) => {

@@ -3,11 +3,14 @@
 //! Layout (little endian): record version `u8` (1), insertion sequence
 //! `u64`, stored-at time in milliseconds since the Unix epoch `u64`, main
 //! text length `u32`, flags `u8` (bit 0 URL, bit 1 signature, bit 2
-//! duplicate, bit 3 main text), then the URL, the signature bytes
+//! duplicate, bit 3 main text, bit 4 the original's sequence number), then
+//! the URL, the signature bytes
 //! ([`Signature::to_bytes`](neardup::sketch::Signature::to_bytes)), the
-//! original's id (with the similarity to it as `f64`) and the main text,
-//! each as `u32` length + bytes when its flag is set. The main text is kept
-//! for originals when exact verification is on.
+//! original's id (with the similarity to it as `f64`, then its sequence
+//! number `u64` when bit 4 is set) and the main text, each as `u32` length
+//! and bytes when its flag is set. The main text is kept for originals when
+//! exact verification is on. Records written before bit 4 existed name
+//! their original by id only.
 
 use crate::error::Error;
 
@@ -23,6 +26,9 @@ pub(crate) struct Record {
     pub signature: Option<Vec<u8>>,
     /// The original's id and the similarity to it.
     pub duplicate_of: Option<(String, f64)>,
+    /// The original's sequence number (the version of it that was
+    /// matched), in records written since it was recorded.
+    pub original_seq: Option<u64>,
     /// The main text (originals, with exact verification).
     pub text: Option<String>,
 }
@@ -42,7 +48,8 @@ impl Record {
         let flags = u8::from(self.url.is_some())
             | (u8::from(self.signature.is_some()) << 1)
             | (u8::from(self.duplicate_of.is_some()) << 2)
-            | (u8::from(self.text.is_some()) << 3);
+            | (u8::from(self.text.is_some()) << 3)
+            | (u8::from(self.duplicate_of.is_some() && self.original_seq.is_some()) << 4);
         out.push(flags);
         if let Some(u) = &self.url {
             put_bytes(&mut out, u.as_bytes());
@@ -53,6 +60,9 @@ impl Record {
         if let Some((d, sim)) = &self.duplicate_of {
             put_bytes(&mut out, d.as_bytes());
             out.extend_from_slice(&sim.to_le_bytes());
+            if let Some(seq) = self.original_seq {
+                out.extend_from_slice(&seq.to_le_bytes());
+            }
         }
         if let Some(t) = &self.text {
             put_bytes(&mut out, t.as_bytes());
@@ -70,7 +80,7 @@ impl Record {
         let stored_at_ms = r.u64()?;
         let text_len = r.u32()?;
         let flags = r.take(1)?[0];
-        if flags & !0b1111 != 0 {
+        if flags & !0b1_1111 != 0 || (flags & 0b1_0000 != 0 && flags & 0b100 == 0) {
             return Err(Error::corrupt("unknown record flags"));
         }
         let url = if flags & 1 != 0 {
@@ -83,12 +93,17 @@ impl Record {
         } else {
             None
         };
-        let duplicate_of = if flags & 4 != 0 {
+        let (duplicate_of, original_seq) = if flags & 4 != 0 {
             let d = r.string()?;
             let sim = f64::from_le_bytes(fixed(r.take(8)?));
-            Some((d, sim))
+            let seq = if flags & 16 != 0 {
+                Some(r.u64()?)
+            } else {
+                None
+            };
+            (Some((d, sim)), seq)
         } else {
-            None
+            (None, None)
         };
         let text = if flags & 8 != 0 {
             Some(r.string()?)
@@ -105,6 +120,7 @@ impl Record {
             url,
             signature,
             duplicate_of,
+            original_seq,
             text,
         })
     }
@@ -170,6 +186,7 @@ mod tests {
             url: Some("https://example.com/a".into()),
             signature: Some(vec![1, 2, 3]),
             duplicate_of: Some(("orig".into(), 0.875)),
+            original_seq: Some(3),
             text: Some("main text".into()),
         }
     }
@@ -182,10 +199,17 @@ mod tests {
             url: None,
             signature: None,
             duplicate_of: None,
+            original_seq: None,
             text: None,
             ..sample()
         };
         assert_eq!(Record::decode(&bare.encode()).unwrap(), bare);
+        // As written before the original's sequence number was recorded.
+        let legacy = Record {
+            original_seq: None,
+            ..sample()
+        };
+        assert_eq!(Record::decode(&legacy.encode()).unwrap(), legacy);
     }
 
     #[test]

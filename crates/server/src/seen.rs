@@ -1,6 +1,6 @@
 //! [`ContentSeen`]: the persistent near-duplicate index, usable in-process.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -14,9 +14,12 @@ use neardup::{Dedup, Page, ShingleSeq};
 use crate::answers::{DocumentInfo, Stats, Verdict};
 use crate::config::Config;
 use crate::error::{Error, ErrorKind};
+use crate::recover::{self, Recovery};
 use crate::store::Store;
+use crate::store_docs::StoreDocs;
 use crate::writer::{self, Op};
-use neardup::dedup::{signature_key, Judgement, Online, Role};
+use neardup::dedup::{signature_key, Judgement, OnlineCore};
+use redb::ReadableTable;
 
 /// The longest document id accepted, in bytes.
 pub const MAX_ID_BYTES: usize = 4096;
@@ -44,8 +47,16 @@ impl Prepared {
 }
 
 pub(crate) struct Shared {
-    state: RwLock<Online>,
+    state: RwLock<OnlineCore>,
     pub store: Store,
+    /// The data directory (the index snapshot lives there).
+    pub dir: PathBuf,
+    /// How the index was brought up at open.
+    pub recovery: Recovery,
+    /// Operations applied since the last index snapshot.
+    pub since_snapshot: AtomicU64,
+    /// Index snapshots written since open.
+    pub snapshots: AtomicU64,
     pub config: Config,
     dedup: Dedup,
     extractor: Extractor,
@@ -63,53 +74,98 @@ pub(crate) fn now_ms() -> u64 {
 }
 
 impl Shared {
-    /// The dense id of the stored version that `p` replaces (its id is
-    /// stored with other content), after [`Shared::existing`] said `None`.
-    pub fn replacing(&self, state: &Online, p: &Prepared) -> Option<u32> {
-        state.dense(&p.id)
-    }
-
-    pub fn write_state(&self) -> RwLockWriteGuard<'_, Online> {
+    pub fn write_state(&self) -> RwLockWriteGuard<'_, OnlineCore> {
         self.state.write().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn read_state(&self) -> RwLockReadGuard<'_, Online> {
+    pub fn read_state(&self) -> RwLockReadGuard<'_, OnlineCore> {
         self.state.read().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The verdict of a judgement, in ids.
-    pub fn verdict(&self, state: &Online, p: &Prepared, j: Judgement) -> Verdict {
-        Verdict {
-            id: p.id.clone(),
-            empty: p.signature.is_none(),
-            duplicate_of: j.duplicate_of.map(|(d, _)| state.slot(d).id.to_string()),
-            similarity: j.duplicate_of.map(|(_, s)| s),
-            stored: false,
+    /// The engine's view of the store through a pair of tables.
+    pub fn docs<'a, D, O>(&'a self, docs: &'a D, order: &'a O) -> StoreDocs<'a, D, O> {
+        StoreDocs {
+            docs,
+            order,
+            method: self.config.get_method(),
+            verifier: self.config.get_verifier(),
         }
     }
 
-    /// For an id already stored: its stored verdict when the content is
-    /// the same; with other content a conflict, or `None` when changed
-    /// content replaces the stored version ([`Shared::replacing`]); `None`
-    /// for a new id.
-    pub fn existing(&self, state: &Online, p: &Prepared) -> Option<Result<Verdict, Error>> {
-        let d = state.dense(&p.id)?;
-        let slot = state.slot(d);
-        let key = p.signature.as_ref().map(|_| p.key);
-        if slot.key != key {
-            if self.config.get_replace_changed() {
-                return None;
-            }
-            return Some(Err(Error::new(ErrorKind::Conflict(p.id.clone()))));
-        }
-        let duplicate_of = match slot.role {
-            Role::Duplicate { of, similarity } => Some((of, similarity)),
-            _ => None,
+    /// The verdict of a judgement, in ids.
+    pub fn verdict<D, O>(
+        &self,
+        docs: &StoreDocs<'_, D, O>,
+        p: &Prepared,
+        j: Judgement,
+    ) -> Result<Verdict, Error>
+    where
+        D: ReadableTable<&'static str, &'static [u8]>,
+        O: ReadableTable<u64, &'static str>,
+    {
+        let duplicate_of = match j.duplicate_of {
+            Some((d, _)) => Some(docs.id_of(u64::from(d))?.ok_or_else(|| {
+                Error::corrupt(format!("the original of {:?} is not stored", p.id))
+            })?),
+            None => None,
         };
-        let mut v = self.verdict(state, p, Judgement { duplicate_of });
-        v.stored = true;
-        Some(Ok(v))
+        Ok(Verdict {
+            id: p.id.clone(),
+            empty: p.signature.is_none(),
+            duplicate_of,
+            similarity: j.duplicate_of.map(|(_, s)| s),
+            stored: false,
+        })
     }
+
+    /// For an id already stored: its stored verdict when the content is
+    /// the same; with other content a conflict, or, when changed content
+    /// replaces the stored version, `Replace` with the stored version's
+    /// dense id; `New` for a new id.
+    pub fn existing<D, O>(
+        &self,
+        state: &OnlineCore,
+        docs: &StoreDocs<'_, D, O>,
+        p: &Prepared,
+    ) -> Result<Existing, Error>
+    where
+        D: ReadableTable<&'static str, &'static [u8]>,
+        O: ReadableTable<u64, &'static str>,
+    {
+        let Some(r) = docs.by_id(&p.id)? else {
+            return Ok(Existing::New);
+        };
+        let Some(d) = u32::try_from(r.seq)
+            .ok()
+            .filter(|&d| state.kind(d).is_live())
+        else {
+            return Ok(Existing::New);
+        };
+        let key = p.signature.as_ref().map(|_| p.key);
+        if r.signature.as_deref().map(signature_key) != key {
+            if self.config.get_replace_changed() {
+                return Ok(Existing::Replace(d));
+            }
+            return Err(Error::new(ErrorKind::Conflict(p.id.clone())));
+        }
+        Ok(Existing::Stored(Verdict {
+            id: p.id.clone(),
+            empty: p.signature.is_none(),
+            similarity: r.duplicate_of.as_ref().map(|(_, s)| *s),
+            duplicate_of: r.duplicate_of.map(|(o, _)| o),
+            stored: true,
+        }))
+    }
+}
+
+/// What is stored under a document's id.
+pub(crate) enum Existing {
+    /// Nothing (or a removed version).
+    New,
+    /// The same content: its stored verdict.
+    Stored(Verdict),
+    /// Other content, which replaces the stored version (this dense id).
+    Replace(u32),
 }
 
 /// The ContentSeen store: judges documents against everything stored
@@ -196,7 +252,9 @@ fn check_id(id: &str) -> Result<(), Error> {
 }
 
 impl ContentSeen {
-    /// Opens (or creates) the store in `dir` and rebuilds the index.
+    /// Opens (or creates) the store in `dir` and brings up the index: from
+    /// its snapshot and the documents stored after it, or, without a
+    /// usable snapshot, from every stored document.
     ///
     /// # Errors
     /// A store of a newer format, a corrupt store, one built with another
@@ -209,13 +267,15 @@ impl ContentSeen {
             &legacy_description(config),
         )?;
         let verifier = config.get_verifier().copied();
-        let mut state = Online::new(method.clone(), verifier, config.get_composite().copied())?;
-        let stored = usize::try_from(store.count()?).unwrap_or(usize::MAX);
-        state.reserve(config.get_expected_documents().max(stored));
-        crate::rebuild::load(&store, &mut state, verifier, &method)?;
+        let mut state = OnlineCore::new(method.clone(), verifier, config.get_composite().copied())?;
+        let recovery = recover::open_index(dir.as_ref(), &store, &mut state)?;
         let shared = Arc::new(Shared {
             state: RwLock::new(state),
             store,
+            dir: dir.as_ref().to_path_buf(),
+            since_snapshot: AtomicU64::new(recovery.replayed + recovery.removals),
+            recovery,
+            snapshots: AtomicU64::new(0),
             config: config.clone(),
             dedup: Dedup::builder().method(method).verifier(verifier).build(),
             extractor: Extractor::new(),
@@ -298,16 +358,22 @@ impl ContentSeen {
         if shared.failed.load(Ordering::Acquire) {
             return Err(ErrorKind::Failed.into());
         }
-        let state = shared.read_state();
-        if let Some(v) = shared.existing(&state, p) {
-            return v;
-        }
-        let j = state.judge_without(
-            p.signature.as_ref().map(|s| (s, p.key)),
-            p.shingles.as_ref(),
-            shared.replacing(&state, p),
-        )?;
-        Ok(shared.verdict(&state, p, j))
+        shared.store.read(|t| {
+            let docs = shared.docs(&t.docs, &t.order);
+            let state = shared.read_state();
+            let without = match shared.existing(&state, &docs, p)? {
+                Existing::Stored(v) => return Ok(v),
+                Existing::Replace(d) => Some(d),
+                Existing::New => None,
+            };
+            let j = state.judge(
+                &docs,
+                p.signature.as_ref().map(|s| (s, p.key)),
+                p.shingles.as_ref(),
+                without,
+            )?;
+            shared.verdict(&docs, p, j)
+        })
     }
 
     /// Judges a document and stores it; returns once it is durable.
@@ -395,6 +461,11 @@ impl ContentSeen {
             evicted: shared.evicted.load(Ordering::Relaxed),
             method: neardup::dedup::method_name(shared.config.get_method()),
         }
+    }
+
+    /// How the index was brought up when the store was opened.
+    pub fn recovery(&self) -> &Recovery {
+        &self.shared().recovery
     }
 
     /// Whether the store accepts writes (false after a failed commit).

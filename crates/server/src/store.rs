@@ -1,10 +1,16 @@
 //! The embedded store: one redb file in the data directory.
 //!
-//! Tables: `meta` (format version, method, next sequence number), `docs`
-//! (id → [`Record`]) and `order` (sequence number → id, the insertion
-//! order the in-memory index is rebuilt in). Every write goes through one
-//! transaction per group of operations, committed with redb's default
-//! immediate durability (fsync before the commit returns).
+//! Tables: `meta` (format version, method, next sequence number, next
+//! removal number, the store's instance id), `docs` (id → [`Record`]),
+//! `order` (sequence number → id: the insertion order, and the dense id
+//! the in-memory index knows a document by) and `removed` (removal number
+//! → sequence number: what an index snapshot must forget when it is
+//! loaded; entries the newest snapshot covers are pruned). Every write
+//! goes through one transaction per group of operations, committed with
+//! redb's default immediate durability (fsync before the commit returns).
+//!
+//! Format 2 added `removed`, the instance id and the original's sequence
+//! number in records; a format 1 store is upgraded when opened.
 
 use std::path::{Path, PathBuf};
 
@@ -17,7 +23,7 @@ use crate::error::{Error, ErrorKind};
 use crate::record::Record;
 
 /// The store format this build writes and the newest it reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// The store's file name inside the data directory.
 pub const FILE_NAME: &str = "neardup.redb";
@@ -28,6 +34,7 @@ const CACHE_BYTES: usize = 64 << 20;
 const META: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("meta");
 const DOCS: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("docs");
 const ORDER: TableDefinition<'_, u64, &str> = TableDefinition::new("order");
+const REMOVED: TableDefinition<'_, u64, u64> = TableDefinition::new("removed");
 
 /// An open store.
 #[derive(Debug)]
@@ -61,10 +68,53 @@ impl Drop for Db {
 
 /// The tables of one write transaction.
 pub(crate) struct Tables<'t> {
-    docs: Table<'t, &'static str, &'static [u8]>,
-    order: Table<'t, u64, &'static str>,
+    pub docs: Table<'t, &'static str, &'static [u8]>,
+    pub order: Table<'t, u64, &'static str>,
+    removed: Table<'t, u64, u64>,
     /// The next insertion sequence number; saved at commit.
     pub next_seq: u64,
+    /// The next removal number; saved at commit.
+    pub next_removal: u64,
+}
+
+/// Where the store stands: what an index snapshot records it covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Position {
+    /// The store's instance id (made when it was created).
+    pub instance: u64,
+    /// The next insertion sequence number.
+    pub next_seq: u64,
+    /// The next removal number.
+    pub next_removal: u64,
+}
+
+impl Position {
+    /// As bytes (three little-endian `u64`).
+    pub fn to_bytes(self) -> Vec<u8> {
+        [self.instance, self.next_seq, self.next_removal]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect()
+    }
+
+    /// From [`Position::to_bytes`].
+    pub fn from_bytes(b: &[u8]) -> Option<Position> {
+        if b.len() != 24 {
+            return None;
+        }
+        let v = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or([0; 8]));
+        Some(Position {
+            instance: v(0),
+            next_seq: v(8),
+            next_removal: v(16),
+        })
+    }
+}
+
+/// The tables of one read transaction.
+pub(crate) struct ReadTables {
+    pub docs: redb::ReadOnlyTable<&'static str, &'static [u8]>,
+    pub order: redb::ReadOnlyTable<u64, &'static str>,
 }
 
 impl Tables<'_> {
@@ -79,8 +129,16 @@ impl Tables<'_> {
         Ok(())
     }
 
-    /// The oldest stored document: its id and when it was stored.
-    pub fn oldest(&self) -> Result<Option<(String, u64)>, Error> {
+    /// The sequence number of stored document `id`.
+    pub fn seq_of(&self, id: &str) -> Result<Option<u64>, Error> {
+        let got = self.docs.get(id).map_err(Error::store)?;
+        got.map(|g| Record::decode(g.value()).map(|r| r.seq))
+            .transpose()
+    }
+
+    /// The oldest stored document: its id, when it was stored, and its
+    /// sequence number.
+    pub fn oldest(&self) -> Result<Option<(String, u64, u64)>, Error> {
         let Some(first) = self.order.first().map_err(Error::store)? else {
             return Ok(None);
         };
@@ -88,14 +146,17 @@ impl Tables<'_> {
         drop(first);
         let got = self.docs.get(id.as_str()).map_err(Error::store)?;
         let at = match got {
-            Some(g) => Record::decode(g.value())?.stored_at_ms,
+            Some(g) => {
+                let r = Record::decode(g.value())?;
+                (r.stored_at_ms, r.seq)
+            }
             None => {
                 return Err(Error::corrupt(format!(
                     "order entry of {id:?} has no document"
                 )))
             }
         };
-        Ok(Some((id, at)))
+        Ok(Some((id, at.0, at.1)))
     }
 
     /// Removes a document; false when it was not stored.
@@ -105,8 +166,41 @@ impl Tables<'_> {
         let record = Record::decode(old.value())?;
         drop(old);
         self.order.remove(record.seq).map_err(Error::store)?;
+        self.removed
+            .insert(self.next_removal, record.seq)
+            .map_err(Error::store)?;
+        self.next_removal += 1;
         Ok(true)
     }
+
+    /// Forgets the removals before number `below` (an index snapshot
+    /// covers them).
+    pub fn prune_removed(&mut self, below: u64) -> Result<(), Error> {
+        self.removed
+            .retain_in(..below, |_, _| false)
+            .map_err(Error::store)
+    }
+}
+
+/// A `u64` of the metadata.
+fn meta_u64(
+    meta: &impl ReadableTable<&'static str, &'static [u8]>,
+    key: &str,
+) -> Result<u64, Error> {
+    meta.get(key)
+        .map_err(Error::store)?
+        .and_then(|g| <[u8; 8]>::try_from(g.value()).ok())
+        .map(u64::from_le_bytes)
+        .ok_or_else(|| Error::corrupt(format!("no {key} in the metadata")))
+}
+
+/// A fresh instance id for a new store: different for every store made.
+fn new_instance() -> u64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let seed = format!("{now} {} {:p}", std::process::id(), &now);
+    xxhash_rust::xxh3::xxh3_64(seed.as_bytes())
 }
 
 fn open_error(e: DatabaseError) -> Error {
@@ -297,6 +391,14 @@ impl Store {
                     let (k, v) = row.map_err(Error::store)?;
                     dst.insert(k.value(), v.value()).map_err(Error::store)?;
                 }
+                let (src, mut dst) = (
+                    read.open_table(REMOVED).map_err(Error::store)?,
+                    write.open_table(REMOVED).map_err(Error::store)?,
+                );
+                for row in src.iter().map_err(Error::store)? {
+                    let (k, v) = row.map_err(Error::store)?;
+                    dst.insert(k.value(), v.value()).map_err(Error::store)?;
+                }
             }
             write.commit().map_err(Error::store)?;
             Ok(copied)
@@ -332,6 +434,7 @@ impl Store {
     /// to a new store (its metadata) or to upgrade a legacy description: a
     /// store that is refused is never written to.
     fn check_meta(&self, method: &str, legacy: &str) -> Result<(), Error> {
+        let mut stored_format = None;
         let stored = {
             let txn = self.db.begin_read().map_err(Error::store)?;
             let meta = match txn.open_table(META) {
@@ -362,6 +465,7 @@ impl Store {
                         .try_into()
                         .map_err(|_| Error::corrupt("bad format version"))?;
                     let found = u32::from_le_bytes(v);
+                    stored_format = Some(found);
                     if found > FORMAT_VERSION {
                         return Err(Error::new(ErrorKind::NewerFormat {
                             found,
@@ -381,21 +485,31 @@ impl Store {
                 }
             }
         };
-        if stored.as_deref() == Some(method) {
+        if stored.as_deref() == Some(method) && stored_format == Some(FORMAT_VERSION) {
             return Ok(());
         }
-        // A new store, or one whose legacy description is upgraded.
+        // A new store, one of format 1, or one whose legacy description is
+        // upgraded.
         let txn = self.db.begin_write().map_err(Error::store)?;
         {
             let mut meta = txn.open_table(META).map_err(Error::store)?;
             txn.open_table(DOCS).map_err(Error::store)?;
             txn.open_table(ORDER).map_err(Error::store)?;
+            txn.open_table(REMOVED).map_err(Error::store)?;
             if stored.is_none() {
-                meta.insert("format", FORMAT_VERSION.to_le_bytes().as_slice())
-                    .map_err(Error::store)?;
                 meta.insert("next_seq", 0u64.to_le_bytes().as_slice())
                     .map_err(Error::store)?;
             }
+            if meta.get("next_removal").map_err(Error::store)?.is_none() {
+                meta.insert("next_removal", 0u64.to_le_bytes().as_slice())
+                    .map_err(Error::store)?;
+            }
+            if meta.get("instance").map_err(Error::store)?.is_none() {
+                meta.insert("instance", new_instance().to_le_bytes().as_slice())
+                    .map_err(Error::store)?;
+            }
+            meta.insert("format", FORMAT_VERSION.to_le_bytes().as_slice())
+                .map_err(Error::store)?;
             meta.insert("method", method.as_bytes())
                 .map_err(Error::store)?;
         }
@@ -403,15 +517,30 @@ impl Store {
     }
 
     /// Every stored document in insertion order.
+    #[cfg(test)]
     pub fn load(&self, f: impl FnMut(&str, Record) -> Result<(), Error>) -> Result<(), Error> {
-        unwinding("reading the store", || self.load_all(f))
+        self.load_from(0, f)
     }
 
-    fn load_all(&self, mut f: impl FnMut(&str, Record) -> Result<(), Error>) -> Result<(), Error> {
+    /// Every stored document from sequence number `from` on, in insertion
+    /// order.
+    pub fn load_from(
+        &self,
+        from: u64,
+        f: impl FnMut(&str, Record) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        unwinding("reading the store", || self.load_all(from, f))
+    }
+
+    fn load_all(
+        &self,
+        from: u64,
+        mut f: impl FnMut(&str, Record) -> Result<(), Error>,
+    ) -> Result<(), Error> {
         let txn = self.db.begin_read().map_err(Error::store)?;
         let docs = txn.open_table(DOCS).map_err(Error::store)?;
         let order = txn.open_table(ORDER).map_err(Error::store)?;
-        for row in order.iter().map_err(Error::store)? {
+        for row in order.range(from..).map_err(Error::store)? {
             let (seq, id) = row.map_err(Error::store)?;
             let id = id.value();
             let bytes = docs.get(id).map_err(Error::store)?.ok_or_else(|| {
@@ -424,6 +553,43 @@ impl Store {
             f(id, record)?;
         }
         Ok(())
+    }
+
+    /// The sequence numbers removed from removal number `from` on.
+    pub fn removed_from(&self, from: u64, mut f: impl FnMut(u64)) -> Result<(), Error> {
+        unwinding("reading the store", || {
+            let txn = self.db.begin_read().map_err(Error::store)?;
+            let removed = txn.open_table(REMOVED).map_err(Error::store)?;
+            for row in removed.range(from..).map_err(Error::store)? {
+                f(row.map_err(Error::store)?.1.value());
+            }
+            Ok(())
+        })
+    }
+
+    /// Where the store stands (committed state).
+    pub fn position(&self) -> Result<Position, Error> {
+        unwinding("reading the store's metadata", || {
+            let txn = self.db.begin_read().map_err(Error::store)?;
+            let meta = txn.open_table(META).map_err(Error::store)?;
+            Ok(Position {
+                instance: meta_u64(&meta, "instance")?,
+                next_seq: meta_u64(&meta, "next_seq")?,
+                next_removal: meta_u64(&meta, "next_removal")?,
+            })
+        })
+    }
+
+    /// Runs `f` over the tables of one read transaction (committed state).
+    pub fn read<R>(&self, f: impl FnOnce(&ReadTables) -> Result<R, Error>) -> Result<R, Error> {
+        unwinding("reading the store", || {
+            let txn = self.db.begin_read().map_err(Error::store)?;
+            let tables = ReadTables {
+                docs: txn.open_table(DOCS).map_err(Error::store)?,
+                order: txn.open_table(ORDER).map_err(Error::store)?,
+            };
+            f(&tables)
+        })
     }
 
     /// The number of stored documents.
@@ -474,14 +640,21 @@ impl Store {
                 .and_then(|g| <[u8; 8]>::try_from(g.value()).ok())
                 .map(u64::from_le_bytes)
                 .ok_or_else(|| Error::corrupt("no sequence number"))?;
+            let next_removal = meta_u64(&meta, "next_removal")?;
             let mut tables = Tables {
                 docs: txn.open_table(DOCS).map_err(Error::store)?,
                 order: txn.open_table(ORDER).map_err(Error::store)?,
+                removed: txn.open_table(REMOVED).map_err(Error::store)?,
                 next_seq,
+                next_removal,
             };
             let out = f(&mut tables)?;
             if tables.next_seq != next_seq {
                 meta.insert("next_seq", tables.next_seq.to_le_bytes().as_slice())
+                    .map_err(Error::store)?;
+            }
+            if tables.next_removal != next_removal {
+                meta.insert("next_removal", tables.next_removal.to_le_bytes().as_slice())
                     .map_err(Error::store)?;
             }
             out
@@ -504,6 +677,7 @@ mod tests {
             url: None,
             signature: Some(vec![sig]),
             duplicate_of: None,
+            original_seq: None,
             text: None,
         }
     }

@@ -10,8 +10,15 @@ use std::sync::Arc;
 use crate::answers::Verdict;
 use crate::error::{Error, ErrorKind};
 use crate::record::Record;
-use crate::seen::{now_ms, Prepared, Shared};
+use crate::recover::save_snapshot;
+use crate::seen::{now_ms, Existing, Prepared, Shared};
 use crate::store::Tables;
+
+/// Operations after which an index snapshot is written at least (and
+/// after a quarter of the documents stored, when more): the work of a
+/// restart after a crash stays bounded, the cost of snapshots stays a
+/// constant share.
+pub(crate) const SNAPSHOT_EVERY: u64 = 200_000;
 
 /// One operation for the writer, with the channel its answer goes to.
 pub(crate) enum Op {
@@ -40,6 +47,10 @@ impl Answer {
 /// The writer thread's loop; returns when every sender is gone.
 pub(crate) fn run(shared: Arc<Shared>, rx: Receiver<Op>) {
     let max = shared.config.get_max_batch();
+    let mut prune_below = None;
+    if shared.since_snapshot.load(Ordering::Relaxed) > 0 {
+        prune_below = snapshot(&shared);
+    }
     while let Ok(first) = rx.recv() {
         let mut ops = vec![first];
         while ops.len() < max {
@@ -58,6 +69,9 @@ pub(crate) fn run(shared: Arc<Shared>, rx: Receiver<Op>) {
         let n = ops.len() as u64;
         let mut answers = Vec::with_capacity(ops.len());
         let result = shared.store.write(|t| {
+            if let Some(below) = prune_below {
+                t.prune_removed(below)?;
+            }
             for op in ops {
                 let a = apply(&shared, t, op)?;
                 answers.push(a);
@@ -69,12 +83,38 @@ pub(crate) fn run(shared: Arc<Shared>, rx: Receiver<Op>) {
             // writing until the store is reopened and the index rebuilt.
             shared.failed.store(true, Ordering::Release);
         } else {
+            prune_below = None;
             shared.commits.fetch_add(1, Ordering::Relaxed);
             shared.committed_ops.fetch_add(n, Ordering::Relaxed);
         }
         for a in answers {
             a.send(&result);
         }
+        let since = shared.since_snapshot.fetch_add(n, Ordering::Relaxed) + n;
+        let live = shared.read_state().len() as u64;
+        if result.is_ok() && since >= SNAPSHOT_EVERY.max(live / 4) {
+            prune_below = snapshot(&shared).or(prune_below);
+        }
+    }
+    if !shared.failed.load(Ordering::Acquire) && shared.since_snapshot.load(Ordering::Relaxed) > 0 {
+        snapshot(&shared);
+    }
+}
+
+/// Writes an index snapshot of the committed state; the removal number
+/// below which the store's removals are covered (to prune), when written.
+/// A failed snapshot is no failure of the service: the store holds
+/// everything, the next open only takes longer.
+fn snapshot(shared: &Shared) -> Option<u64> {
+    let state = shared.read_state();
+    let at = shared.store.position().ok()?;
+    match save_snapshot(&shared.dir, &state, at) {
+        Ok(Some(_)) => {
+            shared.since_snapshot.store(0, Ordering::Relaxed);
+            shared.snapshots.fetch_add(1, Ordering::Relaxed);
+            Some(at.next_removal)
+        }
+        _ => None,
     }
 }
 
@@ -89,14 +129,16 @@ fn evict(shared: &Shared, t: &mut Tables<'_>) -> Result<(), Error> {
         return Ok(());
     }
     let now = now_ms();
-    while let Some((id, at)) = t.oldest()? {
+    while let Some((id, at, seq)) = t.oldest()? {
         let mut state = shared.write_state();
         let over = max_docs.is_some_and(|m| state.len() as u64 > m);
         let old = max_age.is_some_and(|a| now.saturating_sub(at) > a.as_millis() as u64);
         if !(over || old) {
             break;
         }
-        state.remove(&id);
+        if let Ok(d) = u32::try_from(seq) {
+            state.remove(d);
+        }
         drop(state);
         t.delete(&id)?;
         shared.evicted.fetch_add(1, Ordering::Relaxed);
@@ -118,28 +160,40 @@ fn answer_of(op: Op, err: Result<(), Error>) -> Answer {
 fn apply(shared: &Shared, t: &mut Tables<'_>, op: Op) -> Result<Answer, Error> {
     match op {
         Op::Delete(id, tx) => {
-            let removed = shared.write_state().remove(&id);
+            let seq = t.seq_of(&id)?;
+            let removed =
+                seq.is_some_and(|s| u32::try_from(s).is_ok_and(|d| shared.write_state().remove(d)));
             let stored = t.delete(&id)?;
             Ok(Answer::Delete(tx, Ok(removed || stored)))
         }
         Op::Insert(p, tx) => {
             let mut state = shared.write_state();
-            if let Some(v) = shared.existing(&state, &p) {
-                return Ok(Answer::Insert(tx, v));
-            }
-            let replacing = shared.replacing(&state, &p);
-            let judgement = state.judge_without(
-                p.signature.as_ref().map(|s| (s, p.key)),
-                p.shingles.as_ref(),
-                replacing,
-            )?;
-            if replacing.is_some() {
+            let (judgement, replacing, mut verdict) = {
+                let docs = shared.docs(&t.docs, &t.order);
+                let replacing = match shared.existing(&state, &docs, &p) {
+                    Ok(Existing::Stored(v)) => return Ok(Answer::Insert(tx, Ok(v))),
+                    Ok(Existing::Replace(d)) => Some(d),
+                    Ok(Existing::New) => None,
+                    Err(e) if matches!(e.kind(), ErrorKind::Conflict(_)) => {
+                        return Ok(Answer::Insert(tx, Err(e)))
+                    }
+                    Err(e) => return Err(e),
+                };
+                let judgement = state.judge(
+                    &docs,
+                    p.signature.as_ref().map(|s| (s, p.key)),
+                    p.shingles.as_ref(),
+                    replacing,
+                )?;
+                let verdict = shared.verdict(&docs, &p, judgement)?;
+                (judgement, replacing, verdict)
+            };
+            if let Some(d) = replacing {
                 // The new version replaces the stored one: the old is no
                 // longer a target; its duplicates keep naming the id.
-                state.remove(&p.id);
+                state.remove(d);
                 t.delete(&p.id)?;
             }
-            let mut verdict = shared.verdict(&state, &p, judgement);
             if judgement.duplicate_of.is_some() && !shared.config.get_store_duplicates() {
                 return Ok(Answer::Insert(tx, Ok(verdict)));
             }
@@ -153,7 +207,20 @@ fn apply(shared: &Shared, t: &mut Tables<'_>, op: Op) -> Result<Answer, Error> {
                 shingles,
                 text,
             } = *p;
-            state.add(&id, signature.map(|s| (s, key)), shingles, judgement)?;
+            let dense = u32::try_from(t.next_seq)
+                .ok()
+                .filter(|&d| d < u32::MAX)
+                .ok_or_else(|| {
+                    Error::new(ErrorKind::Index(
+                        "the store used every sequence number (2^32 - 1)".into(),
+                    ))
+                })?;
+            state.add(
+                dense,
+                signature.as_ref().map(|s| (s, key)),
+                shingles.as_ref(),
+                judgement,
+            )?;
             drop(state);
             let mut record = Record {
                 seq: 0,
@@ -162,10 +229,12 @@ fn apply(shared: &Shared, t: &mut Tables<'_>, op: Op) -> Result<Answer, Error> {
                 url,
                 signature: bytes,
                 duplicate_of: verdict.duplicate_of.clone().zip(verdict.similarity),
-                // Originals keep their text to rebuild their shingles.
+                original_seq: judgement.duplicate_of.map(|(d, _)| u64::from(d)),
+                // Originals keep their text: candidates are verified on it.
                 text: text.filter(|_| judgement.duplicate_of.is_none()),
             };
             t.put(&id, &mut record)?;
+            debug_assert_eq!(record.seq, u64::from(dense));
             verdict.stored = true;
             Ok(Answer::Insert(tx, Ok(verdict)))
         }

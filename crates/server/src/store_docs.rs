@@ -1,0 +1,134 @@
+//! [`StoreDocs`]: the online engine's documents read from the store, by
+//! dense id (a document's dense id is its sequence number). The engine
+//! keeps only its candidate tables in RAM and reads here the signature,
+//! the text (cut into shingles again, as at insertion) and the verdict of
+//! each candidate; through the writer's transaction (which sees the
+//! operations of its own batch) or a read transaction (committed state).
+
+use neardup::dedup::{signature_key, Error as EngineError, OnlineDocs};
+use neardup::sketch::{Method, Signature};
+use neardup::{ShingleSeq, Verifier};
+use redb::ReadableTable;
+
+use crate::error::Error;
+use crate::record::Record;
+
+/// Reads records by id and by sequence number from a pair of tables.
+pub(crate) struct StoreDocs<'a, D, O> {
+    pub docs: &'a D,
+    pub order: &'a O,
+    pub method: &'a Method,
+    pub verifier: Option<&'a Verifier>,
+}
+
+fn engine_error(e: Error) -> EngineError {
+    EngineError::documents(e.to_string())
+}
+
+impl<D, O> StoreDocs<'_, D, O>
+where
+    D: ReadableTable<&'static str, &'static [u8]>,
+    O: ReadableTable<u64, &'static str>,
+{
+    /// The stored document `id`.
+    pub fn by_id(&self, id: &str) -> Result<Option<Record>, Error> {
+        let got = self.docs.get(id).map_err(Error::store)?;
+        got.map(|g| Record::decode(g.value())).transpose()
+    }
+
+    /// The id of the document with sequence number `seq`, when stored.
+    pub fn id_of(&self, seq: u64) -> Result<Option<String>, Error> {
+        Ok(self
+            .order
+            .get(seq)
+            .map_err(Error::store)?
+            .map(|g| g.value().to_string()))
+    }
+
+    /// The stored document with sequence number `seq`.
+    pub fn by_seq(&self, seq: u64) -> Result<Option<Record>, Error> {
+        let Some(id) = self.id_of(seq)? else {
+            return Ok(None);
+        };
+        let record = self
+            .by_id(&id)?
+            .ok_or_else(|| Error::corrupt(format!("order entry {seq} has no document")))?;
+        Ok((record.seq == seq).then_some(record))
+    }
+
+    /// The dense id of the original a record duplicates: the sequence
+    /// number it records, or (records of format 1) the stored document of
+    /// that id.
+    pub fn original_of(&self, r: &Record) -> Result<Option<(u32, f64)>, Error> {
+        let Some((id, similarity)) = &r.duplicate_of else {
+            return Ok(None);
+        };
+        let seq = match r.original_seq {
+            Some(seq) => Some(seq),
+            None => self.by_id(id)?.map(|o| o.seq),
+        };
+        Ok(seq
+            .and_then(|s| u32::try_from(s).ok())
+            .map(|d| (d, *similarity)))
+    }
+
+    fn signature(&self, d: u32, r: &Record) -> Result<Option<Signature>, Error> {
+        r.signature
+            .as_deref()
+            .map(|b| {
+                Signature::from_bytes(b)
+                    .map_err(|e| Error::corrupt(format!("signature of document {d}: {e}")))
+            })
+            .transpose()
+    }
+
+    fn shingles_of(&self, r: &Record) -> Option<ShingleSeq> {
+        match (self.verifier, &r.text) {
+            (Some(v), Some(t)) if r.duplicate_of.is_none() => Some(v.shingles(t, self.method)),
+            _ => None,
+        }
+    }
+}
+
+impl<D, O> OnlineDocs for StoreDocs<'_, D, O>
+where
+    D: ReadableTable<&'static str, &'static [u8]>,
+    O: ReadableTable<u64, &'static str>,
+{
+    type Shingles = ShingleSeq;
+
+    fn with_original<R>(
+        &self,
+        d: u32,
+        f: impl FnOnce(&Signature, Option<&ShingleSeq>) -> R,
+    ) -> Result<Option<R>, EngineError> {
+        let Some(r) = self.by_seq(u64::from(d)).map_err(engine_error)? else {
+            return Ok(None);
+        };
+        if r.duplicate_of.is_some() {
+            return Ok(None);
+        }
+        let Some(sig) = self.signature(d, &r).map_err(engine_error)? else {
+            return Ok(None);
+        };
+        let shingles = self.shingles_of(&r);
+        Ok(Some(f(&sig, shingles.as_ref())))
+    }
+
+    fn shingles(&self, d: u32) -> Result<Option<ShingleSeq>, EngineError> {
+        let r = self.by_seq(u64::from(d)).map_err(engine_error)?;
+        Ok(r.and_then(|r| self.shingles_of(&r)))
+    }
+
+    fn key(&self, d: u32) -> Result<Option<u128>, EngineError> {
+        let r = self.by_seq(u64::from(d)).map_err(engine_error)?;
+        Ok(r.and_then(|r| r.signature.as_deref().map(signature_key)))
+    }
+
+    fn duplicate_of(&self, d: u32) -> Result<Option<(u32, f64)>, EngineError> {
+        match self.by_seq(u64::from(d)).map_err(engine_error)? {
+            Some(r) => self.original_of(&r).map_err(engine_error),
+            None => Ok(None),
+        }
+    }
+}
