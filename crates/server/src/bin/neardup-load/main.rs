@@ -1,7 +1,7 @@
 //! neardup-load: a bounded load test of the ContentSeen service on loopback.
 //!
 //! ```text
-//! neardup-load text  [--requests N] [--clients C] [--size BYTES] [--dup-share F] [--report-every N]
+//! neardup-load text  [--requests N] [--clients C] [--size BYTES] [--dup-share F] [--report-every N] [--offset I]
 //! neardup-load warc  --warc PAGES.warc.gz [--clients C] [--repeat R]
 //! neardup-load crawl --warc PAGES.warc.gz --labels LABELS.jsonl [--clients C]
 //! common: [--addr 127.0.0.1:PORT] [--data-dir DIR] [--max-seconds S] [--token T]
@@ -171,10 +171,13 @@ fn real_main() -> Res<()> {
             let size = o.num("size", 5000.0)? as usize;
             let dup_share = o.num("dup-share", 0.1)?;
             let every = (o.num("report-every", requests as f64)? as usize).max(1);
+            // Documents `offset..offset + requests` (ids `doc-I`): a second
+            // run continues the first.
+            let offset = o.num("offset", 0.0)? as usize;
             let mut done = 0;
             while done < requests && Instant::now() < deadline {
                 let n = every.min(requests - done);
-                let base = done;
+                let base = offset + done;
                 let make: Maker = Arc::new(move |k: usize| {
                     let i = base + k;
                     // Every (1/dup_share)-th document repeats the one before
@@ -199,7 +202,10 @@ fn real_main() -> Res<()> {
                 });
                 let mut out = run_made(addr, token.as_deref(), n, make, clients, deadline);
                 done += n;
-                let mut v = summary(&format!("text {}..{}", done - n, done), &mut out);
+                let mut v = summary(
+                    &format!("text {}..{}", offset + done - n, offset + done),
+                    &mut out,
+                );
                 let dups = out
                     .verdicts
                     .iter()
