@@ -27,6 +27,7 @@ use crate::composite::CompositeCheck;
 use crate::error::Error;
 use crate::online_docs::{Kind, OnlineDocs};
 use crate::online_index::OnlineIndex;
+use crate::postings_store::PostingsStore;
 use crate::sampled::SampledPostings;
 use crate::verify::{verify_signatures, ShingleSeq, Verifier};
 
@@ -82,6 +83,32 @@ impl OnlineCore {
         })
     }
 
+    /// As [`OnlineCore::new`], with the composite check's sampled postings
+    /// in `store` (which must be empty) instead of in memory.
+    ///
+    /// # Errors
+    /// As there.
+    pub fn with_postings(
+        method: Method,
+        verifier: Option<Verifier>,
+        composite: Option<CompositeCheck>,
+        store: Box<dyn PostingsStore>,
+    ) -> Result<OnlineCore, Error> {
+        let mut core = OnlineCore::new(method, verifier, None)?;
+        if let (Some(c), true) = (composite, core.verifier.is_some()) {
+            core.postings = Some(SampledPostings::with_store(c, store));
+        }
+        Ok(core)
+    }
+
+    /// Called once a snapshot of this engine is durable (files only older
+    /// snapshots needed may go).
+    pub fn snapshot_saved(&self) {
+        if let Some(p) = &self.postings {
+            p.store().snapshot_saved();
+        }
+    }
+
     /// The method.
     pub fn method(&self) -> &Method {
         &self.method
@@ -104,14 +131,12 @@ impl OnlineCore {
 
     /// Forgets every document.
     pub fn clear(&mut self) {
-        let postings = self
-            .postings
-            .as_ref()
-            .map(|p| SampledPostings::new(*p.check()));
         if let Ok(candidates) = OnlineIndex::new(&self.method) {
             self.candidates = candidates;
         }
-        self.postings = postings;
+        if let Some(p) = &mut self.postings {
+            p.store_mut().clear();
+        }
         self.exact = CompactPostings::new();
         self.kinds = Vec::new();
         (self.originals, self.duplicates, self.empty) = (0, 0, 0);
@@ -273,9 +298,9 @@ impl OnlineCore {
                 .flatten()
         };
         let docs_with = |h: u32| {
-            let mut found = p.docs_with(h, c);
-            found.retain(|&z| self.kind(z) == Kind::Original);
-            found
+            p.docs_with(h, c, |z| self.kind(z) == Kind::Original)
+                .map_err(|e| *failed.borrow_mut() = Some(e))
+                .unwrap_or_default()
         };
         let composite = [(x, y), (y, x)].into_iter().any(|(page, other)| {
             check
@@ -324,7 +349,7 @@ impl OnlineCore {
                     .insert(d, sig, |z| is_original(z) || z == d)?;
                 self.exact.insert(key as u32, d, is_stored);
                 if let (Some(p), Some(seq)) = (&mut self.postings, shingles) {
-                    p.insert(d, seq, |z| is_original(z) || z == d);
+                    p.insert(d, seq, &|z| is_original(z) || z == d)?;
                 }
                 Kind::Original
             }
@@ -389,7 +414,7 @@ impl OnlineCore {
         }
         self.exact.write_to(w)?;
         if let Some(p) = &self.postings {
-            p.write_to(w)?;
+            p.store().write_to(w)?;
         }
         Ok(true)
     }
@@ -418,7 +443,7 @@ impl OnlineCore {
         }
         self.exact = CompactPostings::read_from(r)?;
         if let Some(p) = &mut self.postings {
-            p.read_from(r)?;
+            p.store_mut().read_from(r)?;
         }
         (self.originals, self.duplicates, self.empty) = (0, 0, 0);
         for &k in &kinds {

@@ -10,30 +10,34 @@
 //! it is, as nothing yet shows where its extra text comes from.)
 //!
 //! Third documents are found through the sampled shingles of every stored
-//! original, kept in a [`CompactPostings`] (six bytes a posting, merged in
-//! levels; postings of deleted originals are dropped at merges and skipped
-//! before).
-
-use neardup_index::CompactPostings;
+//! original, kept in a [`PostingsStore`]: in memory
+//! ([`MemoryPostings`]) or on disk (the service's). Postings of deleted
+//! originals are dropped at merges and skipped before.
 
 use crate::composite::CompositeCheck;
 use crate::error::Error;
+use crate::postings_store::{MemoryPostings, PostingsStore};
 use crate::verify::ShingleSeq;
 
 /// Sampled shingle hashes to the originals holding them.
 #[derive(Debug)]
 pub(crate) struct SampledPostings {
     check: CompositeCheck,
-    postings: CompactPostings,
+    store: Box<dyn PostingsStore>,
 }
 
 impl SampledPostings {
-    /// Empty postings for `check`.
+    /// Empty postings for `check`, in memory.
     pub(crate) fn new(check: CompositeCheck) -> SampledPostings {
-        SampledPostings {
-            check,
-            postings: CompactPostings::new(),
-        }
+        SampledPostings::with_store(check, Box::<MemoryPostings>::default())
+    }
+
+    /// Postings for `check` in `store`.
+    pub(crate) fn with_store(
+        check: CompositeCheck,
+        store: Box<dyn PostingsStore>,
+    ) -> SampledPostings {
+        SampledPostings { check, store }
     }
 
     /// The check's settings.
@@ -41,10 +45,25 @@ impl SampledPostings {
         &self.check
     }
 
+    /// The store.
+    pub(crate) fn store(&self) -> &dyn PostingsStore {
+        self.store.as_ref()
+    }
+
+    /// The store, to change.
+    pub(crate) fn store_mut(&mut self) -> &mut dyn PostingsStore {
+        self.store.as_mut()
+    }
+
     /// Adds original `d` (greater than every original added before) with
     /// its shingles; `alive` says which originals are still stored, for
     /// the merges.
-    pub(crate) fn insert(&mut self, d: u32, seq: &ShingleSeq, alive: impl Fn(u32) -> bool) {
+    pub(crate) fn insert(
+        &mut self,
+        d: u32,
+        seq: &ShingleSeq,
+        alive: &dyn Fn(u32) -> bool,
+    ) -> Result<(), Error> {
         let mut hashes: Vec<u32> = seq
             .hashes()
             .iter()
@@ -53,43 +72,28 @@ impl SampledPostings {
             .collect();
         hashes.sort_unstable();
         hashes.dedup();
-        for h in hashes {
-            self.postings.insert(h, d, &alive);
-        }
+        self.store.insert(d, &hashes, alive)
     }
 
     /// The originals holding sampled hash `h`, earliest first, without
-    /// `exclude`, at most [`CompositeCheck::POSTINGS_READ`] of them.
-    pub(crate) fn docs_with(&self, h: u32, exclude: u32) -> Vec<u32> {
-        let mut docs = Vec::new();
-        self.postings.get(h, &mut docs);
-        docs.sort_unstable();
-        docs.dedup();
-        docs.retain(|&d| d != exclude);
-        docs.truncate(CompositeCheck::POSTINGS_READ);
-        docs
-    }
-
-    /// Drops the postings of originals no longer stored.
-    #[cfg(test)]
-    fn merge(&mut self, alive: impl Fn(u32) -> bool) {
-        self.postings.compact(alive);
-    }
-
-    /// Writes the postings for a snapshot.
-    pub(crate) fn write_to(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
-        self.postings.write_to(w)
-    }
-
-    /// Reads what [`SampledPostings::write_to`] wrote.
-    pub(crate) fn read_from(&mut self, r: &mut impl std::io::Read) -> Result<(), Error> {
-        self.postings = CompactPostings::read_from(r)?;
-        Ok(())
+    /// `exclude`, at most [`CompositeCheck::POSTINGS_READ`] of them, among
+    /// those `keep` accepts.
+    pub(crate) fn docs_with(
+        &self,
+        h: u32,
+        exclude: u32,
+        keep: impl Fn(u32) -> bool,
+    ) -> Result<Vec<u32>, Error> {
+        self.store.docs_with(
+            h,
+            &|d| d != exclude && keep(d),
+            CompositeCheck::POSTINGS_READ,
+        )
     }
 
     /// Approximate heap bytes.
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.postings.memory_bytes()
+        self.store.memory_bytes()
     }
 }
 
@@ -107,23 +111,23 @@ mod tests {
         let mut p = SampledPostings::new(CompositeCheck::default());
         let docs: Vec<ShingleSeq> = (0..3).map(|i| seq(i * 50..i * 50 + 400)).collect();
         for (d, s) in docs.iter().enumerate() {
-            p.insert(d as u32, s, |_| true);
+            p.insert(d as u32, s, &|_| true).unwrap();
         }
         let h = *docs[2]
             .hashes()
             .iter()
             .find(|&&h| p.check().is_sampled(h) && docs[0].hashes().contains(&h))
             .expect("a sampled shingle the three share");
-        assert_eq!(p.docs_with(h, u32::MAX), vec![0, 1, 2]);
-        assert_eq!(p.docs_with(h, 1), vec![0, 2]);
-        p.merge(|d| d != 1);
+        let all = |_| true;
+        assert_eq!(p.docs_with(h, u32::MAX, all).unwrap(), vec![0, 1, 2]);
+        assert_eq!(p.docs_with(h, 1, all).unwrap(), vec![0, 2]);
         assert_eq!(
-            p.docs_with(h, u32::MAX),
+            p.docs_with(h, u32::MAX, |d| d != 1).unwrap(),
             vec![0, 2],
-            "the deleted one is gone"
+            "the deleted one is skipped"
         );
-        p.insert(3, &docs[0], |_| true);
-        assert_eq!(p.docs_with(h, u32::MAX), vec![0, 2, 3]);
+        p.insert(3, &docs[0], &|_| true).unwrap();
+        assert_eq!(p.docs_with(h, u32::MAX, all).unwrap(), vec![0, 1, 2, 3]);
         assert!(p.memory_bytes() > 0);
     }
 }

@@ -211,6 +211,20 @@ impl CompactPostings {
         self.mid = Run::Empty;
     }
 
+    /// Every entry, sorted by key then id.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let mut fresh: Vec<(u32, u32)> = self
+            .fresh
+            .iter()
+            .flat_map(|(&k, ids)| ids.iter().map(move |&id| (k, id)))
+            .collect();
+        fresh.sort_unstable();
+        sorted_union(
+            self.main.iter(),
+            sorted_union(self.mid.iter(), fresh.into_iter()),
+        )
+    }
+
     /// Appends the ids stored under `key` (in no particular order).
     pub fn get(&self, key: u32, out: &mut Vec<u32>) {
         self.main.get(key, out);
@@ -310,6 +324,20 @@ impl CompactPostings {
     }
 }
 
+/// The sorted union of two sorted iterators.
+fn sorted_union<T: Ord + Copy>(
+    a: impl Iterator<Item = T>,
+    b: impl Iterator<Item = T>,
+) -> impl Iterator<Item = T> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) if x <= y => a.next(),
+        (Some(_), Some(_)) => b.next(),
+        (Some(_), None) => a.next(),
+        (None, _) => b.next(),
+    })
+}
+
 fn read_exact(r: &mut impl Read, buf: &mut [u8]) -> Result<()> {
     r.read_exact(buf).map_err(|e| match e.kind() {
         io::ErrorKind::UnexpectedEof => Error::invalid("truncated postings"),
@@ -382,6 +410,9 @@ mod tests {
                     p.compact(|_| true);
                 }
             }
+            let mut all: Vec<(u32, u32)> = entries.clone();
+            all.sort_unstable();
+            prop_assert_eq!(p.iter().collect::<Vec<_>>(), all);
             let mut bytes = Vec::new();
             p.write_to(&mut bytes).unwrap();
             let mut reader = bytes.as_slice();

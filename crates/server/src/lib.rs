@@ -45,6 +45,7 @@ mod config;
 mod error;
 pub mod http;
 pub mod maintenance;
+mod postings;
 mod record;
 pub(crate) mod recover;
 mod seen;

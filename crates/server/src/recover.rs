@@ -93,7 +93,11 @@ pub(crate) fn open_index(
             })?;
             p.next_seq
         }
-        None => 0,
+        None => {
+            // Anything a snapshot left (segment files) goes.
+            core.clear();
+            0
+        }
     };
     recovery.replayed = replay(store, core, from)?;
     Ok(recovery)

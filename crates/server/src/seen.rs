@@ -14,6 +14,7 @@ use neardup::{Dedup, Page, ShingleSeq};
 use crate::answers::{DocumentInfo, Stats, Verdict};
 use crate::config::Config;
 use crate::error::{Error, ErrorKind};
+use crate::postings::{DiskPostings, POSTINGS_DIR};
 use crate::recover::{self, Recovery};
 use crate::store::Store;
 use crate::store_docs::StoreDocs;
@@ -267,7 +268,15 @@ impl ContentSeen {
             &legacy_description(config),
         )?;
         let verifier = config.get_verifier().copied();
-        let mut state = OnlineCore::new(method.clone(), verifier, config.get_composite().copied())?;
+        let postings = DiskPostings::open(&dir.as_ref().join(POSTINGS_DIR)).map_err(|e| {
+            Error::with_source(ErrorKind::Io(format!("{}: {e}", dir.as_ref().display())), e)
+        })?;
+        let mut state = OnlineCore::with_postings(
+            method.clone(),
+            verifier,
+            config.get_composite().copied(),
+            Box::new(postings),
+        )?;
         let recovery = recover::open_index(dir.as_ref(), &store, &mut state)?;
         let shared = Arc::new(Shared {
             state: RwLock::new(state),

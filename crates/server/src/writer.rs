@@ -110,6 +110,7 @@ fn snapshot(shared: &Shared) -> Option<u64> {
     let at = shared.store.position().ok()?;
     match save_snapshot(&shared.dir, &state, at) {
         Ok(Some(_)) => {
+            state.snapshot_saved();
             shared.since_snapshot.store(0, Ordering::Relaxed);
             shared.snapshots.fetch_add(1, Ordering::Relaxed);
             Some(at.next_removal)

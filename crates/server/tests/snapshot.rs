@@ -54,7 +54,7 @@ fn a_restart_loads_the_snapshot_and_catches_up_with_the_store() {
 
     // A clean restart: everything from the snapshot.
     let seen = ContentSeen::open(&dir, &config).unwrap();
-    assert!(seen.recovery().from_snapshot);
+    assert!(seen.recovery().from_snapshot, "{:?}", seen.recovery());
     assert_eq!(seen.recovery().replayed, 0);
     for (id, t) in docs(60..90) {
         seen.insert(text(&id, &t)).unwrap();
