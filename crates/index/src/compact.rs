@@ -36,8 +36,13 @@ enum Run {
     /// No entry.
     #[default]
     Empty,
-    /// Pairs, sorted.
-    Small(Vec<(u32, u32)>),
+    /// Pairs, sorted; `dir[p]..dir[p + 1]` are the pairs whose key's top
+    /// `bits` bits are `p` (about four a prefix).
+    Small {
+        bits: u32,
+        dir: Vec<u32>,
+        pairs: Vec<(u32, u32)>,
+    },
     /// `dir[p]..dir[p + 1]` are the entries whose key starts with `p`.
     Large {
         dir: Vec<u32>,
@@ -46,11 +51,34 @@ enum Run {
     },
 }
 
+/// The top `bits` bits of `key`.
+fn prefix(key: u32, bits: u32) -> usize {
+    if bits == 0 {
+        0
+    } else {
+        (key >> (32 - bits)) as usize
+    }
+}
+
 impl Run {
+    /// A small run of sorted pairs, with a directory of about one prefix
+    /// per four pairs.
+    fn small(pairs: Vec<(u32, u32)>) -> Run {
+        let bits = (usize::BITS - pairs.len().leading_zeros()).saturating_sub(2).min(16);
+        let mut dir = vec![0u32; (1 << bits) + 1];
+        for &(k, _) in &pairs {
+            dir[prefix(k, bits) + 1] += 1;
+        }
+        for p in 1..dir.len() {
+            dir[p] += dir[p - 1];
+        }
+        Run::Small { bits, dir, pairs }
+    }
+
     fn len(&self) -> usize {
         match self {
             Run::Empty => 0,
-            Run::Small(v) => v.len(),
+            Run::Small { pairs, .. } => pairs.len(),
             Run::Large { ids, .. } => ids.len(),
         }
     }
@@ -61,7 +89,7 @@ impl Run {
             return Run::Empty;
         }
         if len < LARGE_RUN {
-            return Run::Small(entries.collect());
+            return Run::small(entries.collect());
         }
         let mut dir = vec![0u32; DIR_LEN];
         let mut low = Vec::with_capacity(len);
@@ -81,7 +109,9 @@ impl Run {
     fn get(&self, key: u32, out: &mut Vec<u32>) {
         match self {
             Run::Empty => {}
-            Run::Small(v) => {
+            Run::Small { bits, dir, pairs } => {
+                let p = prefix(key, *bits);
+                let v = &pairs[dir[p] as usize..dir[p + 1] as usize];
                 let from = v.partition_point(|&(k, _)| k < key);
                 out.extend(v[from..].iter().take_while(|e| e.0 == key).map(|e| e.1));
             }
@@ -100,7 +130,7 @@ impl Run {
     fn iter(&self) -> Box<dyn Iterator<Item = (u32, u32)> + '_> {
         match self {
             Run::Empty => Box::new(std::iter::empty()),
-            Run::Small(v) => Box::new(v.iter().copied()),
+            Run::Small { pairs, .. } => Box::new(pairs.iter().copied()),
             Run::Large { dir, low, ids } => Box::new((0..DIR_LEN - 1).flat_map(move |p| {
                 let (a, b) = (dir[p] as usize, dir[p + 1] as usize);
                 (a..b).map(move |i| (((p as u32) << 16) | u32::from(low[i]), ids[i]))
@@ -111,7 +141,7 @@ impl Run {
     fn memory_bytes(&self) -> usize {
         match self {
             Run::Empty => 0,
-            Run::Small(v) => v.capacity() * 8,
+            Run::Small { dir, pairs, .. } => dir.capacity() * 4 + pairs.capacity() * 8,
             Run::Large { dir, low, ids } => {
                 dir.capacity() * 4 + low.capacity() * 2 + ids.capacity() * 4
             }
@@ -254,7 +284,7 @@ impl CompactPostings {
             .flat_map(|(&k, ids)| ids.iter().map(move |&id| (k, id)))
             .collect();
         fresh.sort_unstable();
-        let fresh = Run::Small(fresh);
+        let fresh = Run::small(fresh);
         w.write_all(&(self.len() as u64).to_le_bytes())?;
         let mut buf = Vec::with_capacity(1 << 16);
         for run in [&self.main, &self.mid, &fresh] {

@@ -20,7 +20,7 @@ use redb::{
 };
 
 use crate::error::{Error, ErrorKind};
-use crate::record::Record;
+use crate::record::{Packer, Record};
 
 /// The store format this build writes and the newest it reads.
 pub const FORMAT_VERSION: u32 = 2;
@@ -41,6 +41,8 @@ const REMOVED: TableDefinition<'_, u64, u64> = TableDefinition::new("removed");
 pub(crate) struct Store {
     db: Db,
     path: PathBuf,
+    /// The compression context of the texts written (one writer at a time).
+    packer: std::sync::Mutex<Packer>,
 }
 
 /// The database, closed without a panic escaping even when the storage
@@ -71,6 +73,7 @@ pub(crate) struct Tables<'t> {
     pub docs: Table<'t, &'static str, &'static [u8]>,
     pub order: Table<'t, u64, &'static str>,
     removed: Table<'t, u64, u64>,
+    packer: &'t mut Packer,
     /// The next insertion sequence number; saved at commit.
     pub next_seq: u64,
     /// The next removal number; saved at commit.
@@ -123,7 +126,7 @@ impl Tables<'_> {
         record.seq = self.next_seq;
         self.next_seq += 1;
         self.docs
-            .insert(id, record.encode().as_slice())
+            .insert(id, record.encode_with(self.packer).as_slice())
             .map_err(Error::store)?;
         self.order.insert(record.seq, id).map_err(Error::store)?;
         Ok(())
@@ -301,6 +304,7 @@ impl Store {
         Ok(Store {
             db: Db(Some(db)),
             path,
+            packer: std::sync::Mutex::new(Packer::new()),
         })
     }
 
@@ -631,6 +635,7 @@ impl Store {
         &self,
         f: impl FnOnce(&mut Tables<'_>) -> Result<R, Error>,
     ) -> Result<R, Error> {
+        let mut packer = self.packer.lock().unwrap_or_else(|p| p.into_inner());
         let txn = self.db.begin_write().map_err(Error::store)?;
         let out = {
             let mut meta = txn.open_table(META).map_err(Error::store)?;
@@ -645,6 +650,7 @@ impl Store {
                 docs: txn.open_table(DOCS).map_err(Error::store)?,
                 order: txn.open_table(ORDER).map_err(Error::store)?,
                 removed: txn.open_table(REMOVED).map_err(Error::store)?,
+                packer: &mut packer,
                 next_seq,
                 next_removal,
             };
