@@ -21,7 +21,6 @@ use neardup::{Dedup, Fingerprinted, Page};
 use serde::Deserialize;
 
 use crate::corpus;
-use crate::explain;
 use crate::input_args::InputArgs;
 use crate::method_args::MethodArgs;
 use crate::pipeline;
@@ -266,7 +265,7 @@ impl Site<'_> {
                             let e = self.dedup.explain_in(self.entries, self.outcome, a, b);
                             (
                                 e.verdict.to_string(),
-                                explain::to_text(&e, self.dedup.verifier()),
+                                e.lines(self.dedup.verifier()),
                             )
                         }
                         _ => ("not in the inputs".into(), Vec::new()),
