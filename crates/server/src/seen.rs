@@ -47,8 +47,8 @@ pub(crate) struct Shared {
     state: RwLock<Online>,
     pub store: Store,
     pub config: Config,
-    dedup: Dedup,
-    extractor: Extractor,
+    pub dedup: Dedup,
+    pub extractor: Extractor,
     pub failed: AtomicBool,
     pub commits: AtomicU64,
     /// Documents evicted by the document or age limit.
@@ -239,7 +239,7 @@ impl ContentSeen {
         })
     }
 
-    fn shared(&self) -> &Shared {
+    pub(crate) fn shared(&self) -> &Shared {
         &self.inner.shared
     }
 
