@@ -76,7 +76,11 @@ impl ContentSeen {
             }];
             return Ok(Explained {
                 verdict,
-                segments: if page.text.is_empty() { Vec::new() } else { whole },
+                segments: if page.text.is_empty() {
+                    Vec::new()
+                } else {
+                    whole
+                },
                 text: page.text,
                 original: None,
                 explanation: None,

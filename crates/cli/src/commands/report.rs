@@ -263,10 +263,7 @@ impl Site<'_> {
                     match (index.get(g[k].id.as_str()), index.get(l.id.as_str())) {
                         (Some(&a), Some(&b)) => {
                             let e = self.dedup.explain_in(self.entries, self.outcome, a, b);
-                            (
-                                e.verdict.to_string(),
-                                e.lines(self.dedup.verifier()),
-                            )
+                            (e.verdict.to_string(), e.lines(self.dedup.verifier()))
                         }
                         _ => ("not in the inputs".into(), Vec::new()),
                     };

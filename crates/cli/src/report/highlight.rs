@@ -78,6 +78,10 @@ mod tests {
     fn long_texts_are_cut_with_a_note() {
         let long = "word ".repeat(MAX_CHARS / 4);
         let (a, _) = pair(&long, "other", 3);
-        assert!(a.ends_with("[cut after 100000 characters]</span>"), "{}", &a[a.len() - 80..]);
+        assert!(
+            a.ends_with("[cut after 100000 characters]</span>"),
+            "{}",
+            &a[a.len() - 80..]
+        );
     }
 }

@@ -89,7 +89,10 @@ fn html(status: StatusCode, body: String) -> Response {
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
-    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
     r
 }
 
@@ -148,10 +151,8 @@ pub(crate) async fn login(State(app): State<App>, req: Request) -> Response {
         return login_page(StatusCode::UNAUTHORIZED, "Wrong token.");
     }
     let mut r = Redirect::to("/ui/").into_response();
-    r.headers_mut().insert(
-        header::SET_COOKIE,
-        set_cookie(&hex(token.as_bytes()), None),
-    );
+    r.headers_mut()
+        .insert(header::SET_COOKIE, set_cookie(&hex(token.as_bytes()), None));
     r
 }
 
@@ -198,6 +199,9 @@ mod tests {
         assert!(LOGIN.contains("{{error}}"));
         let set = set_cookie("ab", None);
         let set = set.to_str().unwrap();
-        assert!(set.contains("HttpOnly") && set.contains("SameSite=Strict"), "{set}");
+        assert!(
+            set.contains("HttpOnly") && set.contains("SameSite=Strict"),
+            "{set}"
+        );
     }
 }
