@@ -6,23 +6,13 @@ target/browser-shots (NEARDUP_SHOTS moves them) for a person to look at.
 Run by scripts/test.sh, which installs the browser; NEARDUP_BIN names the
 neardup binary (default: target/debug/neardup)."""
 
-import os
-import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[4]
-BIN = Path(os.environ.get("NEARDUP_BIN", ROOT / "target" / "debug" / "neardup"))
-SHOTS = Path(os.environ.get("NEARDUP_SHOTS", ROOT / "target" / "browser-shots"))
-CHROMIUM = shutil.which("chromium")
-DRIVER = shutil.which("chromedriver")
+from browsing import BIN, ROOT, SHOTS, browser, needs_browser, overflow
 
-pytestmark = pytest.mark.skipif(
-    not (CHROMIUM and DRIVER and BIN.exists()),
-    reason=f"needs chromium, chromedriver and {BIN} (scripts/test.sh installs and builds them)",
-)
+pytestmark = needs_browser
 
 
 @pytest.fixture(scope="module")
@@ -34,23 +24,6 @@ def report(tmp_path_factory):
         check=True,
     )
     return out / "site"
-
-
-def browser(width, javascript=True):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync",
-                 f"--window-size={width},1000"]:
-        opts.add_argument(flag)
-    if not javascript:
-        opts.add_experimental_option(
-            "prefs", {"profile.managed_default_content_settings.javascript": 2})
-    return webdriver.Chrome(service=Service(DRIVER), options=opts)
 
 
 def visible_rows(d):
@@ -86,9 +59,8 @@ def test_group_page_highlights_shared_text_and_fits_a_phone(report):
             marks = d.find_elements("css selector", "mark")
             assert marks and any("Millbrook" in m.text for m in marks)
             assert d.find_elements("css selector", ".only"), "edited words marked"
-            overflow = d.execute_script(
-                "return document.documentElement.scrollWidth - window.innerWidth")
-            assert overflow <= 1, f"{width} px: {overflow} px wider than the window"
+            wider = overflow(d)
+            assert wider <= 1, f"{width} px: {wider} px wider than the window"
             d.save_screenshot(str(SHOTS / f"group1-{width}.png"))
         finally:
             d.quit()
