@@ -27,8 +27,6 @@ use crate::pipeline;
 use crate::progress::Progress;
 use crate::report::{self, Doc, Duplicate, Group, GroupRow, RefusedPair, Summary};
 
-/// Groups listed on the index page at most.
-const MAX_ROWS: usize = 5000;
 /// Refused pairs listed at most.
 const MAX_REFUSALS: usize = 1000;
 
@@ -67,6 +65,10 @@ pub struct ReportOpts {
     /// Duplicates shown on a group's page at most.
     #[arg(long, default_value_t = 50, value_name = "N")]
     pub max_duplicates: usize,
+    /// Groups per page of the group list (every group is listed, in pages;
+    /// the filter searches them all).
+    #[arg(long, default_value_t = 1000, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub page_size: u64,
 }
 
 /// A line of CLUSTERS.
@@ -281,7 +283,7 @@ impl Site<'_> {
                 hidden: dups.len().saturating_sub(opts.max_duplicates),
             });
         }
-        let rows = groups.iter().take(MAX_ROWS).enumerate().map(|(n, g)| {
+        let rows = groups.iter().enumerate().map(|(n, g)| {
             let k = &g[kept_of(g)];
             GroupRow {
                 id: k.id.clone(),
@@ -318,7 +320,8 @@ impl Site<'_> {
             histogram,
             notes,
             rows: rows.collect(),
-            rows_hidden: groups.len().saturating_sub(MAX_ROWS),
+            page_size: usize::try_from(opts.page_size).unwrap_or(usize::MAX),
+            paged,
             refusals: refused
                 .iter()
                 .take(MAX_REFUSALS)

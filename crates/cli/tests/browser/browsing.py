@@ -34,7 +34,21 @@ def browser(width, javascript=True):
     if not javascript:
         opts.add_experimental_option(
             "prefs", {"profile.managed_default_content_settings.javascript": 2})
-    return webdriver.Chrome(service=Service(DRIVER), options=opts)
+    d = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    narrow(d, width)
+    return d
+
+
+def narrow(d, width):
+    """Makes the viewport exactly `width` px wide, as a phone's: headless
+    Chromium keeps windows at least 500 px wide, so a narrower one is
+    emulated (a phone's viewport, the page's viewport meta applied)."""
+    if width < 500:
+        d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": 1000, "deviceScaleFactor": 1, "mobile": True})
+    else:
+        d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        d.set_window_size(width, 1000)
 
 
 def overflow(d):

@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 
-from browsing import BIN, SHOTS, browser, needs_browser, overflow
+from browsing import BIN, SHOTS, browser, narrow, needs_browser, overflow
 
 pytestmark = needs_browser
 
@@ -173,8 +173,9 @@ def test_checking_a_pasted_copy_shows_it_next_to_the_original(service, page):
     d.execute_script("document.getElementById('check-verdict').scrollIntoView()")
     d.save_screenshot(str(SHOTS / "ui-check-1280.png"))
 
-    d.set_window_size(390, 1000)
+    narrow(d, 390)
     try:
+        assert d.execute_script("return window.innerWidth") == 390
         wider = overflow(d)
         assert wider <= 1, f"390 px: {wider} px wider than the window"
         d.execute_script("document.getElementById('pair').scrollIntoView()")
@@ -182,7 +183,7 @@ def test_checking_a_pasted_copy_shows_it_next_to_the_original(service, page):
         d.execute_script("window.scrollTo(0, 0)")
         d.save_screenshot(str(SHOTS / "ui-top-390.png"))
     finally:
-        d.set_window_size(1280, 1000)
+        narrow(d, 1280)
 
 
 def test_an_empty_page_and_errors_are_shown(service, page):
