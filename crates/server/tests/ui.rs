@@ -200,6 +200,7 @@ fn with_a_token_the_page_asks_for_it_and_its_cookie_opens_v1() {
     let mut c = Client::new(server.addr());
     let r = c.get("/ui/").unwrap();
     assert_eq!(r.status, 401);
+    assert_eq!(r.header("www-authenticate"), Some("Bearer"));
     assert!(text(&r).contains("action=\"/ui/login\""));
     assert!(!text(&r).contains("Recent verdicts"));
 

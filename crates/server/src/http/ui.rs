@@ -102,7 +102,13 @@ fn login_page(status: StatusCode, error: &str) -> Response {
     } else {
         format!("<p class=\"error\" role=\"alert\" id=\"login-error\">{error}</p>")
     };
-    html(status, LOGIN.replace("{{error}}", &error))
+    let mut r = html(status, LOGIN.replace("{{error}}", &error));
+    if status == StatusCode::UNAUTHORIZED {
+        // The form is the way in (a browser shows no dialog for this scheme).
+        r.headers_mut()
+            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    }
+    r
 }
 
 /// `GET /ui/`: the page, or the login form when a token is set and the
