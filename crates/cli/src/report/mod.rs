@@ -122,10 +122,8 @@ pub struct Summary {
 /// bytes written.
 pub fn write_site(dir: &Path, summary: &Summary, groups: &[Group]) -> Result<u64> {
     let pages = dir.join("groups");
-    let lists = dir.join(list::LIST_DIR);
-    for d in [&pages, &lists] {
-        std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
-    }
+    std::fs::create_dir_all(&pages)
+        .with_context(|| format!("cannot create {}", pages.display()))?;
     let mut written = 0u64;
     let mut write = |path: &Path, body: String| -> Result<()> {
         written += body.len() as u64;
@@ -134,9 +132,14 @@ pub fn write_site(dir: &Path, summary: &Summary, groups: &[Group]) -> Result<u64
     remove_stale_pages(&pages, groups.len())?;
     let size = summary.page_size.max(1);
     let list_pages = list::page_count(summary.rows.len(), size);
-    remove_stale_pages(&lists, list_pages)?;
-    // Page 1 of the list is on the index.
-    let _ = std::fs::remove_file(lists.join("1.html"));
+    let lists = dir.join(list::LIST_DIR);
+    if lists.is_dir() {
+        remove_stale_pages(&lists, list_pages)?;
+    }
+    if list_pages > 1 {
+        std::fs::create_dir_all(&lists)
+            .with_context(|| format!("cannot create {}", lists.display()))?;
+    }
     write(&dir.join("index.html"), index::render(summary))?;
     for (n, rows) in summary.rows.chunks(size).enumerate().skip(1) {
         let p = list::ListPage {
