@@ -141,7 +141,9 @@ def test_looking_up_an_id(service, page):
     box.send_keys("lookup/me")
     d.find_element("id", "lookup-button").click()
     result = wait_for(d, "the document", lambda d: d.find_element("id", "lookup-result").text)
-    assert "Document lookup/me" in result and "new" in result
+    assert "Document lookup/me" in result and "Stored as\noriginal" in result
+    d.execute_script("document.getElementById('lookup-h').scrollIntoView()")
+    d.save_screenshot(str(SHOTS / "ui-lookup-1280.png"))
     box.clear()
     box.send_keys("no-such-id")
     d.find_element("id", "lookup-button").click()
