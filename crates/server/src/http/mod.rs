@@ -8,7 +8,8 @@
 //! `GET /v1/recent` (the last verdicts), `GET`/`DELETE /v1/documents/{id}`,
 //! `GET /v1/stats`, `GET /healthz`, `GET /metrics`, `GET /openapi.json`,
 //! and the page `GET /ui/` with `POST /ui/login` and `POST /ui/logout`
-//! (see [`ui`] for its authentication). See `openapi.json` in this crate.
+//! (see `http/ui.rs` for its authentication). See `openapi.json` in this
+//! crate.
 
 mod batch;
 mod connections;
