@@ -1,5 +1,5 @@
 //! Rendering the engine's explanation of a pair ([`PairExplanation`]) as
-//! text and JSON, for `compare`.
+//! JSON, for `compare` (its lines of text: [`PairExplanation::lines`]).
 
 use neardup::dedup::{PairExplanation, PairVerdict};
 use neardup::Verifier;
@@ -39,39 +39,6 @@ pub fn to_json(e: &PairExplanation, verifier: Option<&Verifier>) -> Value {
     })
 }
 
-/// The explanation as lines of text.
-pub fn to_text(e: &PairExplanation, verifier: Option<&Verifier>) -> Vec<String> {
-    let mut out = vec![format!(
-        "{} method (what `neardup dedup` and `neardup serve` decide): {}",
-        e.method, e.verdict
-    )];
-    if let (Some(c), Some(v)) = (e.comparison, verifier) {
-        out.push(format!(
-            "  {}-gram shingles: A {}, B {}; exact Jaccard {:.4} (threshold {}){}",
-            v.k,
-            e.shingles.0,
-            e.shingles.1,
-            c.jaccard,
-            v.threshold,
-            e.signature_similarity
-                .map(|s| format!(", estimated by the signatures {s:.4}"))
-                .unwrap_or_default()
-        ));
-        for (label, run, head) in [("A", c.run_a, c.head_a), ("B", c.run_b, c.head_b)] {
-            out.push(format!(
-                "  tokens {label} has that the other lacks: longest run {run} (at most {}), at the head {head} (at most {})",
-                v.max_foreign_run, v.max_head_run
-            ));
-        }
-    } else if let Some(s) = e.signature_similarity {
-        out.push(format!("  similarity of the signatures {s:.4}"));
-    }
-    if let Some((ab, ba)) = e.containment {
-        out.push(format!("  containment: A in B {ab:.4}, B in A {ba:.4}"));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,7 +57,7 @@ mod tests {
         assert_eq!(j["duplicate"], true);
         assert_eq!(j["shingles"]["k"], 3);
         assert!(j["reason"].is_null() && j["runs"]["max_head_run"] == 60);
-        let text = to_text(&e, v).join("\n");
+        let text = e.lines(v).join("\n");
         assert!(text.starts_with("default method"), "{text}");
         assert!(text.contains("near-duplicate") && text.contains("exact Jaccard"));
         let c = dedup.fingerprint_doc("c".into(), None, "other words entirely here now", &[]);

@@ -147,6 +147,37 @@ fn max_groups_bounds_the_site() {
 }
 
 #[test]
+fn the_group_list_is_paginated_and_searchable_as_a_whole() {
+    let dir = temp_dir("report-pages");
+    let site = report(&dir, &example_pages(), &["--page-size", "1"]);
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(index.contains("Groups 1–1 of 2, page 1 of 2"), "{index}");
+    assert!(
+        index.contains("<a href=\"list/2.html\" rel=\"next\">next</a>"),
+        "{index}"
+    );
+    assert!(index.contains("<a href=\"groups/1.html\">"));
+    assert!(
+        !index.contains("<a href=\"groups/2.html\">"),
+        "group 2 is on page 2"
+    );
+    let second = std::fs::read_to_string(site.join("list/2.html")).unwrap();
+    assert!(second.contains("Groups 2–2 of 2, page 2 of 2"), "{second}");
+    assert!(second.contains("<a href=\"../groups/2.html\">"), "{second}");
+    assert!(second.contains("<a href=\"../index.html\" rel=\"prev\">previous</a>"));
+    // The search index has every group, largest first.
+    let search = std::fs::read_to_string(site.join("search.js")).unwrap();
+    assert!(search.starts_with("neardupSearch({"), "{search}");
+    assert!(search.contains("digest-library-reopens") && search.contains("zh-kitchen-gbk"));
+    assert_self_contained(&site, &[]);
+    // Again with one page: the second goes.
+    let site = report(&dir, &example_pages(), &[]);
+    assert!(!site.join("list/2.html").exists());
+    let out = neardup(&["report", "x", "y", "-o", "z", "--page-size", "0"]);
+    assert!(!out.status.success());
+}
+
+#[test]
 fn dedup_report_html_writes_the_same_site() {
     let dir = temp_dir("report-dedup");
     let site = report(&dir, &example_pages(), &[]);

@@ -8,7 +8,7 @@ use crate::dedup::Dedup;
 use crate::fingerprinted::Fingerprinted;
 use crate::refusal::VerifyRefusal;
 use crate::run::Outcome;
-use crate::verify::{compare, containment, verify_signatures, Comparison};
+use crate::verify::{compare, containment, verify_signatures, Comparison, Verifier};
 
 /// The engine's verdict on a pair, and why.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,6 +63,42 @@ pub struct PairExplanation {
     pub signature_similarity: Option<f64>,
     /// The verdict.
     pub verdict: PairVerdict,
+}
+
+impl PairExplanation {
+    /// The explanation as lines of text: the verdict, then the numbers
+    /// and the rules it used (`verifier`: the engine's, for the limits).
+    pub fn lines(&self, verifier: Option<&Verifier>) -> Vec<String> {
+        let mut out = vec![format!(
+            "{} method (what `neardup dedup` and `neardup serve` decide): {}",
+            self.method, self.verdict
+        )];
+        if let (Some(c), Some(v)) = (self.comparison, verifier) {
+            out.push(format!(
+                "  {}-gram shingles: A {}, B {}; exact Jaccard {:.4} (threshold {}){}",
+                v.k,
+                self.shingles.0,
+                self.shingles.1,
+                c.jaccard,
+                v.threshold,
+                self.signature_similarity
+                    .map(|s| format!(", estimated by the signatures {s:.4}"))
+                    .unwrap_or_default()
+            ));
+            for (label, run, head) in [("A", c.run_a, c.head_a), ("B", c.run_b, c.head_b)] {
+                out.push(format!(
+                    "  tokens {label} has that the other lacks: longest run {run} (at most {}), at the head {head} (at most {})",
+                    v.max_foreign_run, v.max_head_run
+                ));
+            }
+        } else if let Some(s) = self.signature_similarity {
+            out.push(format!("  similarity of the signatures {s:.4}"));
+        }
+        if let Some((ab, ba)) = self.containment {
+            out.push(format!("  containment: A in B {ab:.4}, B in A {ba:.4}"));
+        }
+        out
+    }
 }
 
 impl Dedup {

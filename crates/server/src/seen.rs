@@ -59,8 +59,8 @@ pub(crate) struct Shared {
     /// Index snapshots written since open.
     pub snapshots: AtomicU64,
     pub config: Config,
-    dedup: Dedup,
-    extractor: Extractor,
+    pub dedup: Dedup,
+    pub extractor: Extractor,
     pub failed: AtomicBool,
     pub commits: AtomicU64,
     /// Documents evicted by the document or age limit.
@@ -308,7 +308,7 @@ impl ContentSeen {
         })
     }
 
-    fn shared(&self) -> &Shared {
+    pub(crate) fn shared(&self) -> &Shared {
         &self.inner.shared
     }
 

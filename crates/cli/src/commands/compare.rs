@@ -193,7 +193,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
         );
     }
     outln!(buf);
-    for line in explain::to_text(&engine, dedup.verifier()) {
+    for line in engine.lines(dedup.verifier()) {
         outln!(buf, "{line}");
     }
     outln!(buf);
@@ -304,7 +304,7 @@ fn in_corpus(args: &CompareArgs, dedup: &Dedup) -> Result<()> {
         return emit(&buf);
     }
     outln!(buf, "A: {}\nB: {}\n", docs[ia].id, docs[ib].id);
-    for line in explain::to_text(&e, dedup.verifier()) {
+    for line in e.lines(dedup.verifier()) {
         outln!(buf, "{line}");
     }
     outln!(buf, "\nin the corpus ({} documents):", docs.len());

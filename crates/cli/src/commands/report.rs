@@ -21,15 +21,12 @@ use neardup::{Dedup, Fingerprinted, Page};
 use serde::Deserialize;
 
 use crate::corpus;
-use crate::explain;
 use crate::input_args::InputArgs;
 use crate::method_args::MethodArgs;
 use crate::pipeline;
 use crate::progress::Progress;
 use crate::report::{self, Doc, Duplicate, Group, GroupRow, RefusedPair, Summary};
 
-/// Groups listed on the index page at most.
-const MAX_ROWS: usize = 5000;
 /// Refused pairs listed at most.
 const MAX_REFUSALS: usize = 1000;
 
@@ -68,6 +65,10 @@ pub struct ReportOpts {
     /// Duplicates shown on a group's page at most.
     #[arg(long, default_value_t = 50, value_name = "N")]
     pub max_duplicates: usize,
+    /// Groups per page of the group list (every group is listed, in pages;
+    /// the filter searches them all).
+    #[arg(long, default_value_t = 1000, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub page_size: u64,
 }
 
 /// A line of CLUSTERS.
@@ -264,10 +265,7 @@ impl Site<'_> {
                     match (index.get(g[k].id.as_str()), index.get(l.id.as_str())) {
                         (Some(&a), Some(&b)) => {
                             let e = self.dedup.explain_in(self.entries, self.outcome, a, b);
-                            (
-                                e.verdict.to_string(),
-                                explain::to_text(&e, self.dedup.verifier()),
-                            )
+                            (e.verdict.to_string(), e.lines(self.dedup.verifier()))
                         }
                         _ => ("not in the inputs".into(), Vec::new()),
                     };
@@ -285,7 +283,7 @@ impl Site<'_> {
                 hidden: dups.len().saturating_sub(opts.max_duplicates),
             });
         }
-        let rows = groups.iter().take(MAX_ROWS).enumerate().map(|(n, g)| {
+        let rows = groups.iter().enumerate().map(|(n, g)| {
             let k = &g[kept_of(g)];
             GroupRow {
                 id: k.id.clone(),
@@ -322,7 +320,8 @@ impl Site<'_> {
             histogram,
             notes,
             rows: rows.collect(),
-            rows_hidden: groups.len().saturating_sub(MAX_ROWS),
+            page_size: usize::try_from(opts.page_size).unwrap_or(usize::MAX),
+            paged,
             refusals: refused
                 .iter()
                 .take(MAX_REFUSALS)

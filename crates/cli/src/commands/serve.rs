@@ -56,6 +56,10 @@ pub struct ServeArgs {
     /// (default: backups off).
     #[arg(long, value_name = "DIR")]
     pub backup_dir: Option<PathBuf>,
+    /// How many of the last verdicts `GET /v1/recent` and the page at
+    /// `/ui/` show (kept in memory; 0: none).
+    #[arg(long, value_name = "N", default_value_t = neardup_server::DEFAULT_RECENT)]
+    pub recent_verdicts: usize,
     /// Largest request body in bytes (413 past it).
     #[arg(long, value_name = "N", default_value_t = neardup_server::http::DEFAULT_MAX_BODY_BYTES)]
     pub max_body_bytes: usize,
@@ -137,6 +141,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         .max_concurrency(args.max_concurrency)
         .max_connections(args.max_connections)
         .backup_dir(args.backup_dir.clone())
+        .recent_verdicts(args.recent_verdicts)
         .max_extracting_bytes(args.max_extracting_bytes)
         .header_timeout(Duration::from_millis(args.header_timeout_ms))
         .store_duplicates(!args.no_store_duplicates);
@@ -148,6 +153,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
                 "neardup serve: {} documents ({}), listening on http://{bound}",
                 stats.documents, stats.method
             );
+            let _ = writeln!(out, "neardup serve: the page is at http://{bound}/ui/");
             let _ = out.flush();
         })
         .with_context(|| format!("serving on {addr}"))?;

@@ -1,19 +1,12 @@
 //! `index.html`: the summary, the group size histogram (inline SVG), the
-//! groups largest first with a filter box, and the refused pairs.
+//! first page of the groups, largest first, with a filter box over all of
+//! them ([`super::list`]), and the refused pairs.
 
 use std::fmt::Write as _;
 
 use super::html::{escape, page, url_link};
+use super::list::{page_count, section, ListPage};
 use super::Summary;
-
-/// The filter box's script: hides rows of the group list whose text lacks
-/// what was typed. Without JavaScript the box stays hidden and the list is
-/// complete.
-const FILTER: &str = "<script>
-(function(){var f=document.getElementById('filter');var rows=document.querySelectorAll('#groups tbody tr');
-f.hidden=false;f.addEventListener('input',function(){var q=f.value.toLowerCase();
-rows.forEach(function(r){r.hidden=q!==''&&r.textContent.toLowerCase().indexOf(q)<0;});});})();
-</script>";
 
 /// The histogram of group sizes as an inline SVG bar chart (log scale of
 /// counts, one bar per size).
@@ -81,38 +74,14 @@ pub fn render(s: &Summary) -> String {
          (single documents included).</p>\n{}\n",
         histogram(&s.histogram)
     );
-    let _ = write!(
-        b,
-        "<h2>Groups, largest first</h2>\n\
-         <p><input id=\"filter\" type=\"search\" placeholder=\"filter by id or URL\" hidden></p>\n\
-         <table id=\"groups\"><thead><tr><th>#</th><th>documents</th><th>kept document</th>\
-         <th>URL</th></tr></thead>\n<tbody>\n"
-    );
-    for (i, r) in s.rows.iter().enumerate() {
-        let id = match r.page {
-            Some(n) => format!("<a href=\"groups/{n}.html\">{}</a>", escape(&r.id)),
-            None => escape(&r.id),
-        };
-        let _ = writeln!(
-            b,
-            "<tr><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{id}</td><td>{}</td></tr>",
-            i + 1,
-            r.size,
-            url_link(r.url.as_deref())
-        );
-    }
-    b.push_str("</tbody></table>\n");
-    if s.rows.is_empty() {
-        b.push_str("<p>No near-duplicates.</p>\n");
-    }
-    if s.rows_hidden > 0 {
-        let _ = writeln!(
-            b,
-            "<p class=\"note\">{} smaller groups are not listed.</p>",
-            s.rows_hidden
-        );
-    }
-    b.push_str(FILTER);
+    b.push_str("<h2>Groups, largest first</h2>\n");
+    let first = ListPage {
+        number: 1,
+        pages: page_count(s.rows.len(), s.page_size),
+        size: s.page_size,
+    };
+    let shown = &s.rows[..s.rows.len().min(s.page_size.max(1))];
+    b.push_str(&section(&first, shown, s.rows.len(), s.paged));
     b.push_str("\n<h2>Pairs refused by a corpus rule</h2>\n");
     if s.refusals.is_empty() {
         b.push_str("<p>None.</p>\n");
@@ -167,7 +136,8 @@ mod tests {
                 size: 2,
                 page: Some(1),
             }],
-            rows_hidden: 4,
+            page_size: 1000,
+            paged: 1,
             refusals: vec![RefusedPair {
                 a: ("<b>p</b>".into(), None),
                 b: ("q".into(), Some("javascript:alert(1)".into())),
@@ -195,7 +165,6 @@ mod tests {
             html.contains("<td class=\"num\">0.6100</td><td>composite</td>"),
             "{html}"
         );
-        assert!(html.contains("4 smaller groups are not listed"), "{html}");
         assert!(html.contains("<svg") && html.contains("1 groups of 2"));
     }
 }

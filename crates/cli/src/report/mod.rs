@@ -8,6 +8,7 @@ mod group;
 mod highlight;
 mod html;
 mod index;
+mod list;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -102,18 +103,23 @@ pub struct Summary {
     pub histogram: BTreeMap<u64, u64>,
     /// Notes on the run (disagreements with the clusters file, caps).
     pub notes: Vec<String>,
-    /// The groups of two or more, largest first (capped: see `rows_hidden`).
+    /// The groups of two or more, largest first: all of them, listed in
+    /// pages of `page_size`.
     pub rows: Vec<GroupRow>,
-    /// Groups not listed.
-    pub rows_hidden: usize,
+    /// Groups per list page.
+    pub page_size: usize,
+    /// Groups with a page of their own (the largest).
+    pub paged: usize,
     /// The refused pairs (capped: see `refusals_hidden`).
     pub refusals: Vec<RefusedPair>,
     /// Refused pairs not listed.
     pub refusals_hidden: usize,
 }
 
-/// Writes the site into `dir` (created if needed): `index.html` and
-/// `groups/N.html`. Returns the number of bytes written.
+/// Writes the site into `dir` (created if needed): `index.html` with the
+/// first page of the group list, `list/N.html` with the others,
+/// `search.js` for the filter, and `groups/N.html`. Returns the number of
+/// bytes written.
 pub fn write_site(dir: &Path, summary: &Summary, groups: &[Group]) -> Result<u64> {
     let pages = dir.join("groups");
     std::fs::create_dir_all(&pages)
@@ -124,7 +130,37 @@ pub fn write_site(dir: &Path, summary: &Summary, groups: &[Group]) -> Result<u64
         std::fs::write(path, body).with_context(|| format!("cannot write {}", path.display()))
     };
     remove_stale_pages(&pages, groups.len())?;
+    let size = summary.page_size.max(1);
+    let list_pages = list::page_count(summary.rows.len(), size);
+    let lists = dir.join(list::LIST_DIR);
+    if lists.is_dir() {
+        remove_stale_pages(&lists, list_pages)?;
+    }
+    if list_pages > 1 {
+        std::fs::create_dir_all(&lists)
+            .with_context(|| format!("cannot create {}", lists.display()))?;
+    }
     write(&dir.join("index.html"), index::render(summary))?;
+    for (n, rows) in summary.rows.chunks(size).enumerate().skip(1) {
+        let p = list::ListPage {
+            number: n + 1,
+            pages: list_pages,
+            size,
+        };
+        let body = format!(
+            "<p><a href=\"../index.html\">index</a></p>\n<h1>Groups, largest first: page {}</h1>\n{}",
+            n + 1,
+            list::section(&p, rows, summary.rows.len(), summary.paged)
+        );
+        write(
+            &lists.join(format!("{}.html", n + 1)),
+            html::page(&format!("neardup report: groups, page {}", n + 1), &body),
+        )?;
+    }
+    write(
+        &dir.join(list::SEARCH_FILE),
+        list::search_index(&summary.rows, summary.paged),
+    )?;
     for g in groups {
         write(
             &pages.join(format!("{}.html", g.number)),
@@ -134,8 +170,8 @@ pub fn write_site(dir: &Path, summary: &Summary, groups: &[Group]) -> Result<u64
     Ok(written)
 }
 
-/// Removes group pages `N.html` with `N > pages` left by an earlier report
-/// into the same directory (other files are left alone).
+/// Removes pages `N.html` with `N > pages` left by an earlier report into
+/// the same directory (other files are left alone).
 fn remove_stale_pages(dir: &Path, pages: usize) -> Result<()> {
     for entry in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
         let path = entry?.path();

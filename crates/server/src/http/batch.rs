@@ -58,6 +58,7 @@ async fn batch(app: App, req: Request) -> Result<Response, ApiError> {
         .map(|(n, l)| (n, json_document(l)))
         .collect();
     let seen: ContentSeen = app.seen.clone();
+    let recent = app.recent.clone();
     // The whole batch counts against the extraction budget (its documents
     // are extracted one after the other, but their texts are kept).
     let extracting = super::extraction_permit(&app, bytes.len()).await;
@@ -92,7 +93,10 @@ async fn batch(app: App, req: Request) -> Result<Response, ApiError> {
             let value = match parse_error {
                 Some(e) => error_line(n, None, e),
                 None => match verdicts.next() {
-                    Some(Ok(v)) => verdict_json(&v),
+                    Some(Ok(v)) => {
+                        recent.push(&v, crate::seen::now_ms());
+                        verdict_json(&v)
+                    }
                     Some(Err(e)) => error_line(n, id.as_deref(), ApiError::from(e)),
                     None => error_line(n, id.as_deref(), Error::from(ErrorKind::Failed).into()),
                 },

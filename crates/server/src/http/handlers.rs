@@ -65,6 +65,7 @@ async fn judge(app: App, req: Request, insert: bool) -> Result<Response, ApiErro
         }
     })
     .await?;
+    app.recent.push(&v, crate::seen::now_ms());
     Ok(json_response(StatusCode::OK, &verdict_json(&v)))
 }
 
@@ -289,6 +290,9 @@ mod tests {
             "/v1/batch",
             "/v1/documents/{id}",
             "/v1/stats",
+            "/v1/explain",
+            "/v1/recent",
+            "/ui/",
             "/healthz",
             "/metrics",
         ] {

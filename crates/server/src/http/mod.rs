@@ -4,14 +4,20 @@
 //!
 //! Routes: `POST /v1/documents` (check and insert), `POST /v1/check`,
 //! `POST /v1/batch` (NDJSON, one verdict per line),
-//! `GET`/`DELETE /v1/documents/{id}`, `GET /v1/stats`, `GET /healthz`,
-//! `GET /metrics`, `GET /openapi.json`. See `openapi.json` in this crate.
+//! `POST /v1/explain` (the check, explained against the original),
+//! `GET /v1/recent` (the last verdicts), `GET`/`DELETE /v1/documents/{id}`,
+//! `GET /v1/stats`, `GET /healthz`, `GET /metrics`, `GET /openapi.json`,
+//! and the page `GET /ui/` with `POST /ui/login` and `POST /ui/logout`
+//! (see `http/ui.rs` for its authentication). See `openapi.json` in this
+//! crate.
 
 mod batch;
 mod connections;
 mod handlers;
+mod inspect;
 mod metrics;
 mod request;
+mod ui;
 
 use std::future::Future;
 use std::io;
@@ -27,6 +33,7 @@ use axum::routing::{get, post};
 use axum::Router;
 use tokio::sync::Semaphore;
 
+use crate::recent::{Recent, DEFAULT_RECENT};
 use crate::seen::ContentSeen;
 use metrics::Metrics;
 use request::ApiError;
@@ -42,6 +49,7 @@ struct HttpConfig {
     header_timeout: Duration,
     backup_dir: Option<std::path::PathBuf>,
     max_extracting_bytes: usize,
+    recent: usize,
 }
 
 /// State shared by the handlers.
@@ -54,6 +62,8 @@ pub(crate) struct App {
     /// Bytes of documents being extracted at once, in KiB.
     extracting: Arc<Semaphore>,
     store_duplicates: bool,
+    /// The last verdicts, for `GET /v1/recent`.
+    recent: Arc<Recent>,
 }
 
 /// The HTTP service; configure it, then [`Server::run`] or [`Server::spawn`].
@@ -78,6 +88,7 @@ pub struct Server {
 /// The default body limit: 10 MB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 10_000_000;
 pub use batch::MAX_BATCH_DOCUMENTS;
+pub use inspect::MAX_EXPLAIN_CHARS;
 /// The default limit of document bytes being extracted at once: 64 MiB
 /// (extraction takes at most 8 times a page plus 15 MB).
 pub const DEFAULT_MAX_EXTRACTING_BYTES: usize = 64 << 20;
@@ -102,6 +113,7 @@ impl Server {
                 header_timeout: DEFAULT_HEADER_TIMEOUT,
                 backup_dir: None,
                 max_extracting_bytes: DEFAULT_MAX_EXTRACTING_BYTES,
+                recent: DEFAULT_RECENT,
             },
             store_duplicates: true,
         }
@@ -162,6 +174,13 @@ impl Server {
         self
     }
 
+    /// How many of the last verdicts `GET /v1/recent` (and the `/ui/`
+    /// page) shows (default [`DEFAULT_RECENT`]; 0 keeps none).
+    pub fn recent_verdicts(&mut self, n: usize) -> &mut Server {
+        self.config.recent = n;
+        self
+    }
+
     /// Reported in `/v1/stats`: whether duplicates are stored (the store's
     /// [`Config::store_duplicates`](crate::Config::store_duplicates)).
     pub fn store_duplicates(&mut self, yes: bool) -> &mut Server {
@@ -181,12 +200,15 @@ impl Server {
                 .max_extracting_bytes
                 .max(self.config.max_body_bytes)))),
             store_duplicates: self.store_duplicates,
+            recent: Arc::new(Recent::new(self.config.recent)),
         };
         Router::new()
             .route("/v1/documents", post(handlers::post_document))
             .route("/v1/check", post(handlers::post_check))
             .route("/v1/batch", post(batch::post_batch))
             .route("/v1/backup", post(handlers::post_backup))
+            .route("/v1/explain", post(inspect::post_explain))
+            .route("/v1/recent", get(inspect::get_recent))
             .route(
                 "/v1/documents/{*id}",
                 get(handlers::get_document).delete(handlers::delete_document),
@@ -195,6 +217,10 @@ impl Server {
             .route("/healthz", get(handlers::healthz))
             .route("/metrics", get(handlers::metrics))
             .route("/openapi.json", get(handlers::openapi))
+            .route("/ui", get(ui::redirect))
+            .route("/ui/", get(ui::page))
+            .route("/ui/login", post(ui::login))
+            .route("/ui/logout", post(ui::logout))
             .fallback(handlers::fallback)
             .method_not_allowed_fallback(handlers::method_not_allowed)
             .layer(middleware::from_fn_with_state(app.clone(), guard))
@@ -342,6 +368,11 @@ fn route_of(path: &str) -> &'static str {
         "/v1/batch" => "/v1/batch",
         "/v1/backup" => "/v1/backup",
         "/v1/stats" => "/v1/stats",
+        "/v1/explain" => "/v1/explain",
+        "/v1/recent" => "/v1/recent",
+        "/ui" | "/ui/" => "/ui/",
+        "/ui/login" => "/ui/login",
+        "/ui/logout" => "/ui/logout",
         "/healthz" => "/healthz",
         "/metrics" => "/metrics",
         "/openapi.json" => "/openapi.json",
@@ -422,7 +453,7 @@ async fn guarded(app: &App, req: Request, next: Next) -> Response {
     let path = req.uri().path();
     if path == "/v1" || path.starts_with("/v1/") {
         if let Some(token) = &app.config.token {
-            if !authorized(token, &req) {
+            if !authorized(token, &req) && !ui::ui_call_authorized(token, req.headers()) {
                 let mut r = ApiError::new(
                     StatusCode::UNAUTHORIZED,
                     "unauthorized",
