@@ -17,9 +17,11 @@
 //! them and the caller filters.
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::io::{self, Read, Write};
 
 use crate::error::{Error, Result};
+use crate::table::MixHasher;
 
 /// Keys `fresh` holds at least before it is merged.
 pub const FRESH_MIN: usize = 8192;
@@ -64,7 +66,9 @@ impl Run {
     /// A small run of sorted pairs, with a directory of about one prefix
     /// per four pairs.
     fn small(pairs: Vec<(u32, u32)>) -> Run {
-        let bits = (usize::BITS - pairs.len().leading_zeros()).saturating_sub(2).min(16);
+        let bits = (usize::BITS - pairs.len().leading_zeros())
+            .saturating_sub(2)
+            .min(16);
         let mut dir = vec![0u32; (1 << bits) + 1];
         for &(k, _) in &pairs {
             dir[prefix(k, bits) + 1] += 1;
@@ -169,6 +173,40 @@ impl Run {
     }
 }
 
+/// The insertion level: entries in insertion order, chained by key.
+#[derive(Debug, Clone, Default)]
+struct Fresh {
+    /// Key → its last entry.
+    heads: HashMap<u32, u32, BuildHasherDefault<MixHasher>>,
+    /// `(key, id)`, in insertion order.
+    entries: Vec<(u32, u32)>,
+    /// The entry before, of the same key (`u32::MAX`: none).
+    prev: Vec<u32>,
+}
+
+impl Fresh {
+    fn insert(&mut self, key: u32, id: u32) {
+        let i = self.entries.len() as u32;
+        let before = self.heads.insert(key, i).unwrap_or(u32::MAX);
+        self.entries.push((key, id));
+        self.prev.push(before);
+    }
+
+    fn get(&self, key: u32, out: &mut Vec<u32>) {
+        let mut i = self.heads.get(&key).copied().unwrap_or(u32::MAX);
+        while let Some(&(_, id)) = self.entries.get(i as usize) {
+            out.push(id);
+            i = self.prev[i as usize];
+        }
+    }
+
+    fn into_sorted(self) -> Vec<(u32, u32)> {
+        let mut v = self.entries;
+        v.sort_unstable();
+        v
+    }
+}
+
 /// A multimap from `u32` keys to `u32` ids in about six bytes an entry.
 ///
 /// ```
@@ -187,8 +225,7 @@ impl Run {
 pub struct CompactPostings {
     main: Run,
     mid: Run,
-    fresh: HashMap<u32, Vec<u32>>,
-    fresh_len: usize,
+    fresh: Fresh,
 }
 
 impl CompactPostings {
@@ -199,7 +236,7 @@ impl CompactPostings {
 
     /// Entries stored (ids dropped at merges no longer count).
     pub fn len(&self) -> usize {
-        self.main.len() + self.mid.len() + self.fresh_len
+        self.main.len() + self.mid.len() + self.fresh.entries.len()
     }
 
     /// Whether nothing is stored.
@@ -210,9 +247,8 @@ impl CompactPostings {
     /// Adds `id` under `key`; `alive` says which ids to keep when levels
     /// are merged.
     pub fn insert(&mut self, key: u32, id: u32, alive: impl Fn(u32) -> bool) {
-        self.fresh.entry(key).or_default().push(id);
-        self.fresh_len += 1;
-        if self.fresh.len() >= FRESH_MIN.max(self.mid.len() / 16) {
+        self.fresh.insert(key, id);
+        if self.fresh.heads.len() >= FRESH_MIN.max(self.mid.len() / 16) {
             self.merge_fresh(&alive);
             if self.mid.len() >= LARGE_RUN.max(self.main.len() / 8) {
                 self.main = Run::merge(&self.main, &self.mid, &alive);
@@ -222,16 +258,9 @@ impl CompactPostings {
     }
 
     fn merge_fresh(&mut self, alive: &impl Fn(u32) -> bool) {
-        let mut fresh: Vec<(u32, u32)> = self
-            .fresh
-            .drain()
-            .flat_map(|(k, ids)| ids.into_iter().map(move |id| (k, id)))
-            .collect();
-        fresh.sort_unstable();
+        let fresh = std::mem::take(&mut self.fresh).into_sorted();
         let len = fresh.len();
         self.mid = Run::merge(&self.mid, &Run::from_sorted(fresh.into_iter(), len), alive);
-        self.fresh = HashMap::new();
-        self.fresh_len = 0;
     }
 
     /// Merges every level into one run, without the ids `alive` refuses.
@@ -243,12 +272,7 @@ impl CompactPostings {
 
     /// Every entry, sorted by key then id.
     pub fn iter(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        let mut fresh: Vec<(u32, u32)> = self
-            .fresh
-            .iter()
-            .flat_map(|(&k, ids)| ids.iter().map(move |&id| (k, id)))
-            .collect();
-        fresh.sort_unstable();
+        let fresh = self.fresh.clone().into_sorted();
         sorted_union(
             self.main.iter(),
             sorted_union(self.mid.iter(), fresh.into_iter()),
@@ -259,17 +283,16 @@ impl CompactPostings {
     pub fn get(&self, key: u32, out: &mut Vec<u32>) {
         self.main.get(key, out);
         self.mid.get(key, out);
-        if let Some(ids) = self.fresh.get(&key) {
-            out.extend_from_slice(ids);
-        }
+        self.fresh.get(key, out);
     }
 
     /// Approximate heap bytes.
     pub fn memory_bytes(&self) -> usize {
         self.main.memory_bytes()
             + self.mid.memory_bytes()
-            + self.fresh.capacity() * 40
-            + self.fresh_len * 4
+            + self.fresh.heads.capacity() * 9
+            + self.fresh.entries.capacity() * 8
+            + self.fresh.prev.capacity() * 4
     }
 
     /// Writes every entry: the `u64` count, then each level as a `u64`
@@ -278,13 +301,7 @@ impl CompactPostings {
     /// # Errors
     /// What `w` returns.
     pub fn write_to(&self, w: &mut impl Write) -> io::Result<()> {
-        let mut fresh: Vec<(u32, u32)> = self
-            .fresh
-            .iter()
-            .flat_map(|(&k, ids)| ids.iter().map(move |&id| (k, id)))
-            .collect();
-        fresh.sort_unstable();
-        let fresh = Run::small(fresh);
+        let fresh = Run::small(self.fresh.clone().into_sorted());
         w.write_all(&(self.len() as u64).to_le_bytes())?;
         let mut buf = Vec::with_capacity(1 << 16);
         for run in [&self.main, &self.mid, &fresh] {
@@ -347,8 +364,7 @@ impl CompactPostings {
             ..CompactPostings::default()
         };
         for (k, id) in fresh_entries {
-            p.fresh.entry(k).or_default().push(id);
-            p.fresh_len += 1;
+            p.fresh.insert(k, id);
         }
         Ok(p)
     }
