@@ -59,6 +59,7 @@ pub use answers::{DocumentInfo, Stats, Verdict};
 pub use config::Config;
 pub use error::{Error, ErrorKind};
 pub use explain::{Explained, Original, PASSAGE_K};
+pub use postings::{DiskPostings, POSTINGS_DIR};
 pub use recent::{Recent, RecentVerdict, DEFAULT_RECENT};
 pub use recover::{Recovery, SNAPSHOT_FILE};
 pub use seen::{ContentSeen, Prepared, MAX_ID_BYTES};

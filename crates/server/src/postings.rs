@@ -216,7 +216,7 @@ fn tier(count: u64, flush_at: usize) -> u32 {
 
 /// Sampled postings in segment files (see the module documentation).
 #[derive(Debug)]
-pub(crate) struct DiskPostings {
+pub struct DiskPostings {
     dir: PathBuf,
     /// [`FLUSH_AT`], smaller in tests.
     flush_at: usize,
@@ -230,6 +230,9 @@ pub(crate) struct DiskPostings {
 impl DiskPostings {
     /// Postings in `dir` (created when missing); empty until a snapshot
     /// is read into them.
+    ///
+    /// # Errors
+    /// The directory cannot be created.
     pub fn open(dir: &Path) -> std::io::Result<DiskPostings> {
         std::fs::create_dir_all(dir)?;
         Ok(DiskPostings {

@@ -4,7 +4,7 @@
 //! keys, one byte per document) is saved as a snapshot file next to the
 //! store ([`SNAPSHOT_FILE`]; format in `neardup::dedup`'s `snapshot`
 //! module: magic, version, engine identity, checksum) at every clean close
-//! and after every quarter of growth. The snapshot records the store
+//! and after every eighth of growth (`writer::snapshot_every`). The snapshot records the store
 //! [`Position`] it covers. At open the snapshot is loaded, then brought up
 //! to date from the store, which is the truth: documents removed since
 //! (the `removed` table) are forgotten, documents stored since (sequence

@@ -4,6 +4,7 @@
 //! neardup-load text  [--requests N] [--clients C] [--size BYTES] [--dup-share F] [--report-every N] [--offset I]
 //! neardup-load warc  --warc PAGES.warc.gz [--clients C] [--repeat R]
 //! neardup-load crawl --warc PAGES.warc.gz --labels LABELS.jsonl [--clients C]
+//! neardup-load index --documents N --dir DIR [--dup-share F] [--report-every N]
 //! common: [--addr 127.0.0.1:PORT] [--data-dir DIR] [--max-seconds S] [--token T]
 //! ```
 //!
@@ -22,6 +23,7 @@ use neardup_server::http::{Running, Server};
 use neardup_server::{Config, ContentSeen};
 use serde_json::{json, Value};
 
+mod index;
 mod runner;
 
 use runner::{run_jobs, run_made, summary, Job, Maker};
@@ -122,6 +124,12 @@ fn main() {
 
 fn real_main() -> Res<()> {
     let o = Opts::parse()?;
+    if o.mode == "index" {
+        // The in-RAM index alone: no server, no store.
+        let n = o.num("documents", 1_000_000.0)? as usize;
+        let every = (o.num("report-every", n as f64)? as usize).max(1);
+        return index::run(n, o.num("dup-share", 0.3)?, &o.path("dir")?, every);
+    }
     let clients = o.num("clients", 16.0)? as usize;
     let max_seconds = o.num("max-seconds", 600.0)?;
     let deadline = Instant::now() + Duration::from_secs_f64(max_seconds);
