@@ -227,6 +227,33 @@ fn sigterm_stops_cleanly_and_keeps_the_data() {
     };
     assert!(status.success(), "{status:?}");
     drop(server);
+    // The stop wrote an index snapshot; a damaged one is reported (the
+    // service would rebuild the index), not an error.
+    let d = dir.to_str().unwrap();
+    let verify = || {
+        let out = common::neardup(&["store", "verify", "--data-dir", d, "--json"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let v = verify();
+    assert!(v["snapshot"]["bytes"].as_u64().unwrap() > 0, "{v}");
+    let snap = dir.join(neardup_server::SNAPSHOT_FILE);
+    let mut bytes = std::fs::read(&snap).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 1;
+    std::fs::write(&snap, &bytes).unwrap();
+    let v = verify();
+    assert!(
+        v["snapshot"]["refused"]
+            .as_str()
+            .unwrap()
+            .contains("damaged"),
+        "{v}"
+    );
     // The store was released and holds the document.
     let server = Serve::start(&dir);
     let mut c = Client::new(server.addr);
@@ -262,6 +289,8 @@ fn store_commands_check_a_stopped_store() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["documents"], 5);
     assert!(v["method"].as_str().unwrap().starts_with("minhash"), "{v}");
+    // Killed: no index snapshot (the index is rebuilt at start).
+    assert!(v["snapshot"].is_null(), "{v}");
     let out = common::neardup(&["store", "stats", "--data-dir", d]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("5 documents"));
     let out = common::neardup(&["store", "compact", "--data-dir", d]);

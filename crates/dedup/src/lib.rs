@@ -84,7 +84,7 @@ pub use postings_store::{MemoryPostings, PostingsStore};
 pub use refusal::VerifyRefusal;
 pub use rules::{PairRule, Refusal, RuleContext};
 pub use run::Outcome;
-pub use snapshot::{SnapshotRefusal, SNAPSHOT_VERSION};
+pub use snapshot::{check_snapshot, SnapshotRefusal, SNAPSHOT_VERSION};
 pub use templates::{SiteTemplates, TemplateStats};
 pub use verify::{
     compare as compare_shingles, verify_signatures, Comparison, ShingleSeq, Verifier,

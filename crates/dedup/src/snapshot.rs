@@ -190,6 +190,51 @@ impl OnlineCore {
     }
 }
 
+/// Checks a snapshot's framing and checksum without an engine (for
+/// offline tools); its length in bytes.
+///
+/// # Errors
+/// A damaged snapshot, or one of another format version.
+pub fn check_snapshot(r: &mut impl Read) -> Result<u64, SnapshotRefusal> {
+    let damaged = |m: &str| SnapshotRefusal::Damaged(Error::snapshot(m));
+    let mut hash = Xxh3::new();
+    let mut tail: Vec<u8> = Vec::with_capacity(16);
+    let mut buf = vec![0u8; 1 << 20];
+    let mut head = Vec::with_capacity(12);
+    let mut total = 0u64;
+    loop {
+        let n = match r.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => return Err(damaged("unreadable")),
+        };
+        total += n as u64;
+        if head.len() < 12 {
+            let take = (12 - head.len()).min(n);
+            head.extend_from_slice(&buf[..take]);
+        }
+        // Hash everything but the last 16 bytes seen so far.
+        tail.extend_from_slice(&buf[..n]);
+        if tail.len() > 16 {
+            let cut = tail.len() - 16;
+            hash.update(&tail[..cut]);
+            tail.drain(..cut);
+        }
+    }
+    if head.len() < 12 || &head[..8] != MAGIC || tail.len() < 16 {
+        return Err(damaged("no snapshot magic (truncated?)"));
+    }
+    let version = u32::from_le_bytes([head[8], head[9], head[10], head[11]]);
+    if version != SNAPSHOT_VERSION {
+        return Err(SnapshotRefusal::Stale(format!("format version {version}")));
+    }
+    if tail[..8] != hash.digest().to_le_bytes() || &tail[8..] != END {
+        return Err(damaged("checksum mismatch"));
+    }
+    Ok(total)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,6 +292,15 @@ mod tests {
             assert!(engine().restore(&bad).is_err(), "flip at {at}");
         }
         assert!(engine().restore(&bytes[..bytes.len() - 1]).is_err());
+        assert_eq!(
+            check_snapshot(&mut bytes.as_slice()).unwrap(),
+            bytes.len() as u64
+        );
+        for at in [0, 30, bytes.len() / 2, bytes.len() - 9] {
+            let mut bad = bytes.clone();
+            bad[at] ^= 0x40;
+            assert!(check_snapshot(&mut bad.as_slice()).is_err(), "flip at {at}");
+        }
         // Another engine's snapshot is stale, not damaged.
         let mut other = OnlineCore::new(default_method(), Some(v), None).unwrap();
         assert!(matches!(

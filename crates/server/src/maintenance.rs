@@ -28,6 +28,28 @@ pub struct StoreReport {
     pub text_bytes: u64,
     /// The file's size in bytes.
     pub file_bytes: u64,
+    /// The index snapshot: its size, or why it would not be used (`None`:
+    /// there is none). A snapshot is a cache: without a usable one the
+    /// service rebuilds the index from the store.
+    pub snapshot: Option<Result<u64, String>>,
+    /// Postings segment files (the composite check's), whole.
+    pub postings_segments: usize,
+    /// Damaged postings segment files (a snapshot naming one is refused).
+    pub postings_damaged: Vec<String>,
+    /// Bytes of postings segment files.
+    pub postings_bytes: u64,
+}
+
+/// The index snapshot and the postings segments of `dir`, checked whole.
+fn side_files(dir: &Path, report: &mut StoreReport) {
+    let path = dir.join(crate::recover::SNAPSHOT_FILE);
+    report.snapshot = std::fs::File::open(&path).ok().map(|f| {
+        neardup::dedup::check_snapshot(&mut std::io::BufReader::new(f)).map_err(|e| e.to_string())
+    });
+    let (sound, damaged, bytes) = crate::postings::verify_dir(&dir.join(crate::POSTINGS_DIR));
+    report.postings_segments = sound;
+    report.postings_damaged = damaged;
+    report.postings_bytes = bytes;
 }
 
 /// What a store holds, from its metadata alone (fast at any size):
@@ -43,6 +65,10 @@ pub fn stats(dir: &Path) -> Result<StoreReport, Error> {
         empty: 0,
         text_bytes: 0,
         file_bytes: std::fs::metadata(store.path()).map_or(0, |m| m.len()),
+        snapshot: None,
+        postings_segments: 0,
+        postings_damaged: Vec::new(),
+        postings_bytes: 0,
     })
 }
 
@@ -60,7 +86,12 @@ pub fn verify(dir: &Path) -> Result<StoreReport, Error> {
         empty: 0,
         text_bytes: 0,
         file_bytes: std::fs::metadata(store.path()).map_or(0, |m| m.len()),
+        snapshot: None,
+        postings_segments: 0,
+        postings_damaged: Vec::new(),
+        postings_bytes: 0,
     };
+    side_files(dir, &mut report);
     store.load_from(0, |id, r: Record| {
         report.documents += 1;
         match &r.signature {

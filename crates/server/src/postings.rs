@@ -162,6 +162,44 @@ impl Segment {
     }
 }
 
+/// Checks every segment file in `dir` whole (framing, index and postings
+/// checksums): the number sound, the names of the damaged ones, and the
+/// bytes of all.
+pub(crate) fn verify_dir(dir: &Path) -> (usize, Vec<String>, u64) {
+    let (mut sound, mut damaged, mut bytes) = (0, Vec::new(), 0);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return (0, damaged, 0);
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".post") {
+            continue;
+        }
+        bytes += e.metadata().map_or(0, |m| m.len());
+        let whole = Segment::open(dir, &name).and_then(|s| {
+            let mut hash = Xxh3::new();
+            for entry in s.entries() {
+                let (h, d) = entry?;
+                hash.update(&h.to_le_bytes());
+                hash.update(&d.to_le_bytes());
+            }
+            let mut sum = [0u8; 8];
+            let at = HEADER + s.count * 8 + s.firsts.len() as u64 * 4;
+            s.file.read_exact_at(&mut sum, at).map_err(err)?;
+            if sum == hash.digest().to_le_bytes() {
+                Ok(())
+            } else {
+                Err(err("postings checksum mismatch"))
+            }
+        });
+        match whole {
+            Ok(()) => sound += 1,
+            Err(_) => damaged.push(name),
+        }
+    }
+    (sound, damaged, bytes)
+}
+
 /// Writes sorted postings as segment `name` in `dir` (synced before it
 /// is renamed into place).
 fn write_segment(
@@ -480,6 +518,8 @@ mod tests {
         back.read_from(&mut snap.as_slice()).unwrap();
         assert!(!dir.join("0000000999.post").exists());
         same(&back);
+        let (sound, damaged, _) = verify_dir(&dir);
+        assert_eq!((sound, damaged.len()), (back.segments.len(), 0));
         // A damaged segment is refused when a snapshot names it.
         let seg = dir.join(&back.segments[0].name);
         let mut bytes = std::fs::read(&seg).unwrap();

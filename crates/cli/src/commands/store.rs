@@ -40,6 +40,14 @@ fn report_json(r: &StoreReport) -> serde_json::Value {
         "format": r.format, "method": r.method, "documents": r.documents,
         "duplicates": r.duplicates, "empty": r.empty,
         "text_bytes": r.text_bytes, "file_bytes": r.file_bytes,
+        "snapshot": match &r.snapshot {
+            None => json!(null),
+            Some(Ok(bytes)) => json!({"bytes": bytes}),
+            Some(Err(why)) => json!({"refused": why}),
+        },
+        "postings_segments": r.postings_segments,
+        "postings_damaged": r.postings_damaged,
+        "postings_bytes": r.postings_bytes,
     })
 }
 
@@ -76,6 +84,23 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     r.empty,
                     r.text_bytes,
                     r.file_bytes
+                );
+                match &r.snapshot {
+                    None => println!("index snapshot: none (the index is rebuilt at start)"),
+                    Some(Ok(b)) => println!("index snapshot: ok, {b} bytes"),
+                    Some(Err(why)) => {
+                        println!("index snapshot: {why} (the index is rebuilt at start)")
+                    }
+                }
+                println!(
+                    "postings: {} segments, {} bytes{}",
+                    r.postings_segments,
+                    r.postings_bytes,
+                    if r.postings_damaged.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", damaged: {}", r.postings_damaged.join(", "))
+                    }
                 );
             }
         }
