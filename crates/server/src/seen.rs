@@ -489,6 +489,42 @@ mod tests {
     use neardup_testkit::TempDir;
 
     #[test]
+    fn a_damaged_record_fails_its_candidates_not_the_service() {
+        use neardup::io::Content;
+        let dir = TempDir::new("seen-damaged-record");
+        let config = Config::new();
+        let doc = |id: &str, t: &str| RawDocument {
+            id: id.into(),
+            url: None,
+            content: Content::Text(t.into()),
+        };
+        let a: String = (0..200).map(|i| format!("w{} ", i * 7 % 101)).collect();
+        let seen = ContentSeen::open(&dir, &config).unwrap();
+        seen.insert(doc("a", &a)).unwrap();
+        drop(seen);
+        // The record of "a" is damaged on disk; the snapshot still names it.
+        let store = Store::open(&dir, &method_description(&config), "").unwrap();
+        store
+            .write(|t| {
+                t.docs
+                    .insert("a", b"\x01garbage".as_slice())
+                    .map_err(Error::store)?;
+                Ok(())
+            })
+            .unwrap();
+        drop(store);
+        let seen = ContentSeen::open(&dir, &config).unwrap();
+        assert!(seen.recovery().from_snapshot);
+        let e = seen.insert(doc("b", &format!("{a} tail"))).unwrap_err();
+        assert!(e.to_string().contains("record"), "{e}");
+        // Other documents go on being judged and stored.
+        assert!(seen.is_healthy());
+        let other: String = (0..200).map(|i| format!("z{} ", i * 3 % 97)).collect();
+        assert!(!seen.insert(doc("c", &other)).unwrap().is_duplicate());
+        assert_eq!(seen.stats().documents, 2);
+    }
+
+    #[test]
     fn a_store_made_by_neardup_0_1_opens_and_is_upgraded() {
         let dir = TempDir::new("seen-legacy");
         let config = Config::new();

@@ -178,16 +178,14 @@ fn apply(shared: &Shared, t: &mut Tables<'_>, op: Op) -> Result<Answer, Error> {
         }
         Op::Insert(p, tx) => {
             let mut state = shared.write_state();
-            let (judgement, replacing, mut verdict) = {
+            // Judging only reads: a record that cannot be read (damaged)
+            // fails this document, not the batch nor the service.
+            let judged = (|| {
                 let docs = shared.docs(&t.docs, &t.order);
-                let replacing = match shared.existing(&state, &docs, &p) {
-                    Ok(Existing::Stored(v)) => return Ok(Answer::Insert(tx, Ok(v))),
-                    Ok(Existing::Replace(d)) => Some(d),
-                    Ok(Existing::New) => None,
-                    Err(e) if matches!(e.kind(), ErrorKind::Conflict(_)) => {
-                        return Ok(Answer::Insert(tx, Err(e)))
-                    }
-                    Err(e) => return Err(e),
+                let replacing = match shared.existing(&state, &docs, &p)? {
+                    Existing::Stored(v) => return Ok(Err(v)),
+                    Existing::Replace(d) => Some(d),
+                    Existing::New => None,
                 };
                 let judgement = state.judge(
                     &docs,
@@ -196,7 +194,12 @@ fn apply(shared: &Shared, t: &mut Tables<'_>, op: Op) -> Result<Answer, Error> {
                     replacing,
                 )?;
                 let verdict = shared.verdict(&docs, &p, judgement)?;
-                (judgement, replacing, verdict)
+                Ok(Ok((judgement, replacing, verdict)))
+            })();
+            let (judgement, replacing, mut verdict) = match judged {
+                Ok(Ok(j)) => j,
+                Ok(Err(stored)) => return Ok(Answer::Insert(tx, Ok(stored))),
+                Err(e) => return Ok(Answer::Insert(tx, Err(e))),
             };
             if let Some(d) = replacing {
                 // The new version replaces the stored one: the old is no
