@@ -18,8 +18,6 @@
 //! [`crate::CompositeCheck`]): a refused original leaves the next most
 //! similar one to try. Duplicates are never targets, so nothing chains.
 
-use std::io::{self, Read, Write};
-
 use neardup_index::CompactPostings;
 use neardup_sketch::{Method, Signature};
 
@@ -44,17 +42,17 @@ pub struct Judgement {
 /// in memory.
 #[derive(Debug)]
 pub struct OnlineCore {
-    method: Method,
-    verifier: Option<Verifier>,
-    candidates: OnlineIndex,
+    pub(crate) method: Method,
+    pub(crate) verifier: Option<Verifier>,
+    pub(crate) candidates: OnlineIndex,
     /// The low 32 bits of every stored signature key, to the documents.
-    exact: CompactPostings,
+    pub(crate) exact: CompactPostings,
     /// The originals' sampled shingles, for the composite page check.
-    postings: Option<SampledPostings>,
-    kinds: Vec<Kind>,
-    originals: usize,
-    duplicates: usize,
-    empty: usize,
+    pub(crate) postings: Option<SampledPostings>,
+    pub(crate) kinds: Vec<Kind>,
+    pub(crate) originals: usize,
+    pub(crate) duplicates: usize,
+    pub(crate) empty: usize,
 }
 
 impl OnlineCore {
@@ -380,7 +378,7 @@ impl OnlineCore {
         true
     }
 
-    fn count(&mut self, kind: Kind, by: isize) {
+    pub(crate) fn count(&mut self, kind: Kind, by: isize) {
         let n = match kind {
             Kind::Original => &mut self.originals,
             Kind::Duplicate => &mut self.duplicates,
@@ -399,57 +397,5 @@ impl OnlineCore {
                 .as_ref()
                 .map_or(0, SampledPostings::memory_bytes)
             + self.kinds.capacity()
-    }
-
-    /// Writes the in-RAM parts for a snapshot; `Ok(false)` (nothing
-    /// written) for methods whose index is not saved.
-    pub(crate) fn write_parts(&self, w: &mut impl Write) -> io::Result<bool> {
-        if !self.candidates.write_to(w)? {
-            return Ok(false);
-        }
-        w.write_all(&(self.kinds.len() as u64).to_le_bytes())?;
-        for chunk in self.kinds.chunks(1 << 16) {
-            let bytes: Vec<u8> = chunk.iter().map(|&k| k as u8).collect();
-            w.write_all(&bytes)?;
-        }
-        self.exact.write_to(w)?;
-        if let Some(p) = &self.postings {
-            p.store().write_to(w)?;
-        }
-        Ok(true)
-    }
-
-    /// Reads what [`OnlineCore::write_parts`] wrote into an empty engine
-    /// made with the same settings.
-    pub(crate) fn read_parts(&mut self, r: &mut impl Read) -> Result<(), Error> {
-        let truncated = |_| Error::snapshot("truncated");
-        self.candidates.read_from(r)?;
-        let mut n = [0u8; 8];
-        r.read_exact(&mut n).map_err(truncated)?;
-        let n = usize::try_from(u64::from_le_bytes(n)).map_err(|_| Error::snapshot("too long"))?;
-        if n >= u32::MAX as usize {
-            return Err(Error::snapshot("too many documents"));
-        }
-        let mut kinds = Vec::with_capacity(n.min(1 << 28));
-        let mut buf = vec![0u8; 1 << 16];
-        let mut left = n;
-        while left > 0 {
-            let take = left.min(buf.len());
-            r.read_exact(&mut buf[..take]).map_err(truncated)?;
-            for &b in &buf[..take] {
-                kinds.push(Kind::from_byte(b).ok_or_else(|| Error::snapshot("unknown kind"))?);
-            }
-            left -= take;
-        }
-        self.exact = CompactPostings::read_from(r)?;
-        if let Some(p) = &mut self.postings {
-            p.store_mut().read_from(r)?;
-        }
-        (self.originals, self.duplicates, self.empty) = (0, 0, 0);
-        for &k in &kinds {
-            self.count(k, 1);
-        }
-        self.kinds = kinds;
-        Ok(())
     }
 }

@@ -22,8 +22,11 @@ use std::io::{self, Read, Write};
 
 use xxhash_rust::xxh3::Xxh3;
 
+use neardup_index::CompactPostings;
+
 use crate::error::Error;
 use crate::online_core::OnlineCore;
+use crate::online_docs::Kind;
 
 /// The snapshot format this build writes and reads.
 pub const SNAPSHOT_VERSION: u32 = 1;
@@ -187,6 +190,60 @@ impl OnlineCore {
     /// As there.
     pub fn restore(&mut self, bytes: &[u8]) -> Result<Vec<u8>, SnapshotRefusal> {
         self.restore_from(&mut &bytes[..])
+    }
+}
+
+impl OnlineCore {
+    /// Writes the in-RAM parts for a snapshot; `Ok(false)` (nothing
+    /// written) for methods whose index is not saved.
+    pub(crate) fn write_parts(&self, w: &mut impl Write) -> io::Result<bool> {
+        if !self.candidates.write_to(w)? {
+            return Ok(false);
+        }
+        w.write_all(&(self.kinds.len() as u64).to_le_bytes())?;
+        for chunk in self.kinds.chunks(1 << 16) {
+            let bytes: Vec<u8> = chunk.iter().map(|&k| k as u8).collect();
+            w.write_all(&bytes)?;
+        }
+        self.exact.write_to(w)?;
+        if let Some(p) = &self.postings {
+            p.store().write_to(w)?;
+        }
+        Ok(true)
+    }
+
+    /// Reads what [`OnlineCore::write_parts`] wrote into an empty engine
+    /// made with the same settings.
+    pub(crate) fn read_parts(&mut self, r: &mut impl Read) -> Result<(), Error> {
+        let truncated = |_| Error::snapshot("truncated");
+        self.candidates.read_from(r)?;
+        let mut n = [0u8; 8];
+        r.read_exact(&mut n).map_err(truncated)?;
+        let n = usize::try_from(u64::from_le_bytes(n)).map_err(|_| Error::snapshot("too long"))?;
+        if n >= u32::MAX as usize {
+            return Err(Error::snapshot("too many documents"));
+        }
+        let mut kinds = Vec::with_capacity(n.min(1 << 28));
+        let mut buf = vec![0u8; 1 << 16];
+        let mut left = n;
+        while left > 0 {
+            let take = left.min(buf.len());
+            r.read_exact(&mut buf[..take]).map_err(truncated)?;
+            for &b in &buf[..take] {
+                kinds.push(Kind::from_byte(b).ok_or_else(|| Error::snapshot("unknown kind"))?);
+            }
+            left -= take;
+        }
+        self.exact = CompactPostings::read_from(r)?;
+        if let Some(p) = &mut self.postings {
+            p.store_mut().read_from(r)?;
+        }
+        (self.originals, self.duplicates, self.empty) = (0, 0, 0);
+        for &k in &kinds {
+            self.count(k, 1);
+        }
+        self.kinds = kinds;
+        Ok(())
     }
 }
 

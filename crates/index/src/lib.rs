@@ -48,6 +48,7 @@
 mod cluster;
 mod compact;
 mod compact_lsh;
+mod compact_run;
 mod components;
 mod error;
 mod eval;

@@ -51,8 +51,11 @@ mod recent;
 mod record;
 pub(crate) mod recover;
 mod seen;
+mod segment;
 mod store;
+mod store_backup;
 mod store_docs;
+mod store_tables;
 mod writer;
 
 pub use answers::{DocumentInfo, Stats, Verdict};

@@ -15,12 +15,13 @@
 use std::path::{Path, PathBuf};
 
 use redb::{
-    Database, DatabaseError, ReadableTable, ReadableTableMetadata, StorageError, Table,
-    TableDefinition, TableError,
+    Database, DatabaseError, ReadableTable, ReadableTableMetadata, StorageError, TableDefinition,
+    TableError,
 };
 
 use crate::error::{Error, ErrorKind};
 use crate::record::{Packer, Record};
+pub(crate) use crate::store_tables::{Position, ReadTables, Tables};
 
 /// The store format this build writes and the newest it reads.
 pub const FORMAT_VERSION: u32 = 2;
@@ -29,17 +30,17 @@ pub const FORMAT_VERSION: u32 = 2;
 pub const FILE_NAME: &str = "neardup.redb";
 
 /// redb's page cache.
-const CACHE_BYTES: usize = 64 << 20;
+pub(crate) const CACHE_BYTES: usize = 64 << 20;
 
-const META: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("meta");
-const DOCS: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("docs");
-const ORDER: TableDefinition<'_, u64, &str> = TableDefinition::new("order");
-const REMOVED: TableDefinition<'_, u64, u64> = TableDefinition::new("removed");
+pub(crate) const META: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("meta");
+pub(crate) const DOCS: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("docs");
+pub(crate) const ORDER: TableDefinition<'_, u64, &str> = TableDefinition::new("order");
+pub(crate) const REMOVED: TableDefinition<'_, u64, u64> = TableDefinition::new("removed");
 
 /// An open store.
 #[derive(Debug)]
 pub(crate) struct Store {
-    db: Db,
+    pub(crate) db: Db,
     path: PathBuf,
     /// The compression context of the texts written (one writer at a time).
     packer: std::sync::Mutex<Packer>,
@@ -48,7 +49,7 @@ pub(crate) struct Store {
 /// The database, closed without a panic escaping even when the storage
 /// engine chokes on a damaged file while it closes.
 #[derive(Debug)]
-struct Db(Option<Database>);
+pub(crate) struct Db(Option<Database>);
 
 impl std::ops::Deref for Db {
     type Target = Database;
@@ -68,125 +69,8 @@ impl Drop for Db {
     }
 }
 
-/// The tables of one write transaction.
-pub(crate) struct Tables<'t> {
-    pub docs: Table<'t, &'static str, &'static [u8]>,
-    pub order: Table<'t, u64, &'static str>,
-    removed: Table<'t, u64, u64>,
-    packer: &'t mut Packer,
-    /// The next insertion sequence number; saved at commit.
-    pub next_seq: u64,
-    /// The next removal number; saved at commit.
-    pub next_removal: u64,
-}
-
-/// Where the store stands: what an index snapshot records it covers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Position {
-    /// The store's instance id (made when it was created).
-    pub instance: u64,
-    /// The next insertion sequence number.
-    pub next_seq: u64,
-    /// The next removal number.
-    pub next_removal: u64,
-}
-
-impl Position {
-    /// As bytes (three little-endian `u64`).
-    pub fn to_bytes(self) -> Vec<u8> {
-        [self.instance, self.next_seq, self.next_removal]
-            .iter()
-            .flat_map(|v| v.to_le_bytes())
-            .collect()
-    }
-
-    /// From [`Position::to_bytes`].
-    pub fn from_bytes(b: &[u8]) -> Option<Position> {
-        if b.len() != 24 {
-            return None;
-        }
-        let v = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or([0; 8]));
-        Some(Position {
-            instance: v(0),
-            next_seq: v(8),
-            next_removal: v(16),
-        })
-    }
-}
-
-/// The tables of one read transaction.
-pub(crate) struct ReadTables {
-    pub docs: redb::ReadOnlyTable<&'static str, &'static [u8]>,
-    pub order: redb::ReadOnlyTable<u64, &'static str>,
-}
-
-impl Tables<'_> {
-    /// Stores a document under a fresh sequence number (set in `record`).
-    pub fn put(&mut self, id: &str, record: &mut Record) -> Result<(), Error> {
-        record.seq = self.next_seq;
-        self.next_seq += 1;
-        self.docs
-            .insert(id, record.encode_with(self.packer).as_slice())
-            .map_err(Error::store)?;
-        self.order.insert(record.seq, id).map_err(Error::store)?;
-        Ok(())
-    }
-
-    /// The sequence number of stored document `id`.
-    pub fn seq_of(&self, id: &str) -> Result<Option<u64>, Error> {
-        let got = self.docs.get(id).map_err(Error::store)?;
-        got.map(|g| Record::decode(g.value()).map(|r| r.seq))
-            .transpose()
-    }
-
-    /// The oldest stored document: its id, when it was stored, and its
-    /// sequence number.
-    pub fn oldest(&self) -> Result<Option<(String, u64, u64)>, Error> {
-        let Some(first) = self.order.first().map_err(Error::store)? else {
-            return Ok(None);
-        };
-        let id = first.1.value().to_string();
-        drop(first);
-        let got = self.docs.get(id.as_str()).map_err(Error::store)?;
-        let at = match got {
-            Some(g) => {
-                let r = Record::decode(g.value())?;
-                (r.stored_at_ms, r.seq)
-            }
-            None => {
-                return Err(Error::corrupt(format!(
-                    "order entry of {id:?} has no document"
-                )))
-            }
-        };
-        Ok(Some((id, at.0, at.1)))
-    }
-
-    /// Removes a document; false when it was not stored.
-    pub fn delete(&mut self, id: &str) -> Result<bool, Error> {
-        let old = self.docs.remove(id).map_err(Error::store)?;
-        let Some(old) = old else { return Ok(false) };
-        let record = Record::decode(old.value())?;
-        drop(old);
-        self.order.remove(record.seq).map_err(Error::store)?;
-        self.removed
-            .insert(self.next_removal, record.seq)
-            .map_err(Error::store)?;
-        self.next_removal += 1;
-        Ok(true)
-    }
-
-    /// Forgets the removals before number `below` (an index snapshot
-    /// covers them).
-    pub fn prune_removed(&mut self, below: u64) -> Result<(), Error> {
-        self.removed
-            .retain_in(..below, |_, _| false)
-            .map_err(Error::store)
-    }
-}
-
 /// A `u64` of the metadata.
-fn meta_u64(
+pub(crate) fn meta_u64(
     meta: &impl ReadableTable<&'static str, &'static [u8]>,
     key: &str,
 ) -> Result<u64, Error> {
@@ -206,7 +90,7 @@ fn new_instance() -> u64 {
     xxhash_rust::xxh3::xxh3_64(seed.as_bytes())
 }
 
-fn open_error(e: DatabaseError) -> Error {
+pub(crate) fn open_error(e: DatabaseError) -> Error {
     match e {
         DatabaseError::DatabaseAlreadyOpen => Error::new(ErrorKind::Locked),
         DatabaseError::Storage(StorageError::Corrupted(m)) => Error::corrupt(m),
@@ -262,14 +146,14 @@ pub(crate) fn unwinding<T>(what: &str, f: impl FnOnce() -> Result<T, Error>) -> 
 
 /// Only the owner may read or write the store: it holds every page's text.
 #[cfg(unix)]
-fn make_private(path: &Path) -> Result<(), Error> {
+pub(crate) fn make_private(path: &Path) -> Result<(), Error> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
         .map_err(|e| Error::with_source(ErrorKind::Io(format!("{}: {e}", path.display())), e))
 }
 
 #[cfg(not(unix))]
-fn make_private(_path: &Path) -> Result<(), Error> {
+pub(crate) fn make_private(_path: &Path) -> Result<(), Error> {
     Ok(())
 }
 
@@ -342,81 +226,6 @@ impl Store {
             }));
         }
         Ok((store, format, method))
-    }
-
-    /// Copies a consistent snapshot of the store (one read transaction:
-    /// every document committed before it, none after) into a new store
-    /// file at `to`, which must not exist; the service goes on meanwhile.
-    /// Returns the documents copied.
-    pub fn backup(&self, to: &Path) -> Result<u64, Error> {
-        let io = |e: std::io::Error| {
-            Error::with_source(ErrorKind::Io(format!("{}: {e}", to.display())), e)
-        };
-        if to.exists() {
-            return Err(Error::new(ErrorKind::Io(format!(
-                "{}: already exists",
-                to.display()
-            ))));
-        }
-        let tmp = to.with_extension("partial");
-        let _ = std::fs::remove_file(&tmp);
-        let copied = unwinding("backing the store up", || {
-            let out = Database::builder()
-                .set_cache_size(CACHE_BYTES)
-                .create(&tmp)
-                .map_err(open_error)?;
-            make_private(&tmp)?;
-            let read = self.db.begin_read().map_err(Error::store)?;
-            let write = out.begin_write().map_err(Error::store)?;
-            let mut copied = 0;
-            {
-                let (src, mut dst) = (
-                    read.open_table(META).map_err(Error::store)?,
-                    write.open_table(META).map_err(Error::store)?,
-                );
-                for row in src.iter().map_err(Error::store)? {
-                    let (k, v) = row.map_err(Error::store)?;
-                    dst.insert(k.value(), v.value()).map_err(Error::store)?;
-                }
-                let (src, mut dst) = (
-                    read.open_table(DOCS).map_err(Error::store)?,
-                    write.open_table(DOCS).map_err(Error::store)?,
-                );
-                for row in src.iter().map_err(Error::store)? {
-                    let (k, v) = row.map_err(Error::store)?;
-                    dst.insert(k.value(), v.value()).map_err(Error::store)?;
-                    copied += 1;
-                }
-                let (src, mut dst) = (
-                    read.open_table(ORDER).map_err(Error::store)?,
-                    write.open_table(ORDER).map_err(Error::store)?,
-                );
-                for row in src.iter().map_err(Error::store)? {
-                    let (k, v) = row.map_err(Error::store)?;
-                    dst.insert(k.value(), v.value()).map_err(Error::store)?;
-                }
-                let (src, mut dst) = (
-                    read.open_table(REMOVED).map_err(Error::store)?,
-                    write.open_table(REMOVED).map_err(Error::store)?,
-                );
-                for row in src.iter().map_err(Error::store)? {
-                    let (k, v) = row.map_err(Error::store)?;
-                    dst.insert(k.value(), v.value()).map_err(Error::store)?;
-                }
-            }
-            write.commit().map_err(Error::store)?;
-            Ok(copied)
-        });
-        match copied {
-            Ok(n) => {
-                std::fs::rename(&tmp, to).map_err(io)?;
-                Ok(n)
-            }
-            Err(e) => {
-                let _ = std::fs::remove_file(&tmp);
-                Err(e)
-            }
-        }
     }
 
     /// Compacts the file (frees the pages of deleted documents); whether
