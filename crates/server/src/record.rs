@@ -36,6 +36,32 @@ impl Packer {
     }
 }
 
+/// What [`Record::decode_with`] does with the text.
+pub(crate) enum Text<'a> {
+    /// Decompress it with this context.
+    Unpack(&'a mut Unpacker),
+    /// Leave it out.
+    Skip,
+}
+
+/// A reusable zstd context for reading texts (made at first use).
+#[derive(Default)]
+pub(crate) struct Unpacker(Option<zstd::bulk::Decompressor<'static>>);
+
+impl Unpacker {
+    /// The text of at most `len` bytes in `packed`.
+    fn unpack(&mut self, packed: &[u8], len: usize) -> Result<Vec<u8>, Error> {
+        let bad = |e: std::io::Error| Error::corrupt(format!("a record's text: {e}"));
+        if self.0.is_none() {
+            self.0 = Some(zstd::bulk::Decompressor::new().map_err(bad)?);
+        }
+        match &mut self.0 {
+            Some(d) => d.decompress(packed, len).map_err(bad),
+            None => Err(Error::corrupt("no decompression context")),
+        }
+    }
+}
+
 impl std::fmt::Debug for Packer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Packer")
@@ -104,7 +130,21 @@ impl Record {
         out
     }
 
+    /// A record from its bytes, its text decompressed with a fresh
+    /// context.
     pub fn decode(bytes: &[u8]) -> Result<Record, Error> {
+        Record::decode_with(bytes, Text::Unpack(&mut Unpacker::default()))
+    }
+
+    /// A record from its bytes, without its text (not decompressed; the
+    /// record still has to be whole).
+    pub fn decode_meta(bytes: &[u8]) -> Result<Record, Error> {
+        Record::decode_with(bytes, Text::Skip)
+    }
+
+    /// A record from its bytes, its text as `text` says.
+    pub fn decode_with(bytes: &[u8], text: Text<'_>) -> Result<Record, Error> {
+        let mode = text;
         let mut r = Reader { bytes, pos: 0 };
         let version = r.take(1)?[0];
         if version != RECORD_VERSION {
@@ -142,13 +182,16 @@ impl Record {
         } else {
             (None, None)
         };
-        let text = match (flags & 8 != 0, flags & 32 != 0) {
-            (false, _) => None,
-            (true, false) => Some(r.string()?),
-            (true, true) => {
+        let text = match (flags & 8 != 0, flags & 32 != 0, mode) {
+            (false, _, _) => None,
+            (true, _, Text::Skip) => {
+                r.bytes()?;
+                None
+            }
+            (true, false, _) => Some(r.string()?),
+            (true, true, Text::Unpack(unpacker)) => {
                 let packed = r.bytes()?;
-                let plain = zstd::bulk::decompress(packed, text_len as usize)
-                    .map_err(|e| Error::corrupt(format!("a record's text: {e}")))?;
+                let plain = unpacker.unpack(packed, text_len as usize)?;
                 Some(
                     String::from_utf8(plain)
                         .map_err(|_| Error::corrupt("a record's text is not UTF-8"))?,

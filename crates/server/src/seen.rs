@@ -90,6 +90,7 @@ impl Shared {
             order,
             method: self.config.get_method(),
             verifier: self.config.get_verifier(),
+            unpacker: Default::default(),
         }
     }
 

@@ -20,7 +20,7 @@ use redb::{
 };
 
 use crate::error::{Error, ErrorKind};
-use crate::record::{Packer, Record};
+use crate::record::{Packer, Record, Text, Unpacker};
 pub(crate) use crate::store_tables::{Position, ReadTables, Tables};
 
 /// The store format this build writes and the newest it reads.
@@ -353,13 +353,14 @@ impl Store {
         let txn = self.db.begin_read().map_err(Error::store)?;
         let docs = txn.open_table(DOCS).map_err(Error::store)?;
         let order = txn.open_table(ORDER).map_err(Error::store)?;
+        let mut unpacker = Unpacker::default();
         for row in order.range(from..).map_err(Error::store)? {
             let (seq, id) = row.map_err(Error::store)?;
             let id = id.value();
             let bytes = docs.get(id).map_err(Error::store)?.ok_or_else(|| {
                 Error::corrupt(format!("order entry {} has no document", seq.value()))
             })?;
-            let record = Record::decode(bytes.value())?;
+            let record = Record::decode_with(bytes.value(), Text::Unpack(&mut unpacker))?;
             if record.seq != seq.value() {
                 return Err(Error::corrupt(format!("document {id:?} is out of order")));
             }

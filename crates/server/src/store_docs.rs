@@ -11,7 +11,7 @@ use neardup::{ShingleSeq, Verifier};
 use redb::ReadableTable;
 
 use crate::error::Error;
-use crate::record::Record;
+use crate::record::{Record, Text, Unpacker};
 
 /// Reads records by id and by sequence number from a pair of tables.
 pub(crate) struct StoreDocs<'a, D, O> {
@@ -19,6 +19,8 @@ pub(crate) struct StoreDocs<'a, D, O> {
     pub order: &'a O,
     pub method: &'a Method,
     pub verifier: Option<&'a Verifier>,
+    /// The texts' decompression context, shared by the reads.
+    pub unpacker: std::cell::RefCell<Unpacker>,
 }
 
 fn engine_error(e: Error) -> EngineError {
@@ -33,7 +35,9 @@ where
     /// The stored document `id`.
     pub fn by_id(&self, id: &str) -> Result<Option<Record>, Error> {
         let got = self.docs.get(id).map_err(Error::store)?;
-        got.map(|g| Record::decode(g.value())).transpose()
+        let mut unpacker = self.unpacker.borrow_mut();
+        got.map(|g| Record::decode_with(g.value(), Text::Unpack(&mut unpacker)))
+            .transpose()
     }
 
     /// The id of the document with sequence number `seq`, when stored.

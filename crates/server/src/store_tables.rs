@@ -74,7 +74,7 @@ impl Tables<'_> {
     /// The sequence number of stored document `id`.
     pub fn seq_of(&self, id: &str) -> Result<Option<u64>, Error> {
         let got = self.docs.get(id).map_err(Error::store)?;
-        got.map(|g| Record::decode(g.value()).map(|r| r.seq))
+        got.map(|g| Record::decode_meta(g.value()).map(|r| r.seq))
             .transpose()
     }
 
@@ -89,7 +89,7 @@ impl Tables<'_> {
         let got = self.docs.get(id.as_str()).map_err(Error::store)?;
         let at = match got {
             Some(g) => {
-                let r = Record::decode(g.value())?;
+                let r = Record::decode_meta(g.value())?;
                 (r.stored_at_ms, r.seq)
             }
             None => {
@@ -105,7 +105,7 @@ impl Tables<'_> {
     pub fn delete(&mut self, id: &str) -> Result<bool, Error> {
         let old = self.docs.remove(id).map_err(Error::store)?;
         let Some(old) = old else { return Ok(false) };
-        let record = Record::decode(old.value())?;
+        let record = Record::decode_meta(old.value())?;
         drop(old);
         self.order.remove(record.seq).map_err(Error::store)?;
         self.removed
