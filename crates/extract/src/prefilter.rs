@@ -47,19 +47,83 @@ fn stripped_name(bytes: &[u8], at: usize) -> Option<&'static str> {
     })
 }
 
-/// Attributes the extractor reads; all others are dropped before parsing.
-const KEPT_ATTRS: &[&str] = &[
+/// What the prefilter does with one attribute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fate {
+    /// Pass it on as written.
+    Keep,
+    /// Pass on its name only: the extractor asks whether it is there.
+    NameOnly,
+    /// Remove it with its leading separator.
+    Drop,
+}
+
+/// Could an inline style hide its element? The extractor looks for
+/// `display:none` and `visibility:hidden` only in values holding one of
+/// these words (see `analyze::hidden`); a character reference could spell
+/// anything, so a value with one is kept too.
+fn may_hide(value: &[u8]) -> bool {
+    [&b"none"[..], b"hidden", b"NONE", b"HIDDEN", b"&"]
+        .iter()
+        .any(|w| value.windows(w.len()).any(|x| x == *w))
+}
+
+/// Elements whose attributes the tree builder reads: it compares those of
+/// formatting elements other than `a` (the "Noah's Ark" clause of the list
+/// of active formatting elements; an `a` never meets another in that list)
+/// and merges those of a repeated `html` or `body` into the first. They
+/// keep every attribute the extractor may read, with its value.
+const COMPARED: &[&str] = &[
+    "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u",
+    "html", "body",
+];
+
+/// Attributes kept on [`COMPARED`] elements.
+const READ_ATTRS: &[&str] = &[
     "class", "id", "role", "itemprop", "style", "href", "type", "property", "name", "content",
 ];
+
+/// The attributes the extractor reads, and only on the elements it reads
+/// them on: class, id, role and itemprop (evidence), `style` when it may
+/// hide, `href` of links (its presence), `type` of scripts (JSON-LD) and
+/// inputs (the tree builder keeps hidden inputs in tables),
+/// `property`/`name`/`content` of meta tags (the title).
+fn fate(tag: &[u8], name: &[u8], value: &[u8]) -> Fate {
+    let is = |a: &[u8], b: &str| a.eq_ignore_ascii_case(b.as_bytes());
+    let keep_if = |c: bool| if c { Fate::Keep } else { Fate::Drop };
+    if COMPARED.iter().any(|t| is(tag, t)) {
+        keep_if(READ_ATTRS.iter().any(|n| is(name, n)))
+    } else if ["class", "id", "role", "itemprop"]
+        .iter()
+        .any(|n| is(name, n))
+    {
+        Fate::Keep
+    } else if is(name, "style") {
+        keep_if(may_hide(value))
+    } else if is(name, "href") {
+        if is(tag, "a") {
+            Fate::NameOnly
+        } else {
+            Fate::Drop
+        }
+    } else if is(name, "type") {
+        keep_if(is(tag, "script") || is(tag, "input"))
+    } else if ["property", "name", "content"].iter().any(|n| is(name, n)) {
+        keep_if(is(tag, "meta"))
+    } else {
+        Fate::Drop
+    }
+}
 
 fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
 }
 
 /// Scan the start tag at `at` (`<` followed by a letter) the way the HTML
-/// tokenizer does. Returns the index just past its `>` and the byte ranges of
-/// unneeded attributes (with their leading separators), or `None` when the
-/// tag runs to the end of the input.
+/// tokenizer does. Returns the index just past its `>` and the byte ranges
+/// to cut: unneeded attributes (with their leading separators) and the
+/// values of attributes passed on by name. `None` when the tag runs to the
+/// end of the input.
 fn scan_tag(bytes: &[u8], at: usize, drops: &mut Vec<(usize, usize)>) -> Option<usize> {
     drops.clear();
     let len = bytes.len();
@@ -68,6 +132,8 @@ fn scan_tag(bytes: &[u8], at: usize, drops: &mut Vec<(usize, usize)>) -> Option<
     while at_byte(j).is_some_and(|b| !(is_space(b) || b == b'/' || b == b'>')) {
         j += 1;
     }
+    let tag = bytes.get(at + 1..j)?;
+    let mut seen_style = false;
     loop {
         let sep_start = j;
         while at_byte(j).is_some_and(|b| is_space(b) || b == b'/') {
@@ -81,7 +147,12 @@ fn scan_tag(bytes: &[u8], at: usize, drops: &mut Vec<(usize, usize)>) -> Option<
         while at_byte(j).is_some_and(|b| !(is_space(b) || b == b'/' || b == b'>' || b == b'=')) {
             j += 1;
         }
-        let name = bytes.get(name_start..j)?;
+        let name_end = j;
+        let name = bytes.get(name_start..name_end)?;
+        let mut value = &[][..];
+        // What to cut to pass the name alone: the value between its quotes
+        // (the closing quote ends the attribute), else `=value`.
+        let mut value_cut = (name_end, name_end);
         let mut k = j;
         while at_byte(k).is_some_and(is_space) {
             k += 1;
@@ -94,13 +165,19 @@ fn scan_tag(bytes: &[u8], at: usize, drops: &mut Vec<(usize, usize)>) -> Option<
             match at_byte(k)? {
                 q @ (b'"' | b'\'') => {
                     let rest = bytes.get(k + 1..)?;
-                    j = k + 1 + rest.iter().position(|&b| b == q)? + 1;
+                    let n = rest.iter().position(|&b| b == q)?;
+                    value = rest.get(..n)?;
+                    value_cut = (k + 1, k + 1 + n);
+                    j = k + 1 + n + 1;
                 }
                 b'>' => j = k,
                 _ => {
+                    let from = k;
                     while at_byte(k).is_some_and(|b| !(is_space(b) || b == b'>')) {
                         k += 1;
                     }
+                    value = bytes.get(from..k)?;
+                    value_cut = (name_end, k);
                     j = k;
                 }
             }
@@ -108,11 +185,25 @@ fn scan_tag(bytes: &[u8], at: usize, drops: &mut Vec<(usize, usize)>) -> Option<
         if j > len {
             return None;
         }
-        if !KEPT_ATTRS
-            .iter()
-            .any(|n| n.as_bytes().eq_ignore_ascii_case(name))
-        {
-            drops.push((sep_start, j));
+        let mut f = fate(tag, name, value);
+        if name.eq_ignore_ascii_case(b"style") {
+            // The tokenizer keeps the first of repeated attributes: once a
+            // style was seen, later ones must not take its place.
+            if seen_style {
+                f = Fate::Drop;
+            }
+            seen_style = true;
+        }
+        match f {
+            Fate::Keep => {}
+            Fate::NameOnly => drops.push(value_cut),
+            // An attribute written right after this one (`a=""b=1`) keeps
+            // the separator in front of this one, lest its name run into
+            // the tag's name or the previous attribute's.
+            Fate::Drop if at_byte(j).is_some_and(|b| is_space(b) || b == b'/' || b == b'>') => {
+                drops.push((sep_start, j))
+            }
+            Fate::Drop => drops.push((name_start, j)),
         }
     }
 }
@@ -155,7 +246,9 @@ pub(crate) fn prefilter(html: &str) -> StrTendril {
         };
         let start_tag = html.get(at..content).unwrap_or_default();
         let self_closed = start_tag.ends_with("/>") && name == "svg";
-        let keep = name == "script" && start_tag.to_ascii_lowercase().contains("json");
+        // Only JSON-LD is read from scripts (`jsonld.rs`): other JSON data
+        // (framework state, often the largest part of a page) goes too.
+        let keep = name == "script" && start_tag.to_ascii_lowercase().contains("ld+json");
         if self_closed || keep {
             continue;
         }
@@ -205,9 +298,76 @@ mod tests {
         );
         assert_eq!(
             &*prefilter("<a href=/x data-y title=\"a>b\">l</a> 1 < 2 <p id=k\nlang=en>"),
-            "<a href=/x>l</a> 1 < 2 <p id=k>"
+            "<a href>l</a> 1 < 2 <p id=k>"
+        );
+        assert_eq!(
+            &*prefilter("<a href=\"/x\"target=_blank class=k>l</a><a href=/y class=j>"),
+            "<a href=\"\" class=k>l</a><a href class=j>"
         );
         assert_eq!(&*prefilter("<p title='open>"), "<p title='open>");
+    }
+
+    #[test]
+    fn keeps_attributes_only_where_read() {
+        assert_eq!(
+            &*prefilter("<A HREF='/long/url?a=1'>x</A><link href=/s.css><area href=/m>"),
+            "<A HREF=''>x</A><link><area>"
+        );
+        assert_eq!(
+            &*prefilter("<input type=hidden name=q><button type=submit>"),
+            "<input type=hidden><button>"
+        );
+        assert_eq!(
+            &*prefilter("<meta property=og:title content='T'><div name=x content=y role=main itemprop=articleBody>"),
+            "<meta property=og:title content='T'><div role=main itemprop=articleBody>"
+        );
+    }
+
+    #[test]
+    fn attributes_written_without_separators() {
+        assert_eq!(
+            &*prefilter("<div style=\"\"class=k><p data-x='1'id=a title=t>x"),
+            "<div class=k><p id=a>x"
+        );
+    }
+
+    #[test]
+    fn formatting_elements_keep_what_they_had() {
+        assert_eq!(
+            &*prefilter("<font style='font-size:14px' color=red>a</font><B href=x data-y=1>b</B>"),
+            "<font style='font-size:14px'>a</font><B href=x>b</B>"
+        );
+        assert_eq!(
+            &*prefilter("<body style='color:red' onload=f()><body style='display:none'>"),
+            "<body style='color:red'><body style='display:none'>"
+        );
+    }
+
+    #[test]
+    fn keeps_styles_that_may_hide() {
+        assert_eq!(
+            &*prefilter("<p style='color:red'>a</p><p style='display: NONE'>b</p><p style=\"x:&#110;one\">c</p>"),
+            "<p>a</p><p style='display: NONE'>b</p><p style=\"x:&#110;one\">c</p>"
+        );
+        // The tokenizer keeps the first style: a later one never replaces it.
+        assert_eq!(
+            &*prefilter("<p style='color:red' style='display:none'>a</p>"),
+            "<p>a</p>"
+        );
+        assert_eq!(
+            &*prefilter("<p style='visibility:hidden' style='color:red'>a</p>"),
+            "<p style='visibility:hidden'>a</p>"
+        );
+    }
+
+    #[test]
+    fn strips_json_data_but_not_json_ld() {
+        let ld = "<script type=\"application/LD+json\">{\"articleBody\": \"x\"}</script>";
+        assert_eq!(&*prefilter(ld), ld);
+        assert_eq!(
+            &*prefilter("<script id=__NEXT_DATA__ type=\"application/json\">{\"props\": 1}</script><p>t</p>"),
+            "<script id=__NEXT_DATA__ type=\"application/json\"></script><p>t</p>"
+        );
     }
 
     #[test]
