@@ -68,50 +68,85 @@ fn may_hide(value: &[u8]) -> bool {
         .any(|w| value.windows(w.len()).any(|x| x == *w))
 }
 
-/// Elements whose attributes the tree builder reads: it compares those of
-/// formatting elements other than `a` (the "Noah's Ark" clause of the list
-/// of active formatting elements; an `a` never meets another in that list)
-/// and merges those of a repeated `html` or `body` into the first. They
-/// keep every attribute the extractor may read, with its value.
-const COMPARED: &[&str] = &[
-    "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u",
-    "html", "body",
-];
+/// Elements, as far as the attributes they keep go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Element {
+    /// Elements whose attributes the tree builder reads: it compares those
+    /// of formatting elements other than `a` (the "Noah's Ark" clause of the
+    /// list of active formatting elements; an `a` never meets another in
+    /// that list) and merges those of a repeated `html` or `body` into the
+    /// first. They keep every attribute the extractor reads, with its value.
+    Compared,
+    A,
+    Script,
+    Input,
+    Meta,
+    Other,
+}
 
-/// Attributes kept on [`COMPARED`] elements.
-const READ_ATTRS: &[&str] = &[
-    "class", "id", "role", "itemprop", "style", "href", "type", "property", "name", "content",
-];
+/// Attributes the extractor reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Attr {
+    /// class, id, role, itemprop: evidence, on every element.
+    Evidence,
+    Style,
+    Href,
+    Type,
+    /// property, name, content: the title, on meta tags.
+    MetaField,
+    Other,
+}
+
+/// `name` in ASCII lower case when it has at most 8 bytes (every name
+/// matched here), else an empty slice.
+fn lower8<'b>(name: &[u8], buf: &'b mut [u8; 8]) -> &'b [u8] {
+    let Some(dst) = buf.get_mut(..name.len()) else {
+        return &[];
+    };
+    for (d, s) in dst.iter_mut().zip(name) {
+        *d = s.to_ascii_lowercase();
+    }
+    dst
+}
+
+fn element(tag: &[u8]) -> Element {
+    match lower8(tag, &mut [0; 8]) {
+        b"b" | b"big" | b"code" | b"em" | b"font" | b"i" | b"nobr" | b"s" | b"small"
+        | b"strike" | b"strong" | b"tt" | b"u" | b"html" | b"body" => Element::Compared,
+        b"a" => Element::A,
+        b"script" => Element::Script,
+        b"input" => Element::Input,
+        b"meta" => Element::Meta,
+        _ => Element::Other,
+    }
+}
+
+fn attr(name: &[u8]) -> Attr {
+    match lower8(name, &mut [0; 8]) {
+        b"class" | b"id" | b"role" | b"itemprop" => Attr::Evidence,
+        b"style" => Attr::Style,
+        b"href" => Attr::Href,
+        b"type" => Attr::Type,
+        b"property" | b"name" | b"content" => Attr::MetaField,
+        _ => Attr::Other,
+    }
+}
 
 /// The attributes the extractor reads, and only on the elements it reads
 /// them on: class, id, role and itemprop (evidence), `style` when it may
 /// hide, `href` of links (its presence), `type` of scripts (JSON-LD) and
 /// inputs (the tree builder keeps hidden inputs in tables),
 /// `property`/`name`/`content` of meta tags (the title).
-fn fate(tag: &[u8], name: &[u8], value: &[u8]) -> Fate {
-    let is = |a: &[u8], b: &str| a.eq_ignore_ascii_case(b.as_bytes());
+fn fate(tag: Element, name: Attr, value: &[u8]) -> Fate {
     let keep_if = |c: bool| if c { Fate::Keep } else { Fate::Drop };
-    if COMPARED.iter().any(|t| is(tag, t)) {
-        keep_if(READ_ATTRS.iter().any(|n| is(name, n)))
-    } else if ["class", "id", "role", "itemprop"]
-        .iter()
-        .any(|n| is(name, n))
-    {
-        Fate::Keep
-    } else if is(name, "style") {
-        keep_if(may_hide(value))
-    } else if is(name, "href") {
-        if is(tag, "a") {
-            Fate::NameOnly
-        } else {
-            Fate::Drop
-        }
-    } else if is(name, "type") {
-        keep_if(is(tag, "script") || is(tag, "input"))
-    } else if ["property", "name", "content"].iter().any(|n| is(name, n)) {
-        keep_if(is(tag, "meta"))
-    } else {
-        Fate::Drop
+    match (name, tag) {
+        (Attr::Other, _) => Fate::Drop,
+        (_, Element::Compared) | (Attr::Evidence, _) => Fate::Keep,
+        (Attr::Style, _) => keep_if(may_hide(value)),
+        (Attr::Href, Element::A) => Fate::NameOnly,
+        (Attr::Type, Element::Script | Element::Input) => Fate::Keep,
+        (Attr::MetaField, Element::Meta) => Fate::Keep,
+        _ => Fate::Drop,
     }
 }
 
@@ -132,7 +167,7 @@ fn scan_tag(bytes: &[u8], at: usize, drops: &mut Vec<(usize, usize)>) -> Option<
     while at_byte(j).is_some_and(|b| !(is_space(b) || b == b'/' || b == b'>')) {
         j += 1;
     }
-    let tag = bytes.get(at + 1..j)?;
+    let tag = element(bytes.get(at + 1..j)?);
     let mut seen_style = false;
     loop {
         let sep_start = j;
@@ -185,8 +220,9 @@ fn scan_tag(bytes: &[u8], at: usize, drops: &mut Vec<(usize, usize)>) -> Option<
         if j > len {
             return None;
         }
-        let mut f = fate(tag, name, value);
-        if name.eq_ignore_ascii_case(b"style") {
+        let kind = attr(name);
+        let mut f = fate(tag, kind, value);
+        if kind == Attr::Style {
             // The tokenizer keeps the first of repeated attributes: once a
             // style was seen, later ones must not take its place.
             if seen_style {
@@ -213,7 +249,7 @@ fn scan_tag(bytes: &[u8], at: usize, drops: &mut Vec<(usize, usize)>) -> Option<
 /// the extractor never reads. Produces the parser's input buffer.
 pub(crate) fn prefilter(html: &str) -> StrTendril {
     let bytes = html.as_bytes();
-    let mut out = StrTendril::new();
+    let mut out = StrTendril::with_capacity(u32::try_from(html.len()).unwrap_or(u32::MAX));
     let mut drops = Vec::new();
     let mut copied = 0;
     let mut i = 0;
