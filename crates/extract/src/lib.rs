@@ -56,6 +56,7 @@
 #![forbid(unsafe_code)]
 
 mod analyze;
+mod attrs;
 mod clean;
 mod dom;
 mod error;

@@ -10,6 +10,8 @@
 
 use html5ever::tendril::StrTendril;
 
+use crate::attrs::{attr, element, Attr, Attrs, Element, Fate};
+
 /// Elements whose content is removed.
 const STRIPPED: &[&str] = &["script", "style", "svg"];
 
@@ -47,109 +49,6 @@ fn stripped_name(bytes: &[u8], at: usize) -> Option<&'static str> {
     })
 }
 
-/// What the prefilter does with one attribute.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Fate {
-    /// Pass it on as written.
-    Keep,
-    /// Pass on its name only: the extractor asks whether it is there.
-    NameOnly,
-    /// Remove it with its leading separator.
-    Drop,
-}
-
-/// Could an inline style hide its element? The extractor looks for
-/// `display:none` and `visibility:hidden` only in values holding one of
-/// these words (see `analyze::hidden`); a character reference could spell
-/// anything, so a value with one is kept too.
-fn may_hide(value: &[u8]) -> bool {
-    [&b"none"[..], b"hidden", b"NONE", b"HIDDEN", b"&"]
-        .iter()
-        .any(|w| value.windows(w.len()).any(|x| x == *w))
-}
-
-/// Elements, as far as the attributes they keep go.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Element {
-    /// Elements whose attributes the tree builder reads: it compares those
-    /// of formatting elements other than `a` (the "Noah's Ark" clause of the
-    /// list of active formatting elements; an `a` never meets another in
-    /// that list) and merges those of a repeated `html` or `body` into the
-    /// first. They keep every attribute the extractor reads, with its value.
-    Compared,
-    A,
-    Script,
-    Input,
-    Meta,
-    Other,
-}
-
-/// Attributes the extractor reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Attr {
-    /// class, id, role, itemprop: evidence, on every element.
-    Evidence,
-    Style,
-    Href,
-    Type,
-    /// property, name, content: the title, on meta tags.
-    MetaField,
-    Other,
-}
-
-/// `name` in ASCII lower case when it has at most 8 bytes (every name
-/// matched here), else an empty slice.
-fn lower8<'b>(name: &[u8], buf: &'b mut [u8; 8]) -> &'b [u8] {
-    let Some(dst) = buf.get_mut(..name.len()) else {
-        return &[];
-    };
-    for (d, s) in dst.iter_mut().zip(name) {
-        *d = s.to_ascii_lowercase();
-    }
-    dst
-}
-
-fn element(tag: &[u8]) -> Element {
-    match lower8(tag, &mut [0; 8]) {
-        b"b" | b"big" | b"code" | b"em" | b"font" | b"i" | b"nobr" | b"s" | b"small"
-        | b"strike" | b"strong" | b"tt" | b"u" | b"html" | b"body" => Element::Compared,
-        b"a" => Element::A,
-        b"script" => Element::Script,
-        b"input" => Element::Input,
-        b"meta" => Element::Meta,
-        _ => Element::Other,
-    }
-}
-
-fn attr(name: &[u8]) -> Attr {
-    match lower8(name, &mut [0; 8]) {
-        b"class" | b"id" | b"role" | b"itemprop" => Attr::Evidence,
-        b"style" => Attr::Style,
-        b"href" => Attr::Href,
-        b"type" => Attr::Type,
-        b"property" | b"name" | b"content" => Attr::MetaField,
-        _ => Attr::Other,
-    }
-}
-
-/// The attributes the extractor reads, and only on the elements it reads
-/// them on: class, id, role and itemprop (evidence), `style` when it may
-/// hide, `href` of links (its presence), `type` of scripts (JSON-LD) and
-/// inputs (the tree builder keeps hidden inputs in tables),
-/// `property`/`name`/`content` of meta tags (the title).
-fn fate(tag: Element, name: Attr, value: &[u8]) -> Fate {
-    let keep_if = |c: bool| if c { Fate::Keep } else { Fate::Drop };
-    match (name, tag) {
-        (Attr::Other, _) => Fate::Drop,
-        (_, Element::Compared) | (Attr::Evidence, _) => Fate::Keep,
-        (Attr::Style, _) => keep_if(may_hide(value)),
-        (Attr::Href, Element::A) => Fate::NameOnly,
-        (Attr::Type, Element::Script | Element::Input) => Fate::Keep,
-        (Attr::MetaField, Element::Meta) => Fate::Keep,
-        _ => Fate::Drop,
-    }
-}
-
 fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
 }
@@ -159,8 +58,14 @@ fn is_space(b: u8) -> bool {
 /// to cut: unneeded attributes (with their leading separators) and the
 /// values of attributes passed on by name. `None` when the tag runs to the
 /// end of the input.
-fn scan_tag(bytes: &[u8], at: usize, drops: &mut Vec<(usize, usize)>) -> Option<usize> {
+fn scan_tag<'h>(
+    html: &'h str,
+    at: usize,
+    drops: &mut Vec<(usize, usize)>,
+    attrs: &mut Attrs<'h>,
+) -> Option<usize> {
     drops.clear();
+    let bytes = html.as_bytes();
     let len = bytes.len();
     let at_byte = |k: usize| bytes.get(k).copied();
     let mut j = at + 1;
@@ -168,7 +73,9 @@ fn scan_tag(bytes: &[u8], at: usize, drops: &mut Vec<(usize, usize)>) -> Option<
         j += 1;
     }
     let tag = element(bytes.get(at + 1..j)?);
-    let mut seen_style = false;
+    // The tokenizer keeps the first of repeated attributes: once one was
+    // seen, a later one must not take its place when the first is dropped.
+    let mut seen = [false; 3];
     loop {
         let sep_start = j;
         while at_byte(j).is_some_and(|b| is_space(b) || b == b'/') {
@@ -184,7 +91,7 @@ fn scan_tag(bytes: &[u8], at: usize, drops: &mut Vec<(usize, usize)>) -> Option<
         }
         let name_end = j;
         let name = bytes.get(name_start..name_end)?;
-        let mut value = &[][..];
+        let mut value = "";
         // What to cut to pass the name alone: the value between its quotes
         // (the closing quote ends the attribute), else `=value`.
         let mut value_cut = (name_end, name_end);
@@ -201,7 +108,7 @@ fn scan_tag(bytes: &[u8], at: usize, drops: &mut Vec<(usize, usize)>) -> Option<
                 q @ (b'"' | b'\'') => {
                     let rest = bytes.get(k + 1..)?;
                     let n = rest.iter().position(|&b| b == q)?;
-                    value = rest.get(..n)?;
+                    value = html.get(k + 1..k + 1 + n)?;
                     value_cut = (k + 1, k + 1 + n);
                     j = k + 1 + n + 1;
                 }
@@ -211,7 +118,7 @@ fn scan_tag(bytes: &[u8], at: usize, drops: &mut Vec<(usize, usize)>) -> Option<
                     while at_byte(k).is_some_and(|b| !(is_space(b) || b == b'>')) {
                         k += 1;
                     }
-                    value = bytes.get(from..k)?;
+                    value = html.get(from..k)?;
                     value_cut = (name_end, k);
                     j = k;
                 }
@@ -221,15 +128,21 @@ fn scan_tag(bytes: &[u8], at: usize, drops: &mut Vec<(usize, usize)>) -> Option<
             return None;
         }
         let kind = attr(name);
-        let mut f = fate(tag, kind, value);
-        if kind == Attr::Style {
-            // The tokenizer keeps the first of repeated attributes: once a
-            // style was seen, later ones must not take its place.
-            if seen_style {
-                f = Fate::Drop;
+        let once = match kind {
+            _ if tag == Element::Compared => None,
+            Attr::Style => seen.get_mut(0),
+            Attr::Class => seen.get_mut(1),
+            Attr::Id => seen.get_mut(2),
+            _ => None,
+        };
+        let f = match once {
+            Some(true) => Fate::Drop,
+            Some(s) => {
+                *s = true;
+                attrs.fate(tag, kind, value)
             }
-            seen_style = true;
-        }
+            None => attrs.fate(tag, kind, value),
+        };
         match f {
             Fate::Keep => {}
             Fate::NameOnly => drops.push(value_cut),
@@ -251,6 +164,7 @@ pub(crate) fn prefilter(html: &str) -> StrTendril {
     let bytes = html.as_bytes();
     let mut out = StrTendril::with_capacity(u32::try_from(html.len()).unwrap_or(u32::MAX));
     let mut drops = Vec::new();
+    let mut attrs = Attrs::default();
     let mut copied = 0;
     let mut i = 0;
     while let Some(off) = html.get(i..).and_then(|r| r.find('<')) {
@@ -268,7 +182,7 @@ pub(crate) fn prefilter(html: &str) -> StrTendril {
             i = at + 1;
             continue;
         }
-        let Some(content) = scan_tag(bytes, at, &mut drops) else {
+        let Some(content) = scan_tag(html, at, &mut drops, &mut attrs) else {
             break;
         };
         // Every cut point sits at an ASCII byte, hence a char boundary.
@@ -329,16 +243,16 @@ mod tests {
     #[test]
     fn drops_unused_attributes() {
         assert_eq!(
-            &*prefilter("<div data-x=\"1\" class='a b' onclick=go()>t</div><img src=x />"),
-            "<div class='a b'>t</div><img />"
+            &*prefilter("<div data-x=\"1\" class='a nav' onclick=go()>t</div><img src=x />"),
+            "<div class='a nav'>t</div><img />"
         );
         assert_eq!(
-            &*prefilter("<a href=/x data-y title=\"a>b\">l</a> 1 < 2 <p id=k\nlang=en>"),
-            "<a href>l</a> 1 < 2 <p id=k>"
+            &*prefilter("<a href=/x data-y title=\"a>b\">l</a> 1 < 2 <p id=nav\nlang=en>"),
+            "<a href>l</a> 1 < 2 <p id=nav>"
         );
         assert_eq!(
-            &*prefilter("<a href=\"/x\"target=_blank class=k>l</a><a href=/y class=j>"),
-            "<a href=\"\" class=k>l</a><a href class=j>"
+            &*prefilter("<a href=\"/x\"target=_blank class=nav>l</a><a href=/y class=menu>"),
+            "<a href=\"\" class=nav>l</a><a href class=menu>"
         );
         assert_eq!(&*prefilter("<p title='open>"), "<p title='open>");
     }
@@ -362,8 +276,21 @@ mod tests {
     #[test]
     fn attributes_written_without_separators() {
         assert_eq!(
-            &*prefilter("<div style=\"\"class=k><p data-x='1'id=a title=t>x"),
-            "<div class=k><p id=a>x"
+            &*prefilter("<div style=\"\"class=nav><p data-x='1'id=main title=t>x"),
+            "<div class=nav><p id=main>x"
+        );
+    }
+
+    #[test]
+    fn class_and_id_only_with_evidence() {
+        assert_eq!(
+            &*prefilter("<div class='flex px-4' id=x9><div class=sidebar id=content>"),
+            "<div><div class=sidebar id=content>"
+        );
+        // A dropped first class never lets a later one take its place.
+        assert_eq!(
+            &*prefilter("<div class=flex class=nav id=main id=footer>"),
+            "<div id=main>"
         );
     }
 
@@ -402,7 +329,7 @@ mod tests {
         assert_eq!(&*prefilter(ld), ld);
         assert_eq!(
             &*prefilter("<script id=__NEXT_DATA__ type=\"application/json\">{\"props\": 1}</script><p>t</p>"),
-            "<script id=__NEXT_DATA__ type=\"application/json\"></script><p>t</p>"
+            "<script type=\"application/json\"></script><p>t</p>"
         );
     }
 
