@@ -184,7 +184,8 @@ fn positive_substrings() -> &'static Patterns {
 
 fn lower_into(buf: &mut String, s: &str) {
     buf.clear();
-    buf.extend(s.chars().map(|c| c.to_ascii_lowercase()));
+    buf.push_str(s);
+    buf.make_ascii_lowercase();
 }
 
 /// Judge a `class` or `id` value. `buf` is scratch space.
