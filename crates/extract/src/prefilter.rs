@@ -1,9 +1,10 @@
 //! Input pre-filter: drop the bodies of `<script>`, `<style>` and `<svg>`
-//! elements, and attributes nobody reads, before tokenizing.
+//! elements, and attributes the extractor does not need (see
+//! [`crate::attrs`]), before tokenizing.
 //!
 //! None of it ever becomes text, yet on modern pages it is well over half of
 //! the bytes, and html5ever tokenizes it character by character and interns
-//! every attribute. JSON scripts are kept: JSON-LD is evidence for the
+//! every attribute. JSON-LD scripts are kept: they are evidence for the
 //! scorer. Comments are skipped over so that markup inside them is not
 //! mistaken for an element. Tags are scanned the way the HTML tokenizer
 //! scans them (quoted values may contain `>`).
