@@ -168,8 +168,12 @@ pub(crate) fn prefilter(html: &str) -> StrTendril {
     let mut attrs = Attrs::default();
     let mut copied = 0;
     let mut i = 0;
-    while let Some(off) = html.get(i..).and_then(|r| r.find('<')) {
-        let at = i + off;
+    loop {
+        let Some(at) = html.get(i..).and_then(|r| r.find('<')).map(|off| i + off) else {
+            collapse_space(html, i, html.len(), &mut copied, &mut out);
+            break;
+        };
+        collapse_space(html, i, at, &mut copied, &mut out);
         if bytes.get(at..at + 4) == Some(b"<!--") {
             match find_ci(html, at + 4, b"-->") {
                 Some(e) => {
@@ -196,11 +200,7 @@ pub(crate) fn prefilter(html: &str) -> StrTendril {
             continue;
         };
         let start_tag = html.get(at..content).unwrap_or_default();
-        let self_closed = start_tag.ends_with("/>") && name == "svg";
-        // Only JSON-LD is read from scripts (`jsonld.rs`): other JSON data
-        // (framework state, often the largest part of a page) goes too.
-        let keep = name == "script" && start_tag.to_ascii_lowercase().contains("ld+json");
-        if self_closed || keep {
+        if start_tag.ends_with("/>") && name == "svg" {
             continue;
         }
         let mut close_pat = Vec::with_capacity(name.len() + 2);
@@ -209,14 +209,46 @@ pub(crate) fn prefilter(html: &str) -> StrTendril {
         let Some(close) = find_ci(html, content, &close_pat) else {
             break;
         };
+        i = close + 2;
+        // Only JSON-LD is read from scripts (`jsonld.rs`), as written: other
+        // JSON data (framework state, often the largest part of a page) goes.
+        if name == "script" && start_tag.to_ascii_lowercase().contains("ld+json") {
+            continue;
+        }
         if close > content {
             out.push_slice(html.get(copied..content).unwrap_or_default());
             copied = close;
         }
-        i = close + 2;
     }
     out.push_slice(html.get(copied..).unwrap_or_default());
     out
+}
+
+/// Write each run of white space of the text `html[from..to]` as one space
+/// (a run that is one space already stays). The extractor collapses white
+/// space wherever it reads text, and the tree builder treats every kind of
+/// it alike, so the tree is the same but for the length of white space;
+/// the tokenizer then meets one token where a line break and an indentation
+/// were two. `copied` (at most `from`) is how far `html` was written.
+fn collapse_space(html: &str, from: usize, to: usize, copied: &mut usize, out: &mut StrTendril) {
+    let bytes = html.as_bytes();
+    let mut k = from;
+    while k < to {
+        if !bytes.get(k).copied().is_some_and(is_space) {
+            k += 1;
+            continue;
+        }
+        let start = k;
+        while k < to && bytes.get(k).copied().is_some_and(is_space) {
+            k += 1;
+        }
+        if k - start > 1 || bytes.get(start) != Some(&b' ') {
+            // Both ends sit at ASCII bytes, hence char boundaries.
+            out.push_slice(html.get(*copied..start).unwrap_or_default());
+            out.push_char(' ');
+            *copied = k;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -332,6 +364,23 @@ mod tests {
             &*prefilter("<script id=__NEXT_DATA__ type=\"application/json\">{\"props\": 1}</script><p>t</p>"),
             "<script type=\"application/json\"></script><p>t</p>"
         );
+    }
+
+    #[test]
+    fn white_space_runs_in_text_become_one_space() {
+        assert_eq!(
+            &*prefilter("<p>\n    a  b\t</p>\r\n<pre>\n x</pre> <p class='nav  menu'\n>\u{a0}\n"),
+            "<p> a b </p> <pre> x</pre> <p class='nav  menu'\n>\u{a0} "
+        );
+        assert_eq!(&*prefilter("a \x0b b"), "a \x0b b");
+    }
+
+    #[test]
+    fn json_ld_is_passed_on_as_written() {
+        let ld = "<script type=application/ld+json>\n{\"articleBody\": \"<p  class=x data-y=1>a</p>\"}</script>";
+        assert_eq!(&*prefilter(ld), ld);
+        let open = "<script type=application/ld+json>{\"a\":\n <b data-x=1>";
+        assert_eq!(&*prefilter(open), open);
     }
 
     #[test]
