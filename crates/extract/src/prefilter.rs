@@ -224,11 +224,10 @@ pub(crate) fn prefilter(html: &str) -> StrTendril {
     out
 }
 
-/// Write each run of white space of the text `html[from..to]` as one space
-/// (a run that is one space already stays). The extractor collapses white
-/// space wherever it reads text, and the tree builder treats every kind of
-/// it alike, so the tree is the same but for the length of white space;
-/// the tokenizer then meets one token where a line break and an indentation
+/// Write each run of white space of the text `html[from..to]` as one space.
+/// The extractor collapses white space wherever it reads text and the tree
+/// builder treats all of it alike: the tree is the same but for its length,
+/// and the tokenizer meets one token where a line break and an indentation
 /// were two. `copied` (at most `from`) is how far `html` was written.
 fn collapse_space(html: &str, from: usize, to: usize, copied: &mut usize, out: &mut StrTendril) {
     let bytes = html.as_bytes();
