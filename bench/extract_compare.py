@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Main text extraction, side by side: neardup, trafilatura, resiliparse.
 
-  bench/.venv/bin/python bench/extract_compare.py [--datasets zyte,wcxb-dev,zh] [--tools ...]
+  bench/.venv/bin/python bench/extract_compare.py [--datasets zyte,wcxb-dev,zh] [--tools ...] [--repeat N]
 
 For each dataset of ../shared/eval/extraction, every tool extracts the same
 pages (decompressed once into a temporary directory), one process, one
-thread; neardup is also run with every core. Quality is scored by the
-shared scorer, speed is pages/s and MB/s of HTML. Prints a Markdown table.
+thread; neardup is also run with every core. `neardup@PATH` runs the binary
+at PATH on one thread (an older build, say). With `--repeat N` the tools
+take turns N times and each one's best time is kept. Quality is scored by
+the shared scorer, speed is pages/s and MB/s of HTML. Prints a Markdown
+table.
 Run `bench/setup.sh` first, and `cargo build --release` at the root.
 """
 import argparse, gzip, json, os, subprocess, sys, tempfile, time
@@ -35,15 +38,15 @@ def score(dataset, preds):
     return json.loads(out.strip().splitlines()[-1])['f1']
 
 
-def run_neardup(pages, tmp, threads):
+def run_neardup(pages, tmp, threads, binary=NEARDUP, label=''):
     d = os.path.join(tmp, 'pages')
     if not os.path.isdir(d):
         os.makedirs(d)
         for name, data in pages:
             open(os.path.join(d, name), 'wb').write(data)
-    preds = os.path.join(tmp, f'neardup-{threads}.jsonl')
+    preds = os.path.join(tmp, f'neardup-{threads}{label}.jsonl')
     t = time.perf_counter()
-    subprocess.run([NEARDUP, 'extract', '-q', '--threads', str(threads), d, '-o', preds], check=True)
+    subprocess.run([binary, 'extract', '-q', '--threads', str(threads), d, '-o', preds], check=True)
     return time.perf_counter() - t, preds
 
 
@@ -80,21 +83,30 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--datasets', default='zyte,wcxb-dev,zh')
     ap.add_argument('--tools', default='neardup,neardup-all-cores,trafilatura,resiliparse')
+    ap.add_argument('--repeat', type=int, default=1)
     a = ap.parse_args()
+    tools = a.tools.split(',')
     print('| dataset | tool | F1 | pages/s | MB/s |')
     print('|---|---|---|---|---|')
     for ds in a.datasets.split(','):
         pages = load(ds)
         mb = sum(len(p[1]) for p in pages) / 1e6
         with tempfile.TemporaryDirectory() as tmp:
-            for tool in a.tools.split(','):
-                if tool == 'neardup':
-                    dt, preds = run_neardup(pages, tmp, 1)
-                elif tool == 'neardup-all-cores':
-                    dt, preds = run_neardup(pages, tmp, os.cpu_count() or 1)
-                else:
-                    dt, preds = run_python(pages, tmp, tool)
-                f1 = score(ds, preds)
+            best = {}
+            for _ in range(a.repeat):
+                for i, tool in enumerate(tools):
+                    if tool == 'neardup':
+                        dt, preds = run_neardup(pages, tmp, 1)
+                    elif tool == 'neardup-all-cores':
+                        dt, preds = run_neardup(pages, tmp, os.cpu_count() or 1)
+                    elif tool.startswith('neardup@'):
+                        dt, preds = run_neardup(pages, tmp, 1, tool[len('neardup@'):], f'-{i}')
+                    else:
+                        dt, preds = run_python(pages, tmp, tool)
+                    if tool not in best or dt < best[tool][0]:
+                        best[tool] = (dt, score(ds, preds))
+            for tool in tools:
+                dt, f1 = best[tool]
                 print(f'| {ds} ({len(pages)} pages, {mb:.1f} MB) | {tool} | {f1:.3f} | '
                       f'{len(pages) / dt:.0f} | {mb / dt:.1f} |', flush=True)
 

@@ -69,8 +69,14 @@ pub(crate) struct Dom {
 
 impl Dom {
     /// An empty document.
+    #[cfg(test)]
     pub(crate) fn new() -> Dom {
-        let mut nodes = Vec::with_capacity(1024);
+        Dom::with_capacity(1024)
+    }
+
+    /// An empty document with room for `nodes` nodes.
+    pub(crate) fn with_capacity(nodes: usize) -> Dom {
+        let mut nodes = Vec::with_capacity(nodes.max(1));
         nodes.push(Node::new(NodeData::Document));
         Dom { nodes }
     }

@@ -118,31 +118,58 @@ pub(crate) struct Evidence {
 }
 
 /// A set of substrings searched in one pass over a value: the patterns
-/// are grouped by their first byte, and only the positions whose byte
-/// starts some pattern are compared (instead of one substring search per
+/// are grouped by their first byte, and only the positions whose two bytes
+/// start some pattern are compared (instead of one substring search per
 /// pattern).
 struct Patterns {
     by_first: Vec<Vec<&'static [u8]>>,
+    /// Bit `256 * a + b` is set when some pattern starts with the bytes
+    /// `a b`, or is the single byte `a` (then for every `b`; the byte past
+    /// the end of a value counts as 0).
+    pairs: Vec<u64>,
 }
 
 impl Patterns {
     fn new(patterns: &[&'static str]) -> Patterns {
         let mut by_first = vec![Vec::new(); 256];
-        for p in patterns.iter().filter(|p| !p.is_empty()) {
-            by_first[p.as_bytes()[0] as usize].push(p.as_bytes());
+        let mut pairs = vec![0u64; 65536 / 64];
+        let mut set = |a: u8, b: u8| {
+            let bit = usize::from(a) << 8 | usize::from(b);
+            pairs[bit / 64] |= 1 << (bit % 64);
+        };
+        for p in patterns.iter().map(|p| p.as_bytes()) {
+            match *p {
+                [] => continue,
+                [a] => (0..=255).for_each(|b| set(a, b)),
+                [a, b, ..] => set(a, b),
+            }
+            by_first[usize::from(p[0])].push(p);
         }
-        Patterns { by_first }
+        Patterns { by_first, pairs }
+    }
+
+    fn may_start(&self, a: u8, b: u8) -> bool {
+        let bit = usize::from(a) << 8 | usize::from(b);
+        self.pairs[bit / 64] & (1 << (bit % 64)) != 0
     }
 
     /// Whether `v` contains one of the patterns (as `str::contains` does).
     fn found_in(&self, v: &str) -> bool {
         let b = v.as_bytes();
         (0..b.len()).any(|i| {
-            self.by_first[b[i] as usize]
-                .iter()
-                .any(|p| b[i..].starts_with(p))
+            self.may_start(b[i], b.get(i + 1).copied().unwrap_or(0))
+                && self.by_first[usize::from(b[i])]
+                    .iter()
+                    .any(|p| b[i..].starts_with(p))
         })
     }
+}
+
+/// Is `w` one of [`NEGATIVE_WORD`]?
+fn negative_word(w: &str) -> bool {
+    NEGATIVE_WORD
+        .iter()
+        .any(|n| n.len() == w.len() && n.as_bytes().first() == w.as_bytes().first() && *n == w)
 }
 
 fn negative_substrings() -> &'static Patterns {
@@ -157,7 +184,8 @@ fn positive_substrings() -> &'static Patterns {
 
 fn lower_into(buf: &mut String, s: &str) {
     buf.clear();
-    buf.extend(s.chars().map(|c| c.to_ascii_lowercase()));
+    buf.push_str(s);
+    buf.make_ascii_lowercase();
 }
 
 /// Judge a `class` or `id` value. `buf` is scratch space.
@@ -173,9 +201,8 @@ pub(crate) fn judge(value: &str, buf: &mut String) -> Evidence {
             .filter(|w| !w.is_empty())
     };
     ev.negative = negative_substrings().found_in(v)
-        || words().any(|w| NEGATIVE_WORD.contains(&w))
-        || v.split_ascii_whitespace()
-            .any(|w| NEGATIVE_WORD.contains(&w));
+        || words().any(negative_word)
+        || v.split_ascii_whitespace().any(negative_word);
     ev.positive = positive_substrings().found_in(v);
     ev
 }
@@ -272,6 +299,21 @@ mod tests {
                 assert!(set.found_in(p) && set.found_in(&format!("x-{p}-y")), "{p}");
             }
         }
+    }
+
+    #[test]
+    fn single_byte_patterns_and_value_ends() {
+        let set = Patterns::new(&["x", "ab", ""]);
+        for (v, want) in [
+            ("x", true),
+            ("yx", true),
+            ("xy", true),
+            ("a", false),
+            ("ab", true),
+        ] {
+            assert_eq!(set.found_in(v), want, "{v:?}");
+        }
+        assert!(negative_word("nav") && negative_word("top-bar") && !negative_word("navy"));
     }
 
     proptest::proptest! {

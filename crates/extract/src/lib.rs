@@ -9,7 +9,9 @@
 //! How [`Mode::Main`] works, in order:
 //!
 //! 1. A byte-level pre-filter drops script/style/svg bodies (JSON-LD is
-//!    kept) and attributes nobody reads, then html5ever parses into an arena
+//!    kept) and every attribute the extractor would not read or that would
+//!    not change what it sees (class and id values without evidence,
+//!    styles that cannot hide, link targets), then html5ever parses into an arena
 //!    DOM; a token filter caps nesting depth so hostile nesting stays linear.
 //! 2. Linear passes compute per node: visibility (skipped tags, inline
 //!    `display:none`), link ancestry, text tokens, and class/id/role/tag
@@ -56,6 +58,7 @@
 #![forbid(unsafe_code)]
 
 mod analyze;
+mod attrs;
 mod clean;
 mod dom;
 mod error;

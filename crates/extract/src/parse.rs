@@ -33,6 +33,10 @@ const MAX_SUPPRESSED: usize = 1 << 16;
 const NODE_BASE: usize = 50_000;
 /// Bytes of HTML per node allowed beyond [`NODE_BASE`].
 const BYTES_PER_NODE: usize = 64;
+/// Bytes of (pre-filtered) HTML per node the arena is first sized for: it
+/// then grows once or twice on a real page instead of six or seven times,
+/// and a page of plain text reserves little.
+const BYTES_PER_RESERVED_NODE: usize = 128;
 
 /// The most nodes the tree of `html_len` bytes of HTML may have: real pages
 /// have one node per 50 to 500 bytes and stay far below it.
@@ -157,6 +161,9 @@ pub(crate) fn parse_tendril(html: StrTendril, max_depth: usize) -> Dom {
 }
 
 fn parse_capped(html: StrTendril, max_depth: usize, max_nodes: usize) -> Dom {
+    let reserve = (html.len() / BYTES_PER_RESERVED_NODE)
+        .min(max_nodes)
+        .max(1024);
     let max_depth = u32::try_from(max_depth).unwrap_or(u32::MAX).max(4);
     let tb_opts = TreeBuilderOpts {
         scripting_enabled: false,
@@ -164,7 +171,7 @@ fn parse_capped(html: StrTendril, max_depth: usize, max_nodes: usize) -> Dom {
         ..TreeBuilderOpts::default()
     };
     let filter = DepthFilter {
-        inner: TreeBuilder::new(ArenaSink::new(), tb_opts),
+        inner: TreeBuilder::new(ArenaSink::with_capacity(reserve), tb_opts),
         max_depth,
         max_nodes,
         suppressed: RefCell::new(VecDeque::new()),

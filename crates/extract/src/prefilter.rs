@@ -1,14 +1,17 @@
 //! Input pre-filter: drop the bodies of `<script>`, `<style>` and `<svg>`
-//! elements, and attributes nobody reads, before tokenizing.
+//! elements, and attributes the extractor does not need (see
+//! [`crate::attrs`]), before tokenizing.
 //!
 //! None of it ever becomes text, yet on modern pages it is well over half of
 //! the bytes, and html5ever tokenizes it character by character and interns
-//! every attribute. JSON scripts are kept: JSON-LD is evidence for the
+//! every attribute. JSON-LD scripts are kept: they are evidence for the
 //! scorer. Comments are skipped over so that markup inside them is not
 //! mistaken for an element. Tags are scanned the way the HTML tokenizer
 //! scans them (quoted values may contain `>`).
 
 use html5ever::tendril::StrTendril;
+
+use crate::attrs::{attr, element, Attr, Attrs, Element, Fate};
 
 /// Elements whose content is removed.
 const STRIPPED: &[&str] = &["script", "style", "svg"];
@@ -47,27 +50,33 @@ fn stripped_name(bytes: &[u8], at: usize) -> Option<&'static str> {
     })
 }
 
-/// Attributes the extractor reads; all others are dropped before parsing.
-const KEPT_ATTRS: &[&str] = &[
-    "class", "id", "role", "itemprop", "style", "href", "type", "property", "name", "content",
-];
-
 fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
 }
 
 /// Scan the start tag at `at` (`<` followed by a letter) the way the HTML
-/// tokenizer does. Returns the index just past its `>` and the byte ranges of
-/// unneeded attributes (with their leading separators), or `None` when the
-/// tag runs to the end of the input.
-fn scan_tag(bytes: &[u8], at: usize, drops: &mut Vec<(usize, usize)>) -> Option<usize> {
+/// tokenizer does. Returns the index just past its `>` and the byte ranges
+/// to cut: unneeded attributes (with their leading separators) and the
+/// values of attributes passed on by name. `None` when the tag runs to the
+/// end of the input.
+fn scan_tag<'h>(
+    html: &'h str,
+    at: usize,
+    drops: &mut Vec<(usize, usize)>,
+    attrs: &mut Attrs<'h>,
+) -> Option<usize> {
     drops.clear();
+    let bytes = html.as_bytes();
     let len = bytes.len();
     let at_byte = |k: usize| bytes.get(k).copied();
     let mut j = at + 1;
     while at_byte(j).is_some_and(|b| !(is_space(b) || b == b'/' || b == b'>')) {
         j += 1;
     }
+    let tag = element(bytes.get(at + 1..j)?);
+    // The tokenizer keeps the first of repeated attributes: once one was
+    // seen, a later one must not take its place when the first is dropped.
+    let mut seen = [false; 3];
     loop {
         let sep_start = j;
         while at_byte(j).is_some_and(|b| is_space(b) || b == b'/') {
@@ -81,7 +90,12 @@ fn scan_tag(bytes: &[u8], at: usize, drops: &mut Vec<(usize, usize)>) -> Option<
         while at_byte(j).is_some_and(|b| !(is_space(b) || b == b'/' || b == b'>' || b == b'=')) {
             j += 1;
         }
-        let name = bytes.get(name_start..j)?;
+        let name_end = j;
+        let name = bytes.get(name_start..name_end)?;
+        let mut value = "";
+        // What to cut to pass the name alone: the value between its quotes
+        // (the closing quote ends the attribute), else `=value`.
+        let mut value_cut = (name_end, name_end);
         let mut k = j;
         while at_byte(k).is_some_and(is_space) {
             k += 1;
@@ -94,13 +108,19 @@ fn scan_tag(bytes: &[u8], at: usize, drops: &mut Vec<(usize, usize)>) -> Option<
             match at_byte(k)? {
                 q @ (b'"' | b'\'') => {
                     let rest = bytes.get(k + 1..)?;
-                    j = k + 1 + rest.iter().position(|&b| b == q)? + 1;
+                    let n = rest.iter().position(|&b| b == q)?;
+                    value = html.get(k + 1..k + 1 + n)?;
+                    value_cut = (k + 1, k + 1 + n);
+                    j = k + 1 + n + 1;
                 }
                 b'>' => j = k,
                 _ => {
+                    let from = k;
                     while at_byte(k).is_some_and(|b| !(is_space(b) || b == b'>')) {
                         k += 1;
                     }
+                    value = html.get(from..k)?;
+                    value_cut = (name_end, k);
                     j = k;
                 }
             }
@@ -108,11 +128,32 @@ fn scan_tag(bytes: &[u8], at: usize, drops: &mut Vec<(usize, usize)>) -> Option<
         if j > len {
             return None;
         }
-        if !KEPT_ATTRS
-            .iter()
-            .any(|n| n.as_bytes().eq_ignore_ascii_case(name))
-        {
-            drops.push((sep_start, j));
+        let kind = attr(name);
+        let once = match kind {
+            _ if tag == Element::Compared => None,
+            Attr::Style => seen.get_mut(0),
+            Attr::Class => seen.get_mut(1),
+            Attr::Id => seen.get_mut(2),
+            _ => None,
+        };
+        let f = match once {
+            Some(true) => Fate::Drop,
+            Some(s) => {
+                *s = true;
+                attrs.fate(tag, kind, value)
+            }
+            None => attrs.fate(tag, kind, value),
+        };
+        match f {
+            Fate::Keep => {}
+            Fate::NameOnly => drops.push(value_cut),
+            // An attribute written right after this one (`a=""b=1`) keeps
+            // the separator in front of this one, lest its name run into
+            // the tag's name or the previous attribute's.
+            Fate::Drop if at_byte(j).is_some_and(|b| is_space(b) || b == b'/' || b == b'>') => {
+                drops.push((sep_start, j))
+            }
+            Fate::Drop => drops.push((name_start, j)),
         }
     }
 }
@@ -122,12 +163,17 @@ fn scan_tag(bytes: &[u8], at: usize, drops: &mut Vec<(usize, usize)>) -> Option<
 /// the extractor never reads. Produces the parser's input buffer.
 pub(crate) fn prefilter(html: &str) -> StrTendril {
     let bytes = html.as_bytes();
-    let mut out = StrTendril::new();
+    let mut out = StrTendril::with_capacity(u32::try_from(html.len()).unwrap_or(u32::MAX));
     let mut drops = Vec::new();
+    let mut attrs = Attrs::default();
     let mut copied = 0;
     let mut i = 0;
-    while let Some(off) = html.get(i..).and_then(|r| r.find('<')) {
-        let at = i + off;
+    loop {
+        let Some(at) = html.get(i..).and_then(|r| r.find('<')).map(|off| i + off) else {
+            collapse_space(html, i, html.len(), &mut copied, &mut out);
+            break;
+        };
+        collapse_space(html, i, at, &mut copied, &mut out);
         if bytes.get(at..at + 4) == Some(b"<!--") {
             match find_ci(html, at + 4, b"-->") {
                 Some(e) => {
@@ -141,7 +187,7 @@ pub(crate) fn prefilter(html: &str) -> StrTendril {
             i = at + 1;
             continue;
         }
-        let Some(content) = scan_tag(bytes, at, &mut drops) else {
+        let Some(content) = scan_tag(html, at, &mut drops, &mut attrs) else {
             break;
         };
         // Every cut point sits at an ASCII byte, hence a char boundary.
@@ -154,9 +200,7 @@ pub(crate) fn prefilter(html: &str) -> StrTendril {
             continue;
         };
         let start_tag = html.get(at..content).unwrap_or_default();
-        let self_closed = start_tag.ends_with("/>") && name == "svg";
-        let keep = name == "script" && start_tag.to_ascii_lowercase().contains("json");
-        if self_closed || keep {
+        if start_tag.ends_with("/>") && name == "svg" {
             continue;
         }
         let mut close_pat = Vec::with_capacity(name.len() + 2);
@@ -165,14 +209,45 @@ pub(crate) fn prefilter(html: &str) -> StrTendril {
         let Some(close) = find_ci(html, content, &close_pat) else {
             break;
         };
+        i = close + 2;
+        // Only JSON-LD is read from scripts (`jsonld.rs`), as written: other
+        // JSON data (framework state, often the largest part of a page) goes.
+        if name == "script" && start_tag.to_ascii_lowercase().contains("ld+json") {
+            continue;
+        }
         if close > content {
             out.push_slice(html.get(copied..content).unwrap_or_default());
             copied = close;
         }
-        i = close + 2;
     }
     out.push_slice(html.get(copied..).unwrap_or_default());
     out
+}
+
+/// Write each run of white space of the text `html[from..to]` as one space.
+/// The extractor collapses white space wherever it reads text and the tree
+/// builder treats all of it alike: the tree is the same but for its length,
+/// and the tokenizer meets one token where a line break and an indentation
+/// were two. `copied` (at most `from`) is how far `html` was written.
+fn collapse_space(html: &str, from: usize, to: usize, copied: &mut usize, out: &mut StrTendril) {
+    let bytes = html.as_bytes();
+    let mut k = from;
+    while k < to {
+        if !bytes.get(k).copied().is_some_and(is_space) {
+            k += 1;
+            continue;
+        }
+        let start = k;
+        while k < to && bytes.get(k).copied().is_some_and(is_space) {
+            k += 1;
+        }
+        if k - start > 1 || bytes.get(start) != Some(&b' ') {
+            // Both ends sit at ASCII bytes, hence char boundaries.
+            out.push_slice(html.get(*copied..start).unwrap_or_default());
+            out.push_char(' ');
+            *copied = k;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -200,14 +275,111 @@ mod tests {
     #[test]
     fn drops_unused_attributes() {
         assert_eq!(
-            &*prefilter("<div data-x=\"1\" class='a b' onclick=go()>t</div><img src=x />"),
-            "<div class='a b'>t</div><img />"
+            &*prefilter("<div data-x=\"1\" class='a nav' onclick=go()>t</div><img src=x />"),
+            "<div class='a nav'>t</div><img />"
         );
         assert_eq!(
-            &*prefilter("<a href=/x data-y title=\"a>b\">l</a> 1 < 2 <p id=k\nlang=en>"),
-            "<a href=/x>l</a> 1 < 2 <p id=k>"
+            &*prefilter("<a href=/x data-y title=\"a>b\">l</a> 1 < 2 <p id=nav\nlang=en>"),
+            "<a href>l</a> 1 < 2 <p id=nav>"
+        );
+        assert_eq!(
+            &*prefilter("<a href=\"/x\"target=_blank class=nav>l</a><a href=/y class=menu>"),
+            "<a href=\"\" class=nav>l</a><a href class=menu>"
         );
         assert_eq!(&*prefilter("<p title='open>"), "<p title='open>");
+    }
+
+    #[test]
+    fn keeps_attributes_only_where_read() {
+        assert_eq!(
+            &*prefilter("<A HREF='/long/url?a=1'>x</A><link href=/s.css><area href=/m>"),
+            "<A HREF=''>x</A><link><area>"
+        );
+        assert_eq!(
+            &*prefilter("<input type=hidden name=q><button type=submit>"),
+            "<input type=hidden><button>"
+        );
+        assert_eq!(
+            &*prefilter("<meta property=og:title content='T'><div name=x content=y role=main itemprop=articleBody>"),
+            "<meta property=og:title content='T'><div role=main itemprop=articleBody>"
+        );
+    }
+
+    #[test]
+    fn attributes_written_without_separators() {
+        assert_eq!(
+            &*prefilter("<div style=\"\"class=nav><p data-x='1'id=main title=t>x"),
+            "<div class=nav><p id=main>x"
+        );
+    }
+
+    #[test]
+    fn class_and_id_only_with_evidence() {
+        assert_eq!(
+            &*prefilter("<div class='flex px-4' id=x9><div class=sidebar id=content>"),
+            "<div><div class=sidebar id=content>"
+        );
+        // A dropped first class never lets a later one take its place.
+        assert_eq!(
+            &*prefilter("<div class=flex class=nav id=main id=footer>"),
+            "<div id=main>"
+        );
+    }
+
+    #[test]
+    fn formatting_elements_keep_what_they_had() {
+        assert_eq!(
+            &*prefilter("<font style='font-size:14px' color=red>a</font><B href=x data-y=1>b</B>"),
+            "<font style='font-size:14px'>a</font><B href=x>b</B>"
+        );
+        assert_eq!(
+            &*prefilter("<body style='color:red' onload=f()><body style='display:none'>"),
+            "<body style='color:red'><body style='display:none'>"
+        );
+    }
+
+    #[test]
+    fn keeps_styles_that_may_hide() {
+        assert_eq!(
+            &*prefilter("<p style='color:red'>a</p><p style='display: NONE'>b</p><p style=\"x:&#110;one\">c</p>"),
+            "<p>a</p><p style='display: NONE'>b</p><p style=\"x:&#110;one\">c</p>"
+        );
+        // The tokenizer keeps the first style: a later one never replaces it.
+        assert_eq!(
+            &*prefilter("<p style='color:red' style='display:none'>a</p>"),
+            "<p>a</p>"
+        );
+        assert_eq!(
+            &*prefilter("<p style='visibility:hidden' style='color:red'>a</p>"),
+            "<p style='visibility:hidden'>a</p>"
+        );
+    }
+
+    #[test]
+    fn strips_json_data_but_not_json_ld() {
+        let ld = "<script type=\"application/LD+json\">{\"articleBody\": \"x\"}</script>";
+        assert_eq!(&*prefilter(ld), ld);
+        assert_eq!(
+            &*prefilter("<script id=__NEXT_DATA__ type=\"application/json\">{\"props\": 1}</script><p>t</p>"),
+            "<script type=\"application/json\"></script><p>t</p>"
+        );
+    }
+
+    #[test]
+    fn white_space_runs_in_text_become_one_space() {
+        assert_eq!(
+            &*prefilter("<p>\n    a  b\t</p>\r\n<pre>\n x</pre> <p class='nav  menu'\n>\u{a0}\n"),
+            "<p> a b </p> <pre> x</pre> <p class='nav  menu'\n>\u{a0} "
+        );
+        assert_eq!(&*prefilter("a \x0b b"), "a \x0b b");
+    }
+
+    #[test]
+    fn json_ld_is_passed_on_as_written() {
+        let ld = "<script type=application/ld+json>\n{\"articleBody\": \"<p  class=x data-y=1>a</p>\"}</script>";
+        assert_eq!(&*prefilter(ld), ld);
+        let open = "<script type=application/ld+json>{\"a\":\n <b data-x=1>";
+        assert_eq!(&*prefilter(open), open);
     }
 
     #[test]

@@ -36,6 +36,11 @@ impl Block {
     }
 }
 
+/// White space between words (zero-width spaces included).
+fn is_space(c: char) -> bool {
+    c.is_whitespace() || c == '\u{200b}'
+}
+
 struct Builder<'a> {
     dom: &'a Dom,
     a: &'a Analysis,
@@ -100,16 +105,21 @@ impl Builder<'_> {
             self.boiler_tokens = self.boiler_tokens.saturating_add(tokens);
         }
         let before = self.buf.len();
-        for c in t.chars() {
-            if c.is_whitespace() || c == '\u{200b}' {
+        let mut rest = t;
+        while !rest.is_empty() {
+            let space = rest.find(|c| !is_space(c)).unwrap_or(rest.len());
+            if space > 0 {
                 self.pending_space = true;
-            } else {
-                if self.pending_space && !self.buf.is_empty() && !self.buf.ends_with('\n') {
-                    self.buf.push(' ');
-                }
-                self.pending_space = false;
-                self.buf.push(c);
+                rest = rest.get(space..).unwrap_or_default();
+                continue;
             }
+            let word = rest.find(is_space).unwrap_or(rest.len());
+            if self.pending_space && !self.buf.is_empty() && !self.buf.ends_with('\n') {
+                self.buf.push(' ');
+            }
+            self.pending_space = false;
+            self.buf.push_str(rest.get(..word).unwrap_or_default());
+            rest = rest.get(word..).unwrap_or_default();
         }
         if self.buf.len() > before {
             self.br_run = 0;
@@ -268,6 +278,14 @@ mod tests {
         assert_eq!(
             texts("<p>  Hello \n  <b>big</b>   world </p><p>Second</p>"),
             vec!["Hello big world", "Second"]
+        );
+    }
+
+    #[test]
+    fn unicode_spaces_collapse() {
+        assert_eq!(
+            texts("<p>\u{a0}a\u{200b}b\u{3000} c\u{b}<b>d</b> <i> e</i>é\u{2029}</p>"),
+            vec!["a b c d eé"]
         );
     }
 

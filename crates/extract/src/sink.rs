@@ -23,9 +23,10 @@ pub(crate) struct ArenaSink {
 }
 
 impl ArenaSink {
-    pub(crate) fn new() -> ArenaSink {
+    /// A sink whose arena has room for `nodes` nodes.
+    pub(crate) fn with_capacity(nodes: usize) -> ArenaSink {
         ArenaSink {
-            dom: RefCell::new(Dom::new()),
+            dom: RefCell::new(Dom::with_capacity(nodes)),
             placeholder: QualName::new(None, Namespace::from(""), LocalName::from("")),
             current_depth: Cell::new(0),
         }

@@ -107,24 +107,62 @@ pub(crate) struct Measure {
     pub(crate) punct: u32,
 }
 
+/// What an ASCII byte is to [`measure`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ascii {
+    /// Letter, digit or `_`.
+    Word,
+    /// Sentence punctuation.
+    Punct,
+    /// Anything else.
+    Other,
+}
+
+/// [`Ascii`] class of each ASCII byte.
+const ASCII: [Ascii; 128] = {
+    let mut t = [Ascii::Other; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        if c.is_ascii_alphanumeric() || c == b'_' {
+            t[b] = Ascii::Word;
+        } else if matches!(c, b'.' | b',' | b';' | b':' | b'!' | b'?') {
+            t[b] = Ascii::Punct;
+        }
+        b += 1;
+    }
+    t
+};
+
 /// Measure `text`.
 pub(crate) fn measure(text: &str) -> Measure {
     let mut m = Measure::default();
     let mut in_word = false;
-    for c in text.chars() {
-        if c.is_ascii() {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                if !in_word {
-                    m.tokens = m.tokens.saturating_add(1);
-                    in_word = true;
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if let Some(&class) = ASCII.get(usize::from(b)) {
+            i += 1;
+            match class {
+                Ascii::Word => {
+                    if !in_word {
+                        m.tokens = m.tokens.saturating_add(1);
+                        in_word = true;
+                    }
                 }
-            } else {
-                in_word = false;
-                if matches!(c, '.' | ',' | ';' | ':' | '!' | '?') {
+                Ascii::Punct => {
+                    in_word = false;
                     m.punct = m.punct.saturating_add(1);
                 }
+                Ascii::Other => in_word = false,
             }
-        } else if is_cjk(c) {
+            continue;
+        }
+        let Some(c) = text.get(i..).and_then(|r| r.chars().next()) else {
+            break;
+        };
+        i += c.len_utf8();
+        if is_cjk(c) {
             m.tokens = m.tokens.saturating_add(1);
             in_word = false;
         } else if c.is_alphanumeric() {
@@ -167,5 +205,34 @@ mod tests {
         assert_eq!(m.punct, 2);
         assert_eq!(measure("").tokens, 0);
         assert_eq!(measure("café naïve").tokens, 2);
+        assert_eq!(
+            measure("a_b c-d…x。y"),
+            Measure {
+                tokens: 5,
+                punct: 2
+            }
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn measure_counts_as_char_by_char(s in "[a-zA-Z0-9_ .,;:!?'é中文。，…\\-]{0,40}") {
+            let mut tokens = 0u32;
+            let mut punct = 0u32;
+            let mut in_word = false;
+            for c in s.chars() {
+                if is_cjk(c) {
+                    tokens += 1;
+                    in_word = false;
+                } else if c.is_alphanumeric() || c == '_' {
+                    tokens += u32::from(!in_word);
+                    in_word = true;
+                } else {
+                    in_word = false;
+                    punct += u32::from(".,;:!?。，；：！？、．…".contains(c));
+                }
+            }
+            proptest::prop_assert_eq!(measure(&s), Measure { tokens, punct });
+        }
     }
 }
