@@ -245,13 +245,22 @@ impl<'s, 'a> CompositeIndex<'s, 'a> {
         let mut postings: Vec<(u32, u32)> = if wanted.is_empty() {
             Vec::new()
         } else {
+            // Most hashes are not wanted: a bit per value of the high 16
+            // bits of the wanted ones rules them out before the search.
+            let mut high = vec![0u64; 1 << 10];
+            for &h in wanted {
+                high[(h >> 22) as usize] |= 1 << ((h >> 16) & 63);
+            }
+            let maybe = |h: u32| high[(h >> 22) as usize] & (1 << ((h >> 16) & 63)) != 0;
             seqs.par_iter()
                 .enumerate()
                 .filter_map(|(d, s)| Some((d as u32, (*s)?)))
                 .flat_map_iter(|(d, s)| {
                     s.hashes()
                         .iter()
-                        .filter(|&&h| cfg.is_sampled(h) && wanted.binary_search(&h).is_ok())
+                        .filter(|&&h| {
+                            cfg.is_sampled(h) && maybe(h) && wanted.binary_search(&h).is_ok()
+                        })
                         .map(move |&h| (h, d))
                 })
                 .collect()

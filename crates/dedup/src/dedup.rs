@@ -12,6 +12,8 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use rayon::prelude::*;
+
 use neardup_index::{Assignment, Clusterer, Containment};
 use neardup_sketch::{DocText, Method, Signature, Sketcher};
 use neardup_text::{Segmenter, ShingleUnit};
@@ -237,16 +239,22 @@ impl Dedup {
             .collect();
         let order = self.config.keep.order(&keys);
         // Collapse identical signatures onto their first document in order.
-        let mut first_of: HashMap<u128, u32> = HashMap::new();
+        let sig_keys: Vec<Option<u128>> = docs
+            .par_iter()
+            .map_init(Vec::new, |scratch, d| {
+                Some(signature_key(d.signature?, scratch))
+            })
+            .collect();
+        let mut first_of: HashMap<u128, u32> = HashMap::with_capacity(docs.len());
         let mut copy_of: Vec<Option<u32>> = vec![None; docs.len()];
         let mut with_text = 0;
         for &d in &order {
-            if let Some(sig) = docs[d as usize].signature {
+            if let Some(key) = sig_keys[d as usize] {
                 with_text += 1;
-                let key = xxhash_rust::xxh3::xxh3_128(&sig.to_bytes());
                 copy_of[d as usize] = Some(*first_of.entry(key).or_insert(d));
             }
         }
+        drop((sig_keys, first_of));
         // Distinct signatures, by document index; their visiting order.
         let distinct: Vec<u32> = (0..docs.len() as u32)
             .filter(|&d| copy_of[d as usize] == Some(d))
@@ -407,6 +415,20 @@ impl Dedup {
             rules.push(p);
         }
         rules
+    }
+}
+
+/// A key of a signature's bytes: equal for byte-identical signatures (of
+/// one method). A MinHash signature is keyed by its values alone, without
+/// encoding it (`scratch` holds their bytes).
+fn signature_key(sig: &Signature, scratch: &mut Vec<u8>) -> u128 {
+    match sig {
+        Signature::MinHash(m) => {
+            scratch.clear();
+            scratch.extend(m.values().iter().flat_map(|v| v.to_le_bytes()));
+            xxhash_rust::xxh3::xxh3_128(scratch)
+        }
+        _ => xxhash_rust::xxh3::xxh3_128(&sig.to_bytes()),
     }
 }
 
