@@ -55,6 +55,7 @@ mod refusal;
 mod rules;
 mod run;
 mod sampled;
+mod shingle_set;
 mod templates;
 #[cfg(test)]
 mod test_text;

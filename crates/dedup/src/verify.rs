@@ -13,9 +13,7 @@
 //!   one (a "merged" page) makes a long one, even when the other article is
 //!   short enough to keep the Jaccard similarity high.
 
-use neardup_sketch::{
-    containment as set_containment, intersection_size, Method, Signature, Sketcher,
-};
+use neardup_sketch::{containment as set_containment, Method, Signature, Sketcher};
 use neardup_text::{Segmenter, ShingleUnit, Shingler};
 
 use crate::refusal::VerifyRefusal;
@@ -143,11 +141,25 @@ pub struct Comparison {
 /// Compares two documents exactly; `k` is the shingle length they were made
 /// with.
 pub fn compare(a: &ShingleSeq, b: &ShingleSeq, k: usize) -> Comparison {
-    let (sa, sb) = (a.sorted_set(), b.sorted_set());
-    let (head_a, run_a) = uncovered_runs(a, &sb, k);
-    let (head_b, run_b) = uncovered_runs(b, &sa, k);
-    let shared = intersection_size(&sa, &sb) as f64;
-    let union = (sa.len() + sb.len()) as f64 - shared;
+    crate::shingle_set::with_sets(&a.seq, &b.seq, |sa, sb| {
+        let (head_a, run_a) = uncovered_runs(a, |h| sb.contains(h), k);
+        let (head_b, run_b) = uncovered_runs(b, |h| sa.contains(h), k);
+        let shared = sa.shared_with(sb);
+        comparison(sa.len(), sb.len(), shared, (head_a, run_a), (head_b, run_b))
+    })
+}
+
+/// The comparison of sets of `na` and `nb` distinct shingles with `shared`
+/// in common and these (head, longest) uncovered runs.
+fn comparison(
+    na: usize,
+    nb: usize,
+    shared: usize,
+    (head_a, run_a): (usize, usize),
+    (head_b, run_b): (usize, usize),
+) -> Comparison {
+    let shared = shared as f64;
+    let union = (na + nb) as f64 - shared;
     let missing = |n: usize| if n == 0 { 0.0 } else { 1.0 - shared / n as f64 };
     Comparison {
         jaccard: if union > 0.0 { shared / union } else { 1.0 },
@@ -155,8 +167,8 @@ pub fn compare(a: &ShingleSeq, b: &ShingleSeq, k: usize) -> Comparison {
         run_b,
         head_a,
         head_b,
-        missing_a: missing(sa.len()),
-        missing_b: missing(sb.len()),
+        missing_a: missing(na),
+        missing_b: missing(nb),
     }
 }
 
@@ -165,16 +177,17 @@ pub fn containment(a: &ShingleSeq, b: &ShingleSeq) -> f64 {
     set_containment(&a.sorted_set(), &b.sorted_set())
 }
 
-/// Runs of tokens of `a` that no shingle of `a` found in `other` covers (a
+/// Runs of tokens of `a` that no shingle of `a` found in the other
+/// document (`in_other`) covers (a
 /// shingle at position `i` covers tokens `i..i + k`): the run at the head
 /// (before the first covered token) and the longest run anywhere.
-fn uncovered_runs(a: &ShingleSeq, other: &[u32], k: usize) -> (usize, usize) {
+fn uncovered_runs(a: &ShingleSeq, in_other: impl Fn(u32) -> bool, k: usize) -> (usize, usize) {
     let k = k.max(1);
     let mut covered_until = 0usize; // tokens below this index are covered
     let mut head = None;
     let mut best = 0usize;
-    for (i, h) in a.seq.iter().enumerate() {
-        if other.binary_search(h).is_ok() {
+    for (i, &h) in a.seq.iter().enumerate() {
+        if in_other(h) {
             head.get_or_insert(i);
             best = best.max(i.saturating_sub(covered_until));
             covered_until = covered_until.max(i + k);
@@ -310,6 +323,7 @@ pub fn verify_signatures(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use neardup_sketch::intersection_size;
 
     fn words(n: usize, seed: usize) -> String {
         (0..n)
@@ -406,6 +420,28 @@ mod tests {
         assert_eq!(back, a);
         assert_eq!(ShingleSeq::from_bytes(&[], 3), Some(ShingleSeq::default()));
         assert_eq!(ShingleSeq::from_bytes(&[1, 2, 3], 3), None);
+    }
+
+    /// The comparison by sorted sets and binary searches: what `compare`
+    /// computed before its hash sets.
+    fn compare_sorted(a: &ShingleSeq, b: &ShingleSeq, k: usize) -> Comparison {
+        let (sa, sb) = (a.sorted_set(), b.sorted_set());
+        let ra = uncovered_runs(a, |h| sb.binary_search(&h).is_ok(), k);
+        let rb = uncovered_runs(b, |h| sa.binary_search(&h).is_ok(), k);
+        let shared = intersection_size(&sa, &sb);
+        comparison(sa.len(), sb.len(), shared, ra, rb)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn hash_sets_compare_as_sorted_sets(
+            a in proptest::collection::vec(0u32..64, 0..200),
+            b in proptest::collection::vec(0u32..64, 0..200),
+            k in 1usize..6,
+        ) {
+            let (a, b) = (ShingleSeq::from_hashes(a, k), ShingleSeq::from_hashes(b, k));
+            proptest::prop_assert_eq!(compare(&a, &b, k), compare_sorted(&a, &b, k));
+        }
     }
 
     #[test]
