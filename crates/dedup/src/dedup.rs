@@ -25,6 +25,7 @@ use crate::error::Error;
 use crate::keep::{KeepKey, KeepPolicy};
 use crate::partial::PartialCopyCheck;
 use crate::rules::{PairRule, Refusal, RuleContext};
+use crate::run_spilled::{in_blocks, load_for_rules, SeqLookup, Seqs};
 use crate::templates::SiteTemplates;
 use crate::verify::{containment, verify_signatures, ShingleSeq, Verifier};
 
@@ -230,6 +231,23 @@ impl Dedup {
                 "one shingle sequence per document is needed",
             ));
         }
+        self.cluster_with(docs, Seqs::Memory(shingles))
+    }
+
+    /// [`Dedup::cluster_exact`] with the sequences in memory or spilled.
+    pub(crate) fn cluster_with(
+        &self,
+        docs: &[DocFingerprint<'_>],
+        mut seqs_of: Seqs<'_>,
+    ) -> Result<Groups, Error> {
+        let shingles: &[Option<&ShingleSeq>] = match &seqs_of {
+            Seqs::Memory(s) => s,
+            Seqs::Spilled(_) => &[],
+        };
+        let has_shingles = match &seqs_of {
+            Seqs::Memory(s) => !s.is_empty(),
+            Seqs::Spilled(_) => true,
+        };
         let keys: Vec<KeepKey<'_>> = docs
             .iter()
             .map(|d| KeepKey {
@@ -283,7 +301,7 @@ impl Dedup {
                 .copied()
                 .flatten()
         };
-        let rules = if shingles.is_empty() || self.config.verifier.is_none() {
+        let rules = if !has_shingles || self.config.verifier.is_none() {
             Vec::new()
         } else {
             self.pair_rules()
@@ -291,24 +309,45 @@ impl Dedup {
         // Verified pairs each rule wants to look at.
         let suspects: Vec<Mutex<Vec<(u32, u32)>>> =
             rules.iter().map(|_| Mutex::new(Vec::new())).collect();
-        let mut verified = clusterer.verify(&candidates, |a, b| {
-            if let (Some(v), Some(x), Some(y)) = (&self.config.verifier, exact(a), exact(b)) {
-                let c = v.check(x, y)?;
-                for (rule, list) in rules.iter().zip(&suspects) {
-                    if rule.is_suspect(&c) {
-                        list.lock().unwrap_or_else(|e| e.into_inner()).push((a, b));
+        let verify = |pairs: &[(u32, u32)], get: &SeqLookup<'_>| {
+            clusterer.verify(pairs, |a, b| {
+                if let (Some(v), Some(x), Some(y)) = (&self.config.verifier, get(a), get(b)) {
+                    let c = v.check(x, y)?;
+                    for (rule, list) in rules.iter().zip(&suspects) {
+                        if rule.is_suspect(&c) {
+                            list.lock().unwrap_or_else(|e| e.into_inner()).push((a, b));
+                        }
                     }
+                    return Some(c.jaccard);
                 }
-                return Some(c.jaccard);
+                verify_signatures(method, sigs[a as usize], sigs[b as usize])
+                    .ok()
+                    .flatten()
+            })
+        };
+        let mut verified = match &mut seqs_of {
+            Seqs::Memory(_) => verify(&candidates, &exact),
+            Seqs::Spilled(spill) => in_blocks(spill, &distinct, &candidates, verify)?,
+        };
+        let suspects: Vec<Vec<(u32, u32)>> = suspects
+            .into_iter()
+            .map(|list| list.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .collect();
+        let for_rules = match &mut seqs_of {
+            Seqs::Spilled(spill) if !rules.is_empty() => {
+                let all: Vec<(u32, u32)> = suspects.iter().flatten().copied().collect();
+                let composite = self.config.composite;
+                let sampled = move |h: u32| composite.is_some_and(|c| c.is_sampled(h));
+                let sampled: Option<&(dyn Fn(u32) -> bool + Sync)> =
+                    composite.is_some().then_some(&sampled);
+                load_for_rules(spill, &distinct, &all, &verified, sampled)?
             }
-            verify_signatures(method, sigs[a as usize], sigs[b as usize])
-                .ok()
-                .flatten()
-        });
-        let seqs: Vec<Option<&ShingleSeq>> = if rules.is_empty() {
-            Vec::new()
-        } else {
-            (0..distinct.len() as u32).map(exact).collect()
+            _ => HashMap::new(),
+        };
+        let seqs: Vec<Option<&ShingleSeq>> = match &seqs_of {
+            _ if rules.is_empty() => Vec::new(),
+            Seqs::Memory(_) => (0..distinct.len() as u32).map(exact).collect(),
+            Seqs::Spilled(_) => distinct.iter().map(|d| for_rules.get(d)).collect(),
         };
         let ctx = RuleContext {
             seqs: &seqs,
@@ -317,8 +356,7 @@ impl Dedup {
         // Each rule in turn, on the pairs the rules before it kept.
         let mut refused_so_far: Vec<(u32, u32)> = Vec::new();
         let mut refusals = Vec::new();
-        for (rule, list) in rules.iter().zip(suspects) {
-            let mut list = list.into_inner().unwrap_or_else(|e| e.into_inner());
+        for (rule, mut list) in rules.iter().zip(suspects) {
             list.sort_unstable();
             list.retain(|p| refused_so_far.binary_search(p).is_err());
             let refused = rule.refuse(&ctx, &list, &verified);
@@ -338,13 +376,25 @@ impl Dedup {
             refused_so_far.sort_unstable();
         }
         let contained_pairs = match self.config.containment {
-            Some(t) if !shingles.is_empty() => {
+            Some(t) if has_shingles => {
                 clusterer.set_containment_threshold(t)?;
                 let low = low_similarity_pairs(&sigs, (t / 4.0).max(0.05))?;
-                let within = |a: u32, b: u32| Some(containment(exact(a)?, exact(b)?));
-                let mut both = clusterer.verify(&low, within);
                 let reversed: Vec<(u32, u32)> = low.iter().map(|&(a, b)| (b, a)).collect();
-                both.extend(clusterer.verify(&reversed, within));
+                let within = |pairs: &[(u32, u32)], get: &SeqLookup<'_>| {
+                    clusterer.verify(pairs, |a, b| Some(containment(get(a)?, get(b)?)))
+                };
+                let mut both = match &mut seqs_of {
+                    Seqs::Memory(_) => {
+                        let mut both = within(&low, &exact);
+                        both.extend(within(&reversed, &exact));
+                        both
+                    }
+                    Seqs::Spilled(spill) => {
+                        let mut both = in_blocks(spill, &distinct, &low, within)?;
+                        both.extend(in_blocks(spill, &distinct, &reversed, within)?);
+                        both
+                    }
+                };
                 both.retain(|&(_, _, c)| c >= t);
                 Some(both)
             }

@@ -18,6 +18,8 @@ pub enum ErrorKind {
     Signature(String),
     /// An unknown method, or an option that does not apply to it.
     Method(String),
+    /// Spilled shingle sequences could not be written or read back.
+    Io(std::io::Error),
 }
 
 impl Error {
@@ -30,6 +32,12 @@ impl Error {
     pub(crate) fn method(msg: impl Into<String>) -> Error {
         Error {
             kind: ErrorKind::Method(msg.into()),
+        }
+    }
+
+    pub(crate) fn io(e: std::io::Error) -> Error {
+        Error {
+            kind: ErrorKind::Io(e),
         }
     }
 
@@ -53,6 +61,7 @@ impl fmt::Display for Error {
             ErrorKind::Index(e) => write!(f, "index: {e}"),
             ErrorKind::Signature(m) => write!(f, "signature: {m}"),
             ErrorKind::Method(m) => write!(f, "method: {m}"),
+            ErrorKind::Io(e) => write!(f, "spilled shingles: {e}"),
         }
     }
 }
@@ -61,6 +70,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.kind {
             ErrorKind::Index(e) => Some(e),
+            ErrorKind::Io(e) => Some(e),
             ErrorKind::Signature(_) | ErrorKind::Method(_) => None,
         }
     }

@@ -54,7 +54,9 @@ mod partial;
 mod refusal;
 mod rules;
 mod run;
+mod run_spilled;
 mod sampled;
+mod seq_spill;
 mod shingle_set;
 mod templates;
 #[cfg(test)]
@@ -76,6 +78,7 @@ pub use partial::PartialCopyCheck;
 pub use refusal::VerifyRefusal;
 pub use rules::{PairRule, Refusal, RuleContext};
 pub use run::Outcome;
+pub use seq_spill::SeqSpill;
 pub use templates::{SiteTemplates, TemplateStats};
 pub use verify::{
     compare as compare_shingles, verify_signatures, Comparison, ShingleSeq, Verifier,

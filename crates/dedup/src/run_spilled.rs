@@ -1,0 +1,183 @@
+//! [`Dedup::run_spilled`]: the batch decision with the shingle sequences on
+//! disk ([`SeqSpill`]) instead of in memory, for corpora whose sequences do
+//! not fit. The decision is the same as [`Dedup::run`]'s; each step reads
+//! back only the sequences it needs:
+//!
+//! * the site template pass, one host with enough pages at a time;
+//! * verification, one block of candidate pairs at a time (the sequences
+//!   of the documents of those pairs);
+//! * the corpus-level rules, the pages of the pairs they look at, their
+//!   near-duplicates, and every page that holds a sampled shingle of theirs
+//!   (the third documents the composite check may look up), found by one
+//!   pass over the file.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::dedup::Dedup;
+use crate::error::Error;
+use crate::fingerprinted::Fingerprinted;
+use crate::host::host_of;
+use crate::run::Outcome;
+use crate::seq_spill::SeqSpill;
+use crate::templates::TemplateStats;
+use crate::verify::ShingleSeq;
+
+/// Candidate pairs whose sequences are read back at once.
+const BLOCK_PAIRS: usize = 1 << 18;
+
+/// A document's sequence by its index (`None` without one).
+pub(crate) type SeqLookup<'s> = dyn Fn(u32) -> Option<&'s ShingleSeq> + Sync + 's;
+
+/// Where the engine finds the documents' shingle sequences.
+pub(crate) enum Seqs<'a> {
+    /// In memory: empty, or one entry per document.
+    Memory(&'a [Option<&'a ShingleSeq>]),
+    /// On disk, one slot per document.
+    Spilled(&'a mut SeqSpill),
+}
+
+impl Dedup {
+    /// As [`Dedup::run`], for documents whose shingle sequences were moved
+    /// into `spill` while the corpus was read (their `shingles` are
+    /// `None`; the slot of document `i` in `spill` is its sequence). The
+    /// outcome is the one [`Dedup::run`] gives with the sequences in
+    /// memory; the site template pass rewrites the sequences it changes in
+    /// `spill`.
+    ///
+    /// # Errors
+    /// When `spill` does not hold one slot per document or cannot be read
+    /// back, and as [`Dedup::run`].
+    pub fn run_spilled(
+        &self,
+        docs: &mut [Fingerprinted],
+        spill: &mut SeqSpill,
+    ) -> Result<Outcome, Error> {
+        if spill.len() != docs.len() {
+            return Err(Error::signature(
+                "one spilled shingle sequence per document is needed",
+            ));
+        }
+        let templates = self.strip_spilled_templates(docs, spill)?;
+        let views: Vec<_> = docs.iter().map(Fingerprinted::as_doc).collect();
+        let groups = self.cluster_with(&views, Seqs::Spilled(spill))?;
+        Ok(Outcome::new(groups, templates))
+    }
+
+    /// The site template pass over spilled sequences: per host with more
+    /// pages than [`crate::SiteTemplates::witnesses`], its pages' sequences
+    /// are read back and [`Dedup::strip_host_templates`] decides, as
+    /// [`Dedup::strip_site_templates`] does over the whole corpus.
+    fn strip_spilled_templates(
+        &self,
+        docs: &mut [Fingerprinted],
+        spill: &mut SeqSpill,
+    ) -> Result<TemplateStats, Error> {
+        let mut stats = TemplateStats::default();
+        let Some(cfg) = self.site_templates() else {
+            return Ok(stats);
+        };
+        // The method must be the one the sequences were made for.
+        let Some(first) =
+            (0..docs.len()).find(|&d| docs[d].signature.is_some() && spill.has(d as u32))
+        else {
+            return Ok(stats);
+        };
+        let sample = spill.load(&[first as u32])?;
+        if !self.resketches_to(&sample[&(first as u32)], docs[first].signature.as_ref()) {
+            return Ok(stats);
+        }
+        let mut hosts: HashMap<String, Vec<u32>> = HashMap::new();
+        for (d, doc) in docs.iter().enumerate() {
+            if spill.has(d as u32) {
+                if let Some(h) = host_of(doc.url.as_deref().unwrap_or(&doc.id)) {
+                    hosts.entry(h).or_default().push(d as u32);
+                }
+            }
+        }
+        let mut groups: Vec<Vec<u32>> = hosts
+            .into_values()
+            .filter(|pages| pages.len() > cfg.witnesses)
+            .collect();
+        groups.sort_unstable();
+        for pages in groups {
+            let loaded = spill.load(&pages)?;
+            let seqs: Vec<&ShingleSeq> = pages.iter().map(|d| &loaded[d]).collect();
+            for (&d, stripped) in pages.iter().zip(self.strip_host_templates(&seqs)) {
+                let Some((seq, sig)) = stripped else {
+                    continue;
+                };
+                stats.documents += 1;
+                stats.shingles += loaded[&d].len() - seq.len();
+                spill.replace(d as usize, &seq)?;
+                docs[d as usize].signature = Some(sig);
+            }
+        }
+        Ok(stats)
+    }
+}
+
+/// Runs `f` on `pairs` (of indices into `distinct`, the document of each)
+/// block by block, with a lookup of the sequences of the block's
+/// documents; the results in order.
+pub(crate) fn in_blocks<T>(
+    spill: &mut SeqSpill,
+    distinct: &[u32],
+    pairs: &[(u32, u32)],
+    mut f: impl for<'s> FnMut(&[(u32, u32)], &SeqLookup<'s>) -> Vec<T>,
+) -> Result<Vec<T>, Error> {
+    let mut out = Vec::new();
+    for block in pairs.chunks(BLOCK_PAIRS) {
+        let docs: Vec<u32> = block
+            .iter()
+            .flat_map(|&(a, b)| [distinct[a as usize], distinct[b as usize]])
+            .collect();
+        let loaded = spill.load(&docs)?;
+        let get = |k: u32| loaded.get(&distinct[k as usize]);
+        out.extend(f(block, &get));
+    }
+    Ok(out)
+}
+
+/// The sequences (by document) the corpus-level rules may read for
+/// `suspects` (pairs of indices into `distinct`): the pairs' own pages,
+/// their near-duplicates among `verified`, and, when `sampled` says which
+/// hashes the composite check indexes, every page holding a sampled hash
+/// of theirs.
+pub(crate) fn load_for_rules(
+    spill: &mut SeqSpill,
+    distinct: &[u32],
+    suspects: &[(u32, u32)],
+    verified: &[(u32, u32, f64)],
+    sampled: Option<&(dyn Fn(u32) -> bool + Sync)>,
+) -> Result<HashMap<u32, ShingleSeq>, Error> {
+    if suspects.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let pages: HashSet<u32> = suspects.iter().flat_map(|&(a, b)| [a, b]).collect();
+    let mut wanted: Vec<u32> = pages.iter().map(|&k| distinct[k as usize]).collect();
+    for &(a, b, _) in verified {
+        if pages.contains(&a) || pages.contains(&b) {
+            wanted.extend([distinct[a as usize], distinct[b as usize]]);
+        }
+    }
+    if let Some(sampled) = sampled {
+        let own = spill.load(&wanted)?;
+        let mut hashes: Vec<u32> = own
+            .values()
+            .flat_map(|s| s.hashes().iter().copied().filter(|&h| sampled(h)))
+            .collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        let mut all: Vec<u32> = distinct.to_vec();
+        all.sort_unstable();
+        spill.scan(&all, |d, seq| {
+            if seq
+                .iter()
+                .any(|h| sampled(*h) && hashes.binary_search(h).is_ok())
+            {
+                wanted.push(d);
+            }
+        })?;
+    }
+    spill.load(&wanted)
+}
