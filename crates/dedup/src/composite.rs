@@ -132,9 +132,30 @@ impl CompositeCheck {
         &self,
         run: &[u32],
         other: &ShingleSeq,
-        mut docs_with: impl FnMut(u32) -> I,
+        docs_with: impl FnMut(u32) -> I,
         shingles_of: impl Fn(u32) -> Option<&'s ShingleSeq>,
     ) -> bool
+    where
+        I: IntoIterator<Item = u32>,
+    {
+        let candidates = self.third_candidates(run, docs_with);
+        if candidates.is_empty() {
+            return false;
+        }
+        let other = other.sorted_set();
+        candidates
+            .into_iter()
+            .any(|z| shingles_of(z).is_some_and(|zs| self.covers(run, &zs.sorted_set(), &other)))
+    }
+
+    /// The third documents [`CompositeCheck::made_up_by_third`] reads for
+    /// `run`, in the order it reads them: those with the most sampled
+    /// shingles of the run, ties to the earlier document.
+    pub(crate) fn third_candidates<I>(
+        &self,
+        run: &[u32],
+        mut docs_with: impl FnMut(u32) -> I,
+    ) -> Vec<u32>
     where
         I: IntoIterator<Item = u32>,
     {
@@ -142,10 +163,6 @@ impl CompositeCheck {
         for &h in run.iter().filter(|&&h| self.is_sampled(h)) {
             hits.extend(docs_with(h).into_iter().take(Self::POSTINGS_READ));
         }
-        if hits.is_empty() {
-            return false;
-        }
-        let other = other.sorted_set();
         hits.sort_unstable();
         let mut counted: Vec<(usize, u32)> = hits
             .chunk_by(|x, y| x == y)
@@ -155,9 +172,8 @@ impl CompositeCheck {
         counted
             .into_iter()
             .take(Self::CANDIDATES_PER_RUN)
-            .any(|(_, z)| {
-                shingles_of(z).is_some_and(|zs| self.covers(run, &zs.sorted_set(), &other))
-            })
+            .map(|(_, z)| z)
+            .collect()
     }
 
     fn covers(&self, run: &[u32], z_set: &[u32], other_set: &[u32]) -> bool {

@@ -336,11 +336,13 @@ impl Dedup {
         let for_rules = match &mut seqs_of {
             Seqs::Spilled(spill) if !rules.is_empty() => {
                 let all: Vec<(u32, u32)> = suspects.iter().flatten().copied().collect();
-                let composite = self.config.composite;
-                let sampled = move |h: u32| composite.is_some_and(|c| c.is_sampled(h));
-                let sampled: Option<&(dyn Fn(u32) -> bool + Sync)> =
-                    composite.is_some().then_some(&sampled);
-                load_for_rules(spill, &distinct, &all, &verified, sampled)?
+                let composite = rules
+                    .iter()
+                    .zip(&suspects)
+                    .find(|(rule, _)| rule.name() == "composite")
+                    .and_then(|(_, list)| Some((self.config.composite?, &list[..])));
+                let k = self.config.verifier.map_or(1, |v| v.k);
+                load_for_rules(spill, &distinct, &all, &verified, composite, k)?
             }
             _ => HashMap::new(),
         };

@@ -13,6 +13,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::composite::CompositeCheck;
 use crate::dedup::Dedup;
 use crate::error::Error;
 use crate::fingerprinted::Fingerprinted;
@@ -23,7 +24,7 @@ use crate::templates::TemplateStats;
 use crate::verify::ShingleSeq;
 
 /// Candidate pairs whose sequences are read back at once.
-const BLOCK_PAIRS: usize = 1 << 18;
+const BLOCK_PAIRS: usize = 1 << 16;
 
 /// A document's sequence by its index (`None` without one).
 pub(crate) type SeqLookup<'s> = dyn Fn(u32) -> Option<&'s ShingleSeq> + Sync + 's;
@@ -139,16 +140,17 @@ pub(crate) fn in_blocks<T>(
 }
 
 /// The sequences (by document) the corpus-level rules may read for
-/// `suspects` (pairs of indices into `distinct`): the pairs' own pages,
-/// their near-duplicates among `verified`, and, when `sampled` says which
-/// hashes the composite check indexes, every page holding a sampled hash
-/// of theirs.
+/// `suspects` (pairs of indices into `distinct`): the pairs' own pages and
+/// their near-duplicates among `verified`; with the composite check and
+/// its suspects, every page holding a sampled shingle of the runs it looks
+/// up (the third documents it may read; `k`: the shingle length).
 pub(crate) fn load_for_rules(
     spill: &mut SeqSpill,
     distinct: &[u32],
     suspects: &[(u32, u32)],
     verified: &[(u32, u32, f64)],
-    sampled: Option<&(dyn Fn(u32) -> bool + Sync)>,
+    composite: Option<(CompositeCheck, &[(u32, u32)])>,
+    k: usize,
 ) -> Result<HashMap<u32, ShingleSeq>, Error> {
     if suspects.is_empty() {
         return Ok(HashMap::new());
@@ -160,24 +162,61 @@ pub(crate) fn load_for_rules(
             wanted.extend([distinct[a as usize], distinct[b as usize]]);
         }
     }
-    if let Some(sampled) = sampled {
-        let own = spill.load(&wanted)?;
-        let mut hashes: Vec<u32> = own
-            .values()
-            .flat_map(|s| s.hashes().iter().copied().filter(|&h| sampled(h)))
-            .collect();
-        hashes.sort_unstable();
-        hashes.dedup();
-        let mut all: Vec<u32> = distinct.to_vec();
-        all.sort_unstable();
-        spill.scan(&all, |d, seq| {
-            if seq
-                .iter()
-                .any(|h| sampled(*h) && hashes.binary_search(h).is_ok())
+    let Some((cfg, runs_of)) = composite.filter(|(_, list)| !list.is_empty()) else {
+        return spill.load(&wanted);
+    };
+    // The runs the check looks up, as it finds them, and their sampled
+    // hashes.
+    let own = spill.load(&wanted)?;
+    let mut runs: Vec<((u32, u32), Vec<u32>)> = Vec::new();
+    for &(a, b) in runs_of {
+        let seq = |x: u32| own.get(&distinct[x as usize]);
+        if let (Some(x), Some(y)) = (seq(a), seq(b)) {
+            for run in cfg
+                .foreign_runs(x, y, k)
+                .into_iter()
+                .chain(cfg.foreign_runs(y, x, k))
             {
-                wanted.push(d);
+                runs.push(((a, b), run));
             }
-        })?;
+        }
+    }
+    drop(own);
+    let mut hashes: Vec<u32> = runs
+        .iter()
+        .flat_map(|(_, run)| run.iter().copied().filter(|&h| cfg.is_sampled(h)))
+        .collect();
+    hashes.sort_unstable();
+    hashes.dedup();
+    if hashes.is_empty() {
+        return spill.load(&wanted);
+    }
+    // Their postings (hash, index into `distinct`), as the check's index
+    // holds them, then the third documents it reads for each run.
+    let mut all: Vec<u32> = distinct.to_vec();
+    all.sort_unstable();
+    let mut postings: Vec<(u32, u32)> = Vec::new();
+    spill.scan(&all, |d, seq| {
+        let k = distinct.binary_search(&d).unwrap_or(usize::MAX) as u32;
+        for &h in seq {
+            if cfg.is_sampled(h) && hashes.binary_search(&h).is_ok() {
+                postings.push((h, k));
+            }
+        }
+    })?;
+    postings.sort_unstable();
+    postings.dedup();
+    for ((a, b), run) in &runs {
+        let docs_with = |h: u32| {
+            let from = postings.partition_point(|&(g, _)| g < h);
+            postings[from..]
+                .iter()
+                .take_while(move |&&(g, _)| g == h)
+                .map(|&(_, z)| z)
+                .filter(move |z| z != a && z != b)
+        };
+        let third = cfg.third_candidates(run, docs_with);
+        wanted.extend(third.into_iter().map(|z| distinct[z as usize]));
     }
     spill.load(&wanted)
 }
