@@ -266,5 +266,9 @@ pub fn run(args: DedupArgs) -> Result<()> {
         std::fs::write(path, serde_json::to_vec_pretty(&report)?)
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
     }
+    // The process ends with this command: freeing a few allocations per
+    // document one by one would only cost time (a tenth of a second per
+    // 100,000 documents); the operating system takes the memory back.
+    std::mem::forget((entries, outcome));
     Ok(())
 }
