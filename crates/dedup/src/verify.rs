@@ -141,11 +141,22 @@ pub struct Comparison {
 /// Compares two documents exactly; `k` is the shingle length they were made
 /// with.
 pub fn compare(a: &ShingleSeq, b: &ShingleSeq, k: usize) -> Comparison {
+    compare_from(a, b, k, 0.0).unwrap_or_else(|| comparison(0, 0, 0, (0, 0), (0, 0)))
+}
+
+/// [`compare`], `None` as soon as the Jaccard similarity is known to be
+/// below `least` (before the runs are measured): what verification needs
+/// of most candidate pairs, which are not near-duplicates.
+fn compare_from(a: &ShingleSeq, b: &ShingleSeq, k: usize, least: f64) -> Option<Comparison> {
     crate::shingle_set::with_sets(&a.seq, &b.seq, |sa, sb| {
-        let (head_a, run_a) = uncovered_runs(a, |h| sb.contains(h), k);
-        let (head_b, run_b) = uncovered_runs(b, |h| sa.contains(h), k);
         let shared = sa.shared_with(sb);
-        comparison(sa.len(), sb.len(), shared, (head_a, run_a), (head_b, run_b))
+        let (na, nb) = (sa.len(), sb.len());
+        if comparison(na, nb, shared, (0, 0), (0, 0)).jaccard < least {
+            return None;
+        }
+        let ra = uncovered_runs(a, |h| sb.contains(h), k);
+        let rb = uncovered_runs(b, |h| sa.contains(h), k);
+        Some(comparison(na, nb, shared, ra, rb))
     })
 }
 
@@ -262,7 +273,8 @@ impl Verifier {
         if a.is_empty() || b.is_empty() {
             return None;
         }
-        let c = compare(a, b, self.k);
+        // A pair below the threshold is refused whatever its runs.
+        let c = compare_from(a, b, self.k, self.threshold)?;
         self.accepts(&c).then_some(c)
     }
 
@@ -441,6 +453,19 @@ mod tests {
         ) {
             let (a, b) = (ShingleSeq::from_hashes(a, k), ShingleSeq::from_hashes(b, k));
             proptest::prop_assert_eq!(compare(&a, &b, k), compare_sorted(&a, &b, k));
+        }
+
+        #[test]
+        fn checking_early_refuses_what_the_full_comparison_refuses(
+            a in proptest::collection::vec(0u32..64, 1..200),
+            b in proptest::collection::vec(0u32..64, 1..200),
+            threshold in 0.0f64..1.0,
+        ) {
+            let (a, b) = (ShingleSeq::from_hashes(a, 3), ShingleSeq::from_hashes(b, 3));
+            let v = Verifier { threshold, ..Verifier::default() };
+            let full = compare(&a, &b, 3);
+            let expected = v.refusal(&full).is_none().then_some(full);
+            proptest::prop_assert_eq!(v.check(&a, &b), expected);
         }
     }
 
