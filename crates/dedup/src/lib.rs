@@ -40,6 +40,7 @@
 
 mod builder;
 mod candidates;
+mod cluster;
 mod composite;
 mod dedup;
 mod error;
