@@ -220,3 +220,108 @@ pub(crate) fn load_for_rules(
     }
     spill.load(&wanted)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_text::words;
+
+    /// A corpus with a case for each step: copies, an edited copy, a page
+    /// glued from two articles (refused by the composite check), the head
+    /// of an article (found by the containment side channel), a host's
+    /// template text, an empty document and a failure.
+    fn corpus(dedup: &Dedup) -> Vec<Fingerprinted> {
+        let (a, b, c) = (words(300, 1), words(200, 2), words(250, 3));
+        let furniture = words(40, 9);
+        let mut texts: Vec<(String, String)> = vec![
+            ("http://a.org/1".into(), a.clone()),
+            (
+                "http://b.org/1".into(),
+                format!("{a} an editor's note here"),
+            ),
+            ("http://b.org/2".into(), b.clone()),
+            ("http://c.org/1".into(), format!("{b} {}", words(100, 1))),
+            ("http://c.org/2".into(), a.clone()),
+            (
+                "http://d.org/1".into(),
+                c.split(' ').take(160).collect::<Vec<_>>().join(" "),
+            ),
+            ("http://d.org/2".into(), c.clone()),
+            ("http://f.org/1".into(), format!("{c} a credit line")),
+            ("http://e.org/0".into(), " ".into()),
+        ];
+        for i in 0..6 {
+            let body = words(150, 20 + i);
+            texts.push((
+                format!("http://t.org/{i}"),
+                format!("{furniture} {body} {furniture}"),
+            ));
+        }
+        texts.push((
+            "http://t.org/copy".into(),
+            format!("{furniture} {} {furniture}", words(150, 20)),
+        ));
+        let mut docs: Vec<Fingerprinted> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, (url, t))| dedup.fingerprint_doc(format!("d{i}"), Some(url.clone()), t, &[]))
+            .collect();
+        docs.push(Fingerprinted::failed(
+            "bad".into(),
+            None,
+            "unreadable".into(),
+        ));
+        docs
+    }
+
+    #[test]
+    fn spilled_runs_decide_as_runs_in_memory() {
+        let dir = neardup_testkit::TempDir::new("run-spilled");
+        let engines = [
+            Dedup::new(),
+            Dedup::builder().containment(Some(0.8)).build(),
+            Dedup::builder()
+                .composite(None)
+                .partial_copies(None)
+                .build(),
+        ];
+        for dedup in &engines {
+            let mut memory = corpus(dedup);
+            let expected = dedup.run(&mut memory).unwrap();
+            let mut docs = corpus(dedup);
+            let mut spill = SeqSpill::create(&dir, 3).unwrap();
+            for d in &mut docs {
+                spill.push(d.shingles.take().as_ref()).unwrap();
+            }
+            let got = dedup.run_spilled(&mut docs, &mut spill).unwrap();
+            assert!(expected.duplicates() > 0 && expected.templates.documents > 0);
+            assert_eq!(got.groups.assignments, expected.groups.assignments);
+            assert_eq!(got.groups.refusals, expected.groups.refusals);
+            assert_eq!(got.groups.candidates, expected.groups.candidates);
+            assert_eq!(got.templates, expected.templates);
+            assert_eq!(got.contained_in, expected.contained_in);
+            let sigs =
+                |d: &[Fingerprinted]| d.iter().map(|f| f.signature.clone()).collect::<Vec<_>>();
+            assert_eq!(sigs(&docs), sigs(&memory), "template pass");
+        }
+    }
+
+    #[test]
+    fn the_corpus_has_a_case_for_each_step() {
+        let dedup = Dedup::builder().containment(Some(0.8)).build();
+        let out = dedup.run(&mut corpus(&dedup)).unwrap();
+        let rules: Vec<&str> = out.groups.refusals.iter().map(|r| r.rule).collect();
+        assert_eq!(rules, ["composite"]);
+        assert!(!out.contained_in.is_empty() && out.templates.documents > 0);
+    }
+
+    #[test]
+    fn a_spill_of_another_corpus_is_refused() {
+        let dir = neardup_testkit::TempDir::new("run-spilled-len");
+        let dedup = Dedup::new();
+        let mut docs = corpus(&dedup);
+        let mut spill = SeqSpill::create(&dir, 3).unwrap();
+        spill.push(None).unwrap();
+        assert!(dedup.run_spilled(&mut docs, &mut spill).is_err());
+    }
+}
