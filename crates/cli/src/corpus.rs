@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use anyhow::{bail, Result};
 use neardup::extract::Extractor;
 use neardup::io::{Inputs, Item, Source};
-use neardup::{Dedup, Fingerprinted};
+use neardup::{Dedup, Fingerprinted, SeqSpill};
 
 use crate::pipeline;
 use crate::progress::Progress;
@@ -37,6 +37,21 @@ pub fn fingerprint_corpus(
     pool: &rayon::ThreadPool,
     progress: &Progress,
 ) -> Result<Corpus> {
+    fingerprint_into(inputs, sources, extractor, dedup, pool, progress, None)
+}
+
+/// As [`fingerprint_corpus`]; with `spill`, each document's shingle
+/// sequence is moved into it as the document arrives (its `shingles` are
+/// then `None`), for [`Dedup::run_spilled`].
+pub fn fingerprint_into(
+    inputs: &Inputs,
+    sources: &[Source],
+    extractor: &Extractor,
+    dedup: &Dedup,
+    pool: &rayon::ThreadPool,
+    progress: &Progress,
+    mut spill: Option<&mut SeqSpill>,
+) -> Result<Corpus> {
     let mut corpus = Corpus {
         entries: Vec::new(),
         skipped: 0,
@@ -54,8 +69,11 @@ pub fn fingerprint_corpus(
             *corpus.skipped_by_reason.entry(r).or_default() += 1;
         }
         match e {
-            Some(e) => {
+            Some(mut e) => {
                 progress.add(1);
+                if let Some(spill) = spill.as_deref_mut() {
+                    spill.push(e.shingles.take().as_ref())?;
+                }
                 if let Some(msg) = &e.error {
                     eprintln!("neardup: {}: {msg}", e.id);
                 }

@@ -146,21 +146,38 @@ impl CompositeCheck {
         &self,
         run: &[u32],
         other: &ShingleSeq,
-        mut docs_with: impl FnMut(u32) -> I,
+        docs_with: impl FnMut(u32) -> I,
         shingles_of: impl Fn(u32) -> Option<S>,
     ) -> bool
     where
         I: IntoIterator<Item = u32>,
         S: std::borrow::Borrow<ShingleSeq>,
     {
+        let candidates = self.third_candidates(run, docs_with);
+        if candidates.is_empty() {
+            return false;
+        }
+        let other = other.sorted_set();
+        candidates.into_iter().any(|z| {
+            shingles_of(z).is_some_and(|zs| self.covers(run, &zs.borrow().sorted_set(), &other))
+        })
+    }
+
+    /// The third documents [`CompositeCheck::made_up_by_third`] reads for
+    /// `run`, in the order it reads them: those with the most sampled
+    /// shingles of the run, ties to the earlier document.
+    pub(crate) fn third_candidates<I>(
+        &self,
+        run: &[u32],
+        mut docs_with: impl FnMut(u32) -> I,
+    ) -> Vec<u32>
+    where
+        I: IntoIterator<Item = u32>,
+    {
         let mut hits: Vec<u32> = Vec::new();
         for &h in run.iter().filter(|&&h| self.is_sampled(h)) {
             hits.extend(docs_with(h).into_iter().take(Self::POSTINGS_READ));
         }
-        if hits.is_empty() {
-            return false;
-        }
-        let other = other.sorted_set();
         hits.sort_unstable();
         let mut counted: Vec<(usize, u32)> = hits
             .chunk_by(|x, y| x == y)
@@ -170,9 +187,8 @@ impl CompositeCheck {
         counted
             .into_iter()
             .take(Self::CANDIDATES_PER_RUN)
-            .any(|(_, z)| {
-                shingles_of(z).is_some_and(|zs| self.covers(run, &zs.borrow().sorted_set(), &other))
-            })
+            .map(|(_, z)| z)
+            .collect()
     }
 
     fn covers(&self, run: &[u32], z_set: &[u32], other_set: &[u32]) -> bool {
@@ -260,13 +276,22 @@ impl<'s, 'a> CompositeIndex<'s, 'a> {
         let mut postings: Vec<(u32, u32)> = if wanted.is_empty() {
             Vec::new()
         } else {
+            // Most hashes are not wanted: a bit per value of the high 16
+            // bits of the wanted ones rules them out before the search.
+            let mut high = vec![0u64; 1 << 10];
+            for &h in wanted {
+                high[(h >> 22) as usize] |= 1 << ((h >> 16) & 63);
+            }
+            let maybe = |h: u32| high[(h >> 22) as usize] & (1 << ((h >> 16) & 63)) != 0;
             seqs.par_iter()
                 .enumerate()
                 .filter_map(|(d, s)| Some((d as u32, (*s)?)))
                 .flat_map_iter(|(d, s)| {
                     s.hashes()
                         .iter()
-                        .filter(|&&h| cfg.is_sampled(h) && wanted.binary_search(&h).is_ok())
+                        .filter(|&&h| {
+                            cfg.is_sampled(h) && maybe(h) && wanted.binary_search(&h).is_ok()
+                        })
                         .map(move |&h| (h, d))
                 })
                 .collect()

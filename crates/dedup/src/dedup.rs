@@ -9,22 +9,18 @@
 //! is kept itself. "Half of A + all of B" therefore cannot pull A's and B's
 //! groups together.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
-use neardup_index::{Assignment, Clusterer, Containment};
+use neardup_index::{Assignment, Containment};
 use neardup_sketch::{DocText, Method, Signature, Sketcher};
 use neardup_text::{Segmenter, ShingleUnit};
 
 use crate::builder::DedupBuilder;
-use crate::candidates::{candidate_pairs, low_similarity_pairs, Spill};
+use crate::candidates::Spill;
 use crate::composite::CompositeCheck;
-use crate::error::Error;
-use crate::keep::{KeepKey, KeepPolicy};
+use crate::keep::KeepPolicy;
 use crate::partial::PartialCopyCheck;
-use crate::rules::{PairRule, Refusal, RuleContext};
+use crate::rules::Refusal;
 use crate::templates::SiteTemplates;
-use crate::verify::{containment, verify_signatures, ShingleSeq, Verifier};
+use crate::verify::{ShingleSeq, Verifier};
 
 /// One document as the engine sees it.
 #[derive(Debug, Clone, Copy)]
@@ -205,215 +201,5 @@ impl Dedup {
         self.config
             .verifier
             .map(|v| v.shingles(text, &self.config.method))
-    }
-
-    /// Groups documents, verifying candidate pairs with the method's own
-    /// rule on signatures. Deterministic: the same input gives the same
-    /// groups whatever the number of threads.
-    pub fn cluster(&self, docs: &[DocFingerprint<'_>]) -> Result<Groups, Error> {
-        self.cluster_exact(docs, &[])
-    }
-
-    /// Groups documents, verifying candidate pairs exactly on their
-    /// shingles (from [`Dedup::shingles`]) when both have them and the
-    /// verifier is on, with the method's rule otherwise. `shingles` is empty
-    /// or has one entry per document.
-    pub fn cluster_exact(
-        &self,
-        docs: &[DocFingerprint<'_>],
-        shingles: &[Option<&ShingleSeq>],
-    ) -> Result<Groups, Error> {
-        if !shingles.is_empty() && shingles.len() != docs.len() {
-            return Err(Error::signature(
-                "one shingle sequence per document is needed",
-            ));
-        }
-        let keys: Vec<KeepKey<'_>> = docs
-            .iter()
-            .map(|d| KeepKey {
-                url: d.url,
-                text_len: d.text_len,
-            })
-            .collect();
-        let order = self.config.keep.order(&keys);
-        // Collapse identical signatures onto their first document in order.
-        let mut first_of: HashMap<u128, u32> = HashMap::new();
-        let mut copy_of: Vec<Option<u32>> = vec![None; docs.len()];
-        let mut with_text = 0;
-        for &d in &order {
-            if let Some(sig) = docs[d as usize].signature {
-                with_text += 1;
-                let key = xxhash_rust::xxh3::xxh3_128(&sig.to_bytes());
-                copy_of[d as usize] = Some(*first_of.entry(key).or_insert(d));
-            }
-        }
-        // Distinct signatures, by document index; their visiting order.
-        let distinct: Vec<u32> = (0..docs.len() as u32)
-            .filter(|&d| copy_of[d as usize] == Some(d))
-            .collect();
-        let mut slot = vec![u32::MAX; docs.len()];
-        for (k, &d) in distinct.iter().enumerate() {
-            slot[d as usize] = k as u32;
-        }
-        let sigs: Vec<&Signature> = distinct
-            .iter()
-            .filter_map(|&d| docs[d as usize].signature)
-            .collect();
-        let distinct_order: Vec<u32> = order
-            .iter()
-            .filter(|&&d| copy_of[d as usize] == Some(d))
-            .map(|&d| slot[d as usize])
-            .collect();
-        let method = &self.config.method;
-        let (candidates, spilled_runs) =
-            candidate_pairs(method, &sigs, self.config.spill.as_ref())?;
-        let mut clusterer = Clusterer::new();
-        clusterer.set_threshold(0.0)?;
-        let exact = |k: u32| {
-            shingles
-                .get(distinct[k as usize] as usize)
-                .copied()
-                .flatten()
-        };
-        let rules = if shingles.is_empty() || self.config.verifier.is_none() {
-            Vec::new()
-        } else {
-            self.pair_rules()
-        };
-        // Verified pairs each rule wants to look at.
-        let suspects: Vec<Mutex<Vec<(u32, u32)>>> =
-            rules.iter().map(|_| Mutex::new(Vec::new())).collect();
-        let mut verified = clusterer.verify(&candidates, |a, b| {
-            if let (Some(v), Some(x), Some(y)) = (&self.config.verifier, exact(a), exact(b)) {
-                let c = v.check(x, y)?;
-                for (rule, list) in rules.iter().zip(&suspects) {
-                    if rule.is_suspect(&c) {
-                        list.lock().unwrap_or_else(|e| e.into_inner()).push((a, b));
-                    }
-                }
-                return Some(c.jaccard);
-            }
-            verify_signatures(method, sigs[a as usize], sigs[b as usize])
-                .ok()
-                .flatten()
-        });
-        let seqs: Vec<Option<&ShingleSeq>> = if rules.is_empty() {
-            Vec::new()
-        } else {
-            (0..distinct.len() as u32).map(exact).collect()
-        };
-        let ctx = RuleContext {
-            seqs: &seqs,
-            k: self.config.verifier.map_or(1, |v| v.k),
-        };
-        // Each rule in turn, on the pairs the rules before it kept.
-        let mut refused_so_far: Vec<(u32, u32)> = Vec::new();
-        let mut refusals = Vec::new();
-        for (rule, list) in rules.iter().zip(suspects) {
-            let mut list = list.into_inner().unwrap_or_else(|e| e.into_inner());
-            list.sort_unstable();
-            list.retain(|p| refused_so_far.binary_search(p).is_err());
-            let refused = rule.refuse(&ctx, &list, &verified);
-            verified.retain(|&(a, b, s)| {
-                let keep = refused.binary_search(&(a, b)).is_err();
-                if !keep {
-                    refusals.push(Refusal {
-                        a: distinct[a as usize],
-                        b: distinct[b as usize],
-                        similarity: s,
-                        rule: rule.name(),
-                    });
-                }
-                keep
-            });
-            refused_so_far.extend(refused);
-            refused_so_far.sort_unstable();
-        }
-        let contained_pairs = match self.config.containment {
-            Some(t) if !shingles.is_empty() => {
-                clusterer.set_containment_threshold(t)?;
-                let low = low_similarity_pairs(&sigs, (t / 4.0).max(0.05))?;
-                let within = |a: u32, b: u32| Some(containment(exact(a)?, exact(b)?));
-                let mut both = clusterer.verify(&low, within);
-                let reversed: Vec<(u32, u32)> = low.iter().map(|&(a, b)| (b, a)).collect();
-                both.extend(clusterer.verify(&reversed, within));
-                both.retain(|&(_, _, c)| c >= t);
-                Some(both)
-            }
-            _ => None,
-        };
-        let clustering = clusterer.cluster(
-            sigs.len(),
-            Some(&distinct_order),
-            &verified,
-            contained_pairs.as_deref(),
-        )?;
-        let contained = clustering
-            .contained()
-            .iter()
-            .map(|c| Containment {
-                contained: distinct[c.contained as usize],
-                container: distinct[c.container as usize],
-                ..*c
-            })
-            .collect();
-        let inner = clustering.assignments();
-        let assignments = (0..docs.len())
-            .map(|d| match copy_of[d] {
-                None => kept(d as u32),
-                Some(r) => {
-                    let a = inner[slot[r as usize] as usize];
-                    let map = |k: u32| distinct[k as usize];
-                    match a.duplicate_of {
-                        None if r as usize == d => kept(r),
-                        None => Assignment {
-                            representative: r,
-                            duplicate_of: Some(r),
-                            similarity: 1.0,
-                        },
-                        Some(o) => Assignment {
-                            representative: map(a.representative),
-                            duplicate_of: Some(map(o)),
-                            similarity: a.similarity,
-                        },
-                    }
-                }
-            })
-            .collect();
-        Ok(Groups {
-            assignments,
-            with_text,
-            distinct: distinct.len(),
-            candidates: candidates.len(),
-            verified: verified.len(),
-            composites: refusals.iter().filter(|r| r.rule == "composite").count(),
-            partial_copies: refusals.iter().filter(|r| r.rule == "partial-copy").count(),
-            refusals,
-            spilled_runs,
-            contained,
-        })
-    }
-}
-
-impl Dedup {
-    /// The corpus-level rules on verified pairs that are on, in the order
-    /// they run. A new rule is one more line here.
-    fn pair_rules(&self) -> Vec<&dyn PairRule> {
-        let mut rules: Vec<&dyn PairRule> = Vec::new();
-        if let Some(c) = &self.config.composite {
-            rules.push(c);
-        }
-        if let Some(p) = &self.config.partial {
-            rules.push(p);
-        }
-        rules
-    }
-}
-
-fn kept(d: u32) -> Assignment {
-    Assignment {
-        representative: d,
-        duplicate_of: None,
-        similarity: 1.0,
     }
 }

@@ -23,6 +23,8 @@ pub enum ErrorKind {
     Documents(String),
     /// An index snapshot is damaged or of another engine.
     Snapshot(String),
+    /// Spilled shingle sequences could not be written or read back.
+    Io(std::io::Error),
 }
 
 impl Error {
@@ -51,6 +53,12 @@ impl Error {
         }
     }
 
+    pub(crate) fn io(e: std::io::Error) -> Error {
+        Error {
+            kind: ErrorKind::Io(e),
+        }
+    }
+
     /// What went wrong.
     pub fn kind(&self) -> &ErrorKind {
         &self.kind
@@ -73,6 +81,7 @@ impl fmt::Display for Error {
             ErrorKind::Method(m) => write!(f, "method: {m}"),
             ErrorKind::Documents(m) => write!(f, "documents: {m}"),
             ErrorKind::Snapshot(m) => write!(f, "index snapshot: {m}"),
+            ErrorKind::Io(e) => write!(f, "spilled shingles: {e}"),
         }
     }
 }
@@ -81,6 +90,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.kind {
             ErrorKind::Index(e) => Some(e),
+            ErrorKind::Io(e) => Some(e),
             _ => None,
         }
     }

@@ -40,6 +40,7 @@
 
 mod builder;
 mod candidates;
+mod cluster;
 mod composite;
 mod dedup;
 mod error;
@@ -58,7 +59,10 @@ mod postings_store;
 mod refusal;
 mod rules;
 mod run;
+mod run_spilled;
 mod sampled;
+mod seq_spill;
+mod shingle_set;
 mod snapshot;
 mod templates;
 #[cfg(test)]
@@ -84,6 +88,7 @@ pub use postings_store::{MemoryPostings, PostingsStore};
 pub use refusal::VerifyRefusal;
 pub use rules::{PairRule, Refusal, RuleContext};
 pub use run::Outcome;
+pub use seq_spill::SeqSpill;
 pub use snapshot::{check_snapshot, SnapshotRefusal, SNAPSHOT_VERSION};
 pub use templates::{SiteTemplates, TemplateStats};
 pub use verify::{

@@ -72,6 +72,14 @@ impl Dedup {
         let templates = self.strip_site_templates(docs);
         let views: Vec<_> = docs.iter().map(Fingerprinted::as_doc).collect();
         let groups = self.cluster_exact(&views, &shingles_of(docs))?;
+        Ok(Outcome::new(groups, templates))
+    }
+}
+
+impl Outcome {
+    /// The outcome of these groups: each partial reprint's most containing
+    /// container.
+    pub(crate) fn new(groups: Groups, templates: TemplateStats) -> Outcome {
         let mut contained_in: HashMap<u32, (u32, f64)> = HashMap::new();
         for c in &groups.contained {
             let e = contained_in
@@ -81,11 +89,11 @@ impl Dedup {
                 *e = (c.container, c.containment);
             }
         }
-        Ok(Outcome {
+        Outcome {
             groups,
             templates,
             contained_in,
-        })
+        }
     }
 }
 

@@ -304,6 +304,16 @@ impl Dedup {
         stats
     }
 
+    /// Whether the pass applies and `sig` is the signature the pass would
+    /// recompute from `seq` (the method is the one the sequences were made
+    /// for).
+    pub(crate) fn resketches_to(&self, seq: &ShingleSeq, sig: Option<&Signature>) -> bool {
+        match (self.template_setup(), sig) {
+            (Some((_, _, m)), Some(sig)) => *sig == resketch(m, seq),
+            _ => false,
+        }
+    }
+
     /// The pass on the pages of one host, given in input order (what a
     /// distributed run does per host group, with the same result as
     /// [`Dedup::strip_site_templates`] on the whole corpus): for each page

@@ -13,9 +13,7 @@
 //!   one (a "merged" page) makes a long one, even when the other article is
 //!   short enough to keep the Jaccard similarity high.
 
-use neardup_sketch::{
-    containment as set_containment, intersection_size, Method, Signature, Sketcher,
-};
+use neardup_sketch::{containment as set_containment, Method, Signature, Sketcher};
 use neardup_text::{Segmenter, ShingleUnit, Shingler};
 
 use crate::refusal::VerifyRefusal;
@@ -143,11 +141,36 @@ pub struct Comparison {
 /// Compares two documents exactly; `k` is the shingle length they were made
 /// with.
 pub fn compare(a: &ShingleSeq, b: &ShingleSeq, k: usize) -> Comparison {
-    let (sa, sb) = (a.sorted_set(), b.sorted_set());
-    let (head_a, run_a) = uncovered_runs(a, &sb, k);
-    let (head_b, run_b) = uncovered_runs(b, &sa, k);
-    let shared = intersection_size(&sa, &sb) as f64;
-    let union = (sa.len() + sb.len()) as f64 - shared;
+    compare_from(a, b, k, 0.0).unwrap_or_else(|| comparison(0, 0, 0, (0, 0), (0, 0)))
+}
+
+/// [`compare`], `None` as soon as the Jaccard similarity is known to be
+/// below `least` (before the runs are measured): what verification needs
+/// of most candidate pairs, which are not near-duplicates.
+fn compare_from(a: &ShingleSeq, b: &ShingleSeq, k: usize, least: f64) -> Option<Comparison> {
+    crate::shingle_set::with_sets(&a.seq, &b.seq, |sa, sb| {
+        let shared = sa.shared_with(sb);
+        let (na, nb) = (sa.len(), sb.len());
+        if comparison(na, nb, shared, (0, 0), (0, 0)).jaccard < least {
+            return None;
+        }
+        let ra = uncovered_runs(a, |h| sb.contains(h), k);
+        let rb = uncovered_runs(b, |h| sa.contains(h), k);
+        Some(comparison(na, nb, shared, ra, rb))
+    })
+}
+
+/// The comparison of sets of `na` and `nb` distinct shingles with `shared`
+/// in common and these (head, longest) uncovered runs.
+fn comparison(
+    na: usize,
+    nb: usize,
+    shared: usize,
+    (head_a, run_a): (usize, usize),
+    (head_b, run_b): (usize, usize),
+) -> Comparison {
+    let shared = shared as f64;
+    let union = (na + nb) as f64 - shared;
     let missing = |n: usize| if n == 0 { 0.0 } else { 1.0 - shared / n as f64 };
     Comparison {
         jaccard: if union > 0.0 { shared / union } else { 1.0 },
@@ -155,8 +178,8 @@ pub fn compare(a: &ShingleSeq, b: &ShingleSeq, k: usize) -> Comparison {
         run_b,
         head_a,
         head_b,
-        missing_a: missing(sa.len()),
-        missing_b: missing(sb.len()),
+        missing_a: missing(na),
+        missing_b: missing(nb),
     }
 }
 
@@ -165,16 +188,17 @@ pub fn containment(a: &ShingleSeq, b: &ShingleSeq) -> f64 {
     set_containment(&a.sorted_set(), &b.sorted_set())
 }
 
-/// Runs of tokens of `a` that no shingle of `a` found in `other` covers (a
+/// Runs of tokens of `a` that no shingle of `a` found in the other
+/// document (`in_other`) covers (a
 /// shingle at position `i` covers tokens `i..i + k`): the run at the head
 /// (before the first covered token) and the longest run anywhere.
-fn uncovered_runs(a: &ShingleSeq, other: &[u32], k: usize) -> (usize, usize) {
+fn uncovered_runs(a: &ShingleSeq, in_other: impl Fn(u32) -> bool, k: usize) -> (usize, usize) {
     let k = k.max(1);
     let mut covered_until = 0usize; // tokens below this index are covered
     let mut head = None;
     let mut best = 0usize;
-    for (i, h) in a.seq.iter().enumerate() {
-        if other.binary_search(h).is_ok() {
+    for (i, &h) in a.seq.iter().enumerate() {
+        if in_other(h) {
             head.get_or_insert(i);
             best = best.max(i.saturating_sub(covered_until));
             covered_until = covered_until.max(i + k);
@@ -249,7 +273,8 @@ impl Verifier {
         if a.is_empty() || b.is_empty() {
             return None;
         }
-        let c = compare(a, b, self.k);
+        // A pair below the threshold is refused whatever its runs.
+        let c = compare_from(a, b, self.k, self.threshold)?;
         self.accepts(&c).then_some(c)
     }
 
@@ -310,6 +335,7 @@ pub fn verify_signatures(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use neardup_sketch::intersection_size;
 
     fn words(n: usize, seed: usize) -> String {
         (0..n)
@@ -406,6 +432,41 @@ mod tests {
         assert_eq!(back, a);
         assert_eq!(ShingleSeq::from_bytes(&[], 3), Some(ShingleSeq::default()));
         assert_eq!(ShingleSeq::from_bytes(&[1, 2, 3], 3), None);
+    }
+
+    /// The comparison by sorted sets and binary searches: what `compare`
+    /// computed before its hash sets.
+    fn compare_sorted(a: &ShingleSeq, b: &ShingleSeq, k: usize) -> Comparison {
+        let (sa, sb) = (a.sorted_set(), b.sorted_set());
+        let ra = uncovered_runs(a, |h| sb.binary_search(&h).is_ok(), k);
+        let rb = uncovered_runs(b, |h| sa.binary_search(&h).is_ok(), k);
+        let shared = intersection_size(&sa, &sb);
+        comparison(sa.len(), sb.len(), shared, ra, rb)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn hash_sets_compare_as_sorted_sets(
+            a in proptest::collection::vec(0u32..64, 0..200),
+            b in proptest::collection::vec(0u32..64, 0..200),
+            k in 1usize..6,
+        ) {
+            let (a, b) = (ShingleSeq::from_hashes(a, k), ShingleSeq::from_hashes(b, k));
+            proptest::prop_assert_eq!(compare(&a, &b, k), compare_sorted(&a, &b, k));
+        }
+
+        #[test]
+        fn checking_early_refuses_what_the_full_comparison_refuses(
+            a in proptest::collection::vec(0u32..64, 1..200),
+            b in proptest::collection::vec(0u32..64, 1..200),
+            threshold in 0.0f64..1.0,
+        ) {
+            let (a, b) = (ShingleSeq::from_hashes(a, 3), ShingleSeq::from_hashes(b, 3));
+            let v = Verifier { threshold, ..Verifier::default() };
+            let full = compare(&a, &b, 3);
+            let expected = v.refusal(&full).is_none().then_some(full);
+            proptest::prop_assert_eq!(v.check(&a, &b), expected);
+        }
     }
 
     #[test]

@@ -43,6 +43,8 @@ pub struct JsonlReader<R> {
     limit: u64,
     line: u64,
     done: bool,
+    /// The line being read (kept between lines for its capacity).
+    buf: Vec<u8>,
 }
 
 impl<R: BufRead> JsonlReader<R> {
@@ -56,6 +58,7 @@ impl<R: BufRead> JsonlReader<R> {
             limit,
             line: 0,
             done: false,
+            buf: Vec::new(),
         }
     }
 
@@ -71,6 +74,14 @@ impl<R: BufRead> JsonlReader<R> {
     }
 
     fn parse(&self, buf: &[u8]) -> Item {
+        match crate::jsonl_fields::pick(buf, &self.fields) {
+            Some(p) => self.document(p.id, p.url, p.html, p.text),
+            // Not an object, or not JSON: the full parse names the error.
+            None => self.parse_value(buf),
+        }
+    }
+
+    fn parse_value(&self, buf: &[u8]) -> Item {
         let value: Value = match serde_json::from_slice(buf) {
             Ok(v) => v,
             Err(e) => return self.error(DocErrorKind::Json(format!("line {}: {e}", self.line))),
@@ -81,8 +92,22 @@ impl<R: BufRead> JsonlReader<R> {
                 self.line
             )));
         };
-        let id = match obj.get(&self.fields.id) {
-            Some(Value::String(s)) => s.clone(),
+        let (id, url) = (obj.get(&self.fields.id), obj.get(&self.fields.url));
+        let (id, url) = (id.cloned(), url.cloned());
+        let (html, text) = (obj.remove(&self.fields.html), obj.remove(&self.fields.text));
+        self.document(id, url, html, text)
+    }
+
+    /// The item of an object with these fields.
+    fn document(
+        &self,
+        id: Option<Value>,
+        url: Option<Value>,
+        html: Option<Value>,
+        text: Option<Value>,
+    ) -> Item {
+        let id = match id {
+            Some(Value::String(s)) => s,
             Some(Value::Number(n)) => n.to_string(),
             None | Some(Value::Null) => self.line_id(),
             Some(_) => {
@@ -92,11 +117,11 @@ impl<R: BufRead> JsonlReader<R> {
                 )))
             }
         };
-        let url = match obj.get(&self.fields.url) {
-            Some(Value::String(s)) => Some(s.clone()),
+        let url = match url {
+            Some(Value::String(s)) => Some(s),
             _ => None,
         };
-        let content = match (obj.remove(&self.fields.html), obj.remove(&self.fields.text)) {
+        let content = match (html, text) {
             (Some(Value::String(h)), _) => Content::Html {
                 bytes: h.into_bytes(),
                 content_type: Some("text/html; charset=utf-8".into()),
@@ -120,12 +145,23 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
     type Item = Item;
 
     fn next(&mut self) -> Option<Item> {
-        let mut buf = Vec::new();
+        let mut buf = std::mem::take(&mut self.buf);
+        let item = self.next_line(&mut buf);
+        // A very long line does not keep its buffer.
+        if buf.capacity() <= 1 << 20 {
+            self.buf = buf;
+        }
+        item
+    }
+}
+
+impl<R: BufRead> JsonlReader<R> {
+    fn next_line(&mut self, buf: &mut Vec<u8>) -> Option<Item> {
         while !self.done {
             buf.clear();
             let read = (&mut self.reader)
                 .take(self.limit + 1)
-                .read_until(b'\n', &mut buf);
+                .read_until(b'\n', buf);
             self.line += 1;
             match read {
                 Ok(0) => self.done = true,
@@ -159,7 +195,7 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
                     if buf.iter().all(u8::is_ascii_whitespace) {
                         continue;
                     }
-                    return Some(self.parse(&buf));
+                    return Some(self.parse(buf));
                 }
             }
         }

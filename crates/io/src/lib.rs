@@ -38,6 +38,7 @@ mod error;
 mod http;
 mod ids;
 mod jsonl;
+mod jsonl_fields;
 #[cfg(feature = "parquet")]
 mod parquet_input;
 mod prescan;

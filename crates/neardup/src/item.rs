@@ -3,7 +3,7 @@
 
 use neardup_dedup::{Dedup, Fingerprinted};
 use neardup_extract::Extractor;
-use neardup_io::Item;
+use neardup_io::{Content, Item, RawDocument};
 
 use crate::page::Page;
 
@@ -13,6 +13,16 @@ use crate::page::Page;
 /// with its error, so that the output keeps one line per input document.
 pub fn fingerprint_item(dedup: &Dedup, item: Item, extractor: &Extractor) -> Option<Fingerprinted> {
     match item {
+        Item::Document(RawDocument {
+            id,
+            url,
+            content: Content::Text(text),
+        }) => {
+            // Plain text needs no page: its paragraphs are its lines, which
+            // every method reads from the text itself when given none.
+            let text = crate::page::plain_text(text);
+            Some(dedup.fingerprint_doc(id, url, &text, &[]))
+        }
         Item::Document(raw) => {
             let (id, url) = (raw.id.clone(), raw.url.clone());
             Some(match Page::from_raw(raw, extractor) {
@@ -28,7 +38,7 @@ pub fn fingerprint_item(dedup: &Dedup, item: Item, extractor: &Extractor) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
-    use neardup_io::{Content, DocError, DocErrorKind, RawDocument};
+    use neardup_io::{DocError, DocErrorKind};
 
     #[test]
     fn documents_failures_and_skips() {

@@ -42,7 +42,7 @@ pub use item::fingerprint_item;
 pub use neardup_dedup::{
     build_method, compare_shingles, default_method, glob_match, host_of, shingles_of,
     verify_signatures, Comparison, CompositeCheck, Dedup, DedupBuilder, DocFingerprint, Error,
-    ErrorKind, Fingerprinted, Groups, KeepKey, KeepPolicy, PartialCopyCheck, ShingleSeq,
+    ErrorKind, Fingerprinted, Groups, KeepKey, KeepPolicy, PartialCopyCheck, SeqSpill, ShingleSeq,
     SiteTemplates, Spill, TemplateStats, Verifier,
 };
 pub use page::Page;

@@ -69,9 +69,52 @@ impl Page {
     }
 }
 
+/// The main text of plain-text input, as [`Page::from_text`] makes it:
+/// its non-empty lines, trimmed, joined by newlines. `text` itself when it
+/// already is so (no copy).
+pub(crate) fn plain_text(text: String) -> String {
+    let clean = !text.is_empty()
+        && text
+            .split('\n')
+            .all(|l| !l.is_empty() && l.trim().len() == l.len())
+        && !text.ends_with('\n');
+    if clean || text.is_empty() {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(line);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_text_is_the_text_of_a_page_from_text() {
+        let texts = [
+            "",
+            "one",
+            "one\ntwo",
+            "  one \n\n two\r\nthree",
+            "a\n",
+            "\n\n",
+            " ",
+            "x\r",
+            "tab\t\nend",
+            "\u{a0}nbsp\u{3000}\nok",
+            "a\n\nb",
+        ];
+        for t in texts {
+            let page = Page::from_text(String::new(), None, t.to_string());
+            assert_eq!(plain_text(t.to_string()), page.text, "{t:?}");
+        }
+    }
 
     #[test]
     fn text_input_is_split_into_lines() {

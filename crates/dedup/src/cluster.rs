@@ -1,0 +1,304 @@
+//! Batch groups without chaining: [`Dedup::cluster_exact`] over the
+//! documents' signatures and shingle sequences (in memory, or spilled for
+//! [`Dedup::run_spilled`]): identical signatures collapsed, the method's
+//! candidate pairs, exact verification, the corpus-level rules, then
+//! groups in the keep policy's order.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+
+use neardup_index::{Assignment, Clusterer, Containment};
+use neardup_sketch::Signature;
+
+use crate::candidates::{candidate_pairs, low_similarity_pairs};
+use crate::dedup::{Dedup, DocFingerprint, Groups};
+use crate::error::Error;
+use crate::keep::KeepKey;
+use crate::rules::{PairRule, Refusal, RuleContext};
+use crate::run_spilled::{in_blocks, load_for_rules, SeqLookup, Seqs};
+use crate::verify::{containment, verify_signatures, ShingleSeq};
+
+impl Dedup {
+    /// Groups documents, verifying candidate pairs with the method's own
+    /// rule on signatures. Deterministic: the same input gives the same
+    /// groups whatever the number of threads.
+    pub fn cluster(&self, docs: &[DocFingerprint<'_>]) -> Result<Groups, Error> {
+        self.cluster_exact(docs, &[])
+    }
+
+    /// Groups documents, verifying candidate pairs exactly on their
+    /// shingles (from [`Dedup::shingles`]) when both have them and the
+    /// verifier is on, with the method's rule otherwise. `shingles` is empty
+    /// or has one entry per document.
+    pub fn cluster_exact(
+        &self,
+        docs: &[DocFingerprint<'_>],
+        shingles: &[Option<&ShingleSeq>],
+    ) -> Result<Groups, Error> {
+        if !shingles.is_empty() && shingles.len() != docs.len() {
+            return Err(Error::signature(
+                "one shingle sequence per document is needed",
+            ));
+        }
+        self.cluster_with(docs, Seqs::Memory(shingles))
+    }
+
+    /// [`Dedup::cluster_exact`] with the sequences in memory or spilled.
+    pub(crate) fn cluster_with(
+        &self,
+        docs: &[DocFingerprint<'_>],
+        mut seqs_of: Seqs<'_>,
+    ) -> Result<Groups, Error> {
+        let shingles: &[Option<&ShingleSeq>] = match &seqs_of {
+            Seqs::Memory(s) => s,
+            Seqs::Spilled(_) => &[],
+        };
+        let has_shingles = match &seqs_of {
+            Seqs::Memory(s) => !s.is_empty(),
+            Seqs::Spilled(_) => true,
+        };
+        let keys: Vec<KeepKey<'_>> = docs
+            .iter()
+            .map(|d| KeepKey {
+                url: d.url,
+                text_len: d.text_len,
+            })
+            .collect();
+        let order = self.config.keep.order(&keys);
+        // Collapse identical signatures onto their first document in order.
+        let sig_keys: Vec<Option<u128>> = docs
+            .par_iter()
+            .map_init(Vec::new, |scratch, d| {
+                Some(signature_key(d.signature?, scratch))
+            })
+            .collect();
+        let mut first_of: HashMap<u128, u32> = HashMap::with_capacity(docs.len());
+        let mut copy_of: Vec<Option<u32>> = vec![None; docs.len()];
+        let mut with_text = 0;
+        for &d in &order {
+            if let Some(key) = sig_keys[d as usize] {
+                with_text += 1;
+                copy_of[d as usize] = Some(*first_of.entry(key).or_insert(d));
+            }
+        }
+        drop((sig_keys, first_of));
+        // Distinct signatures, by document index; their visiting order.
+        let distinct: Vec<u32> = (0..docs.len() as u32)
+            .filter(|&d| copy_of[d as usize] == Some(d))
+            .collect();
+        let mut slot = vec![u32::MAX; docs.len()];
+        for (k, &d) in distinct.iter().enumerate() {
+            slot[d as usize] = k as u32;
+        }
+        let sigs: Vec<&Signature> = distinct
+            .iter()
+            .filter_map(|&d| docs[d as usize].signature)
+            .collect();
+        let distinct_order: Vec<u32> = order
+            .iter()
+            .filter(|&&d| copy_of[d as usize] == Some(d))
+            .map(|&d| slot[d as usize])
+            .collect();
+        let method = &self.config.method;
+        let (candidates, spilled_runs) =
+            candidate_pairs(method, &sigs, self.config.spill.as_ref())?;
+        let mut clusterer = Clusterer::new();
+        clusterer.set_threshold(0.0)?;
+        let exact = |k: u32| {
+            shingles
+                .get(distinct[k as usize] as usize)
+                .copied()
+                .flatten()
+        };
+        let rules = if !has_shingles || self.config.verifier.is_none() {
+            Vec::new()
+        } else {
+            self.pair_rules()
+        };
+        // Verified pairs each rule wants to look at.
+        let suspects: Vec<Mutex<Vec<(u32, u32)>>> =
+            rules.iter().map(|_| Mutex::new(Vec::new())).collect();
+        let verify = |pairs: &[(u32, u32)], get: &SeqLookup<'_>| {
+            clusterer.verify(pairs, |a, b| {
+                if let (Some(v), Some(x), Some(y)) = (&self.config.verifier, get(a), get(b)) {
+                    let c = v.check(x, y)?;
+                    for (rule, list) in rules.iter().zip(&suspects) {
+                        if rule.is_suspect(&c) {
+                            list.lock().unwrap_or_else(|e| e.into_inner()).push((a, b));
+                        }
+                    }
+                    return Some(c.jaccard);
+                }
+                verify_signatures(method, sigs[a as usize], sigs[b as usize])
+                    .ok()
+                    .flatten()
+            })
+        };
+        let mut verified = match &mut seqs_of {
+            Seqs::Memory(_) => verify(&candidates, &exact),
+            Seqs::Spilled(spill) => in_blocks(spill, &distinct, &candidates, verify)?,
+        };
+        let suspects: Vec<Vec<(u32, u32)>> = suspects
+            .into_iter()
+            .map(|list| list.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .collect();
+        let for_rules = match &mut seqs_of {
+            Seqs::Spilled(spill) if !rules.is_empty() => {
+                let all: Vec<(u32, u32)> = suspects.iter().flatten().copied().collect();
+                let composite = rules
+                    .iter()
+                    .zip(&suspects)
+                    .find(|(rule, _)| rule.name() == "composite")
+                    .and_then(|(_, list)| Some((self.config.composite?, &list[..])));
+                let k = self.config.verifier.map_or(1, |v| v.k);
+                load_for_rules(spill, &distinct, &all, &verified, composite, k)?
+            }
+            _ => HashMap::new(),
+        };
+        let seqs: Vec<Option<&ShingleSeq>> = match &seqs_of {
+            _ if rules.is_empty() => Vec::new(),
+            Seqs::Memory(_) => (0..distinct.len() as u32).map(exact).collect(),
+            Seqs::Spilled(_) => distinct.iter().map(|d| for_rules.get(d)).collect(),
+        };
+        let ctx = RuleContext {
+            seqs: &seqs,
+            k: self.config.verifier.map_or(1, |v| v.k),
+        };
+        // Each rule in turn, on the pairs the rules before it kept.
+        let mut refused_so_far: Vec<(u32, u32)> = Vec::new();
+        let mut refusals = Vec::new();
+        for (rule, mut list) in rules.iter().zip(suspects) {
+            list.sort_unstable();
+            list.retain(|p| refused_so_far.binary_search(p).is_err());
+            let refused = rule.refuse(&ctx, &list, &verified);
+            verified.retain(|&(a, b, s)| {
+                let keep = refused.binary_search(&(a, b)).is_err();
+                if !keep {
+                    refusals.push(Refusal {
+                        a: distinct[a as usize],
+                        b: distinct[b as usize],
+                        similarity: s,
+                        rule: rule.name(),
+                    });
+                }
+                keep
+            });
+            refused_so_far.extend(refused);
+            refused_so_far.sort_unstable();
+        }
+        let contained_pairs = match self.config.containment {
+            Some(t) if has_shingles => {
+                clusterer.set_containment_threshold(t)?;
+                let low = low_similarity_pairs(&sigs, (t / 4.0).max(0.05))?;
+                let reversed: Vec<(u32, u32)> = low.iter().map(|&(a, b)| (b, a)).collect();
+                let within = |pairs: &[(u32, u32)], get: &SeqLookup<'_>| {
+                    clusterer.verify(pairs, |a, b| Some(containment(get(a)?, get(b)?)))
+                };
+                let mut both = match &mut seqs_of {
+                    Seqs::Memory(_) => {
+                        let mut both = within(&low, &exact);
+                        both.extend(within(&reversed, &exact));
+                        both
+                    }
+                    Seqs::Spilled(spill) => {
+                        let mut both = in_blocks(spill, &distinct, &low, within)?;
+                        both.extend(in_blocks(spill, &distinct, &reversed, within)?);
+                        both
+                    }
+                };
+                both.retain(|&(_, _, c)| c >= t);
+                Some(both)
+            }
+            _ => None,
+        };
+        let clustering = clusterer.cluster(
+            sigs.len(),
+            Some(&distinct_order),
+            &verified,
+            contained_pairs.as_deref(),
+        )?;
+        let contained = clustering
+            .contained()
+            .iter()
+            .map(|c| Containment {
+                contained: distinct[c.contained as usize],
+                container: distinct[c.container as usize],
+                ..*c
+            })
+            .collect();
+        let inner = clustering.assignments();
+        let assignments = (0..docs.len())
+            .map(|d| match copy_of[d] {
+                None => kept(d as u32),
+                Some(r) => {
+                    let a = inner[slot[r as usize] as usize];
+                    let map = |k: u32| distinct[k as usize];
+                    match a.duplicate_of {
+                        None if r as usize == d => kept(r),
+                        None => Assignment {
+                            representative: r,
+                            duplicate_of: Some(r),
+                            similarity: 1.0,
+                        },
+                        Some(o) => Assignment {
+                            representative: map(a.representative),
+                            duplicate_of: Some(map(o)),
+                            similarity: a.similarity,
+                        },
+                    }
+                }
+            })
+            .collect();
+        Ok(Groups {
+            assignments,
+            with_text,
+            distinct: distinct.len(),
+            candidates: candidates.len(),
+            verified: verified.len(),
+            composites: refusals.iter().filter(|r| r.rule == "composite").count(),
+            partial_copies: refusals.iter().filter(|r| r.rule == "partial-copy").count(),
+            refusals,
+            spilled_runs,
+            contained,
+        })
+    }
+}
+
+impl Dedup {
+    /// The corpus-level rules on verified pairs that are on, in the order
+    /// they run. A new rule is one more line here.
+    fn pair_rules(&self) -> Vec<&dyn PairRule> {
+        let mut rules: Vec<&dyn PairRule> = Vec::new();
+        if let Some(c) = &self.config.composite {
+            rules.push(c);
+        }
+        if let Some(p) = &self.config.partial {
+            rules.push(p);
+        }
+        rules
+    }
+}
+
+/// A key of a signature's bytes: equal for byte-identical signatures (of
+/// one method). A MinHash signature is keyed by its values alone, without
+/// encoding it (`scratch` holds their bytes).
+fn signature_key(sig: &Signature, scratch: &mut Vec<u8>) -> u128 {
+    match sig {
+        Signature::MinHash(m) => {
+            scratch.clear();
+            scratch.extend(m.values().iter().flat_map(|v| v.to_le_bytes()));
+            xxhash_rust::xxh3::xxh3_128(scratch)
+        }
+        _ => xxhash_rust::xxh3::xxh3_128(&sig.to_bytes()),
+    }
+}
+
+fn kept(d: u32) -> Assignment {
+    Assignment {
+        representative: d,
+        duplicate_of: None,
+        similarity: 1.0,
+    }
+}
