@@ -78,13 +78,7 @@ impl PostingsStore for MemoryPostings {
         keep: &dyn Fn(u32) -> bool,
         limit: usize,
     ) -> Result<Vec<u32>, Error> {
-        let mut docs = Vec::new();
-        self.postings.get(h, &mut docs);
-        docs.sort_unstable();
-        docs.dedup();
-        docs.retain(|&d| keep(d));
-        docs.truncate(limit);
-        Ok(docs)
+        Ok(self.postings.earliest(h, keep, limit))
     }
 
     fn write_to(&self, mut w: &mut dyn Write) -> std::io::Result<()> {

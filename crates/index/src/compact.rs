@@ -96,6 +96,18 @@ impl CompactPostings {
         )
     }
 
+    /// The `limit` smallest ids stored under `key` that `keep` accepts,
+    /// ascending, each once.
+    pub fn earliest(&self, key: u32, keep: impl Fn(u32) -> bool, limit: usize) -> Vec<u32> {
+        let mut ids = Vec::new();
+        self.get(key, &mut ids);
+        ids.sort_unstable();
+        ids.dedup();
+        ids.retain(|&id| keep(id));
+        ids.truncate(limit);
+        ids
+    }
+
     /// Appends the ids stored under `key` (in no particular order).
     pub fn get(&self, key: u32, out: &mut Vec<u32>) {
         self.main.get(key, out);

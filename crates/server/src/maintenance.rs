@@ -40,6 +40,25 @@ pub struct StoreReport {
     pub postings_bytes: u64,
 }
 
+impl StoreReport {
+    /// The report of `store` before anything is counted.
+    fn empty(store: &Store, format: u32, method: String) -> StoreReport {
+        StoreReport {
+            format,
+            method,
+            documents: 0,
+            duplicates: 0,
+            empty: 0,
+            text_bytes: 0,
+            file_bytes: std::fs::metadata(store.path()).map_or(0, |m| m.len()),
+            snapshot: None,
+            postings_segments: 0,
+            postings_damaged: Vec::new(),
+            postings_bytes: 0,
+        }
+    }
+}
+
 /// The index snapshot and the postings segments of `dir`, checked whole.
 fn side_files(dir: &Path, report: &mut StoreReport) {
     let path = dir.join(crate::recover::SNAPSHOT_FILE);
@@ -58,17 +77,8 @@ fn side_files(dir: &Path, report: &mut StoreReport) {
 pub fn stats(dir: &Path) -> Result<StoreReport, Error> {
     let (store, format, method) = Store::open_existing(dir)?;
     Ok(StoreReport {
-        format,
-        method,
         documents: store.count()?,
-        duplicates: 0,
-        empty: 0,
-        text_bytes: 0,
-        file_bytes: std::fs::metadata(store.path()).map_or(0, |m| m.len()),
-        snapshot: None,
-        postings_segments: 0,
-        postings_damaged: Vec::new(),
-        postings_bytes: 0,
+        ..StoreReport::empty(&store, format, method)
     })
 }
 
@@ -78,19 +88,7 @@ pub fn stats(dir: &Path) -> Result<StoreReport, Error> {
 /// error; a healthy store gives its report.
 pub fn verify(dir: &Path) -> Result<StoreReport, Error> {
     let (store, format, method) = Store::open_existing(dir)?;
-    let mut report = StoreReport {
-        format,
-        method,
-        documents: 0,
-        duplicates: 0,
-        empty: 0,
-        text_bytes: 0,
-        file_bytes: std::fs::metadata(store.path()).map_or(0, |m| m.len()),
-        snapshot: None,
-        postings_segments: 0,
-        postings_damaged: Vec::new(),
-        postings_bytes: 0,
-    };
+    let mut report = StoreReport::empty(&store, format, method);
     side_files(dir, &mut report);
     store.load_from(0, |id, r: Record| {
         report.documents += 1;

@@ -152,12 +152,9 @@ impl PostingsStore for DiskPostings {
             }
             s.find(h, keep, limit, &mut out)?;
         }
-        let mut recent = Vec::new();
-        self.recent.get(h, &mut recent);
-        recent.sort_unstable();
-        recent.dedup();
-        out.extend(recent.into_iter().filter(|&d| keep(d)));
-        out.truncate(limit);
+        // The recent postings are of later originals than every segment's.
+        let left = limit.saturating_sub(out.len());
+        out.extend(self.recent.earliest(h, keep, left));
         Ok(out)
     }
 
