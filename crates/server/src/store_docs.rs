@@ -32,12 +32,23 @@ where
     D: ReadableTable<&'static str, &'static [u8]>,
     O: ReadableTable<u64, &'static str>,
 {
-    /// The stored document `id`.
-    pub fn by_id(&self, id: &str) -> Result<Option<Record>, Error> {
+    /// The stored document `id`, with its text when `text` (decompressed)
+    /// or without.
+    fn record(&self, id: &str, text: bool) -> Result<Option<Record>, Error> {
         let got = self.docs.get(id).map_err(Error::store)?;
         let mut unpacker = self.unpacker.borrow_mut();
-        got.map(|g| Record::decode_with(g.value(), Text::Unpack(&mut unpacker)))
+        let mode = if text {
+            Text::Unpack(&mut unpacker)
+        } else {
+            Text::Skip
+        };
+        got.map(|g| Record::decode_with(g.value(), mode))
             .transpose()
+    }
+
+    /// The stored document `id`, without its text.
+    pub fn by_id(&self, id: &str) -> Result<Option<Record>, Error> {
+        self.record(id, false)
     }
 
     /// The id of the document with sequence number `seq`, when stored.
@@ -49,13 +60,14 @@ where
             .map(|g| g.value().to_string()))
     }
 
-    /// The stored document with sequence number `seq`.
-    pub fn by_seq(&self, seq: u64) -> Result<Option<Record>, Error> {
+    /// The stored document with sequence number `seq`, with its text when
+    /// `text`.
+    fn by_seq(&self, seq: u64, text: bool) -> Result<Option<Record>, Error> {
         let Some(id) = self.id_of(seq)? else {
             return Ok(None);
         };
         let record = self
-            .by_id(&id)?
+            .record(&id, text)?
             .ok_or_else(|| Error::corrupt(format!("order entry {seq} has no document")))?;
         Ok((record.seq == seq).then_some(record))
     }
@@ -106,7 +118,7 @@ where
         d: u32,
         f: impl FnOnce(&Signature, Option<&ShingleSeq>) -> R,
     ) -> Result<Option<R>, EngineError> {
-        let Some(r) = self.by_seq(u64::from(d)).map_err(engine_error)? else {
+        let Some(r) = self.by_seq(u64::from(d), true).map_err(engine_error)? else {
             return Ok(None);
         };
         if r.duplicate_of.is_some() {
@@ -120,17 +132,17 @@ where
     }
 
     fn shingles(&self, d: u32) -> Result<Option<ShingleSeq>, EngineError> {
-        let r = self.by_seq(u64::from(d)).map_err(engine_error)?;
+        let r = self.by_seq(u64::from(d), true).map_err(engine_error)?;
         Ok(r.and_then(|r| self.shingles_of(&r)))
     }
 
     fn key(&self, d: u32) -> Result<Option<u128>, EngineError> {
-        let r = self.by_seq(u64::from(d)).map_err(engine_error)?;
+        let r = self.by_seq(u64::from(d), false).map_err(engine_error)?;
         Ok(r.and_then(|r| r.signature.as_deref().map(signature_key)))
     }
 
     fn duplicate_of(&self, d: u32) -> Result<Option<(u32, f64)>, EngineError> {
-        match self.by_seq(u64::from(d)).map_err(engine_error)? {
+        match self.by_seq(u64::from(d), false).map_err(engine_error)? {
             Some(r) => self.original_of(&r).map_err(engine_error),
             None => Ok(None),
         }
