@@ -52,6 +52,7 @@ mod record;
 pub(crate) mod recover;
 mod seen;
 mod segment;
+mod segment_worker;
 mod store;
 mod store_backup;
 mod store_docs;

@@ -20,13 +20,14 @@
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use neardup::dedup::{Error as EngineError, PostingsStore};
 use neardup::index::CompactPostings;
 
 pub(crate) use crate::segment::verify_dir;
-use crate::segment::{err, merge, write_segment, Segment};
+use crate::segment::{err, Segment};
+use crate::segment_worker::{AliveBits, Done, Job, SegmentWorker};
 
 /// The segments' directory inside the data directory.
 pub const POSTINGS_DIR: &str = "postings";
@@ -51,6 +52,10 @@ fn tier(count: u64, flush_at: usize) -> u32 {
     t
 }
 
+/// Flushed postings not yet written past which an insertion waits for
+/// the segment thread (bounds the memory of postings in flight).
+pub(crate) const MAX_FLUSHING: usize = 3;
+
 /// Sampled postings in segment files (see the module documentation).
 #[derive(Debug)]
 pub struct DiskPostings {
@@ -58,10 +63,19 @@ pub struct DiskPostings {
     /// [`FLUSH_AT`], smaller in tests.
     flush_at: usize,
     recent: CompactPostings,
-    segments: Vec<Segment>,
+    /// Postings sent to be written, oldest first; read until their
+    /// segment takes their place.
+    flushing: Vec<Arc<CompactPostings>>,
+    segments: Vec<Arc<Segment>>,
+    /// Whether a merge is under way (one at a time).
+    merging: bool,
+    /// One past the largest id inserted since the postings were opened.
+    end: u32,
     next_name: u64,
     /// Segments merged away, still named by the last durable snapshot.
     retired: Mutex<Vec<PathBuf>>,
+    /// Writes and merges segments off the caller's thread.
+    worker: SegmentWorker,
 }
 
 impl DiskPostings {
@@ -76,9 +90,13 @@ impl DiskPostings {
             dir: dir.to_path_buf(),
             flush_at: FLUSH_AT,
             recent: CompactPostings::new(),
+            flushing: Vec::new(),
             segments: Vec::new(),
+            merging: false,
+            end: 0,
             next_name: 0,
             retired: Mutex::new(Vec::new()),
+            worker: SegmentWorker::start(dir)?,
         })
     }
 
@@ -99,28 +117,116 @@ impl DiskPostings {
         }
     }
 
+    /// Sends the recent postings to be written as a segment.
     fn flush(&mut self, alive: &dyn Fn(u32) -> bool) -> Result<(), EngineError> {
         self.recent.compact(alive);
+        let frozen = Arc::new(std::mem::take(&mut self.recent));
         let name = self.new_name();
-        let recent = std::mem::take(&mut self.recent);
-        let seg = write_segment(&self.dir, &name, recent.iter().map(Ok))?;
-        self.segments.push(seg);
-        while self.segments.len() >= MERGE_FANIN {
-            let tail = &self.segments[self.segments.len() - MERGE_FANIN..];
-            let t = tier(tail[0].count, self.flush_at);
-            let total: u64 = tail.iter().map(|s| s.count).sum();
-            if tail.iter().any(|s| tier(s.count, self.flush_at) != t) || total > MAX_MERGED {
-                break;
-            }
-            let inputs = self.segments.split_off(self.segments.len() - MERGE_FANIN);
-            let name = self.new_name();
-            let merged = write_segment(&self.dir, &name, merge(&inputs, alive))?;
-            self.segments.push(merged);
-            let mut retired = self.retired.lock().unwrap_or_else(|p| p.into_inner());
-            retired.extend(inputs.iter().map(|s| self.dir.join(&s.name)));
+        self.worker.send(Job::Write(name, Arc::clone(&frozen)))?;
+        self.flushing.push(frozen);
+        while self.flushing.len() > MAX_FLUSHING {
+            self.collect(true, alive)?;
         }
         Ok(())
     }
+
+    /// Applies finished jobs of the segment thread (waiting for one when
+    /// `wait`), then starts a merge when one is due.
+    fn collect(&mut self, wait: bool, alive: &dyn Fn(u32) -> bool) -> Result<(), EngineError> {
+        let mut wait = wait;
+        while let Some(done) = self.worker.next(wait) {
+            wait = false;
+            match done {
+                Done::Written(seg) => {
+                    // Jobs finish in the order sent: the oldest postings.
+                    self.segments.push(Arc::new(seg?));
+                    self.flushing.remove(0);
+                }
+                Done::Merged(inputs, seg) => {
+                    self.merging = false;
+                    let seg = seg?;
+                    let at = self.segments.iter().position(|s| s.name == inputs[0]);
+                    let Some(at) = at.filter(|&a| {
+                        self.segments[a..]
+                            .iter()
+                            .map(|s| &s.name)
+                            .take(inputs.len())
+                            .eq(inputs.iter())
+                    }) else {
+                        return Err(err("a merged segment's inputs are gone"));
+                    };
+                    self.segments.splice(at..at + inputs.len(), [Arc::new(seg)]);
+                    let mut retired = self.retired.lock().unwrap_or_else(|p| p.into_inner());
+                    retired.extend(inputs.iter().map(|n| self.dir.join(n)));
+                }
+            }
+        }
+        self.start_merge(alive)
+    }
+
+    /// Sends the last [`MERGE_FANIN`] segments to be merged when they are
+    /// of one size tier (and no merge is under way).
+    fn start_merge(&mut self, alive: &dyn Fn(u32) -> bool) -> Result<(), EngineError> {
+        if self.merging || self.segments.len() < MERGE_FANIN {
+            return Ok(());
+        }
+        let tail = &self.segments[self.segments.len() - MERGE_FANIN..];
+        let t = tier(tail[0].count, self.flush_at);
+        let total: u64 = tail.iter().map(|s| s.count).sum();
+        if tail.iter().any(|s| tier(s.count, self.flush_at) != t) || total > MAX_MERGED {
+            return Ok(());
+        }
+        let inputs = tail.to_vec();
+        let name = self.new_name();
+        // Every id of the inputs is below the last one inserted.
+        let alive = AliveBits::new(self.end, alive);
+        self.worker.send(Job::Merge(name, inputs, alive))?;
+        self.merging = true;
+        Ok(())
+    }
+
+    /// Waits for every job of the segment thread and applies it.
+    fn settle(&mut self, alive: &dyn Fn(u32) -> bool) -> Result<(), EngineError> {
+        while self.worker.pending > 0 {
+            self.collect(true, alive)?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes the entries of `parts` and `recent` as [`CompactPostings`]
+/// writes itself, all in its first run (read back as one sorted run).
+fn write_union(
+    parts: &[&CompactPostings],
+    recent: &CompactPostings,
+    w: &mut impl Write,
+) -> std::io::Result<()> {
+    let total = parts.iter().map(|p| p.len()).sum::<usize>() + recent.len();
+    w.write_all(&(total as u64).to_le_bytes())?;
+    w.write_all(&(total as u64).to_le_bytes())?;
+    let mut streams: Vec<_> = parts
+        .iter()
+        .chain([&recent])
+        .map(|p| p.iter().peekable())
+        .collect();
+    let mut buf = Vec::with_capacity(1 << 16);
+    loop {
+        let next = streams
+            .iter_mut()
+            .filter_map(|s| s.peek().copied().map(|e| (e, s)))
+            .min_by_key(|(e, _)| *e);
+        let Some((e, s)) = next else { break };
+        s.next();
+        buf.extend_from_slice(&e.0.to_le_bytes());
+        buf.extend_from_slice(&e.1.to_le_bytes());
+        if buf.len() >= 1 << 16 {
+            w.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    w.write_all(&buf)?;
+    w.write_all(&0u64.to_le_bytes())?;
+    w.write_all(&0u64.to_le_bytes())
 }
 
 impl PostingsStore for DiskPostings {
@@ -130,13 +236,14 @@ impl PostingsStore for DiskPostings {
         hashes: &[u32],
         alive: &dyn Fn(u32) -> bool,
     ) -> Result<(), EngineError> {
+        self.end = self.end.max(d.saturating_add(1));
         for &h in hashes {
             self.recent.insert(h, d, alive);
         }
         if self.recent.len() >= self.flush_at {
             self.flush(alive)?;
         }
-        Ok(())
+        self.collect(false, alive)
     }
 
     fn docs_with(
@@ -152,9 +259,15 @@ impl PostingsStore for DiskPostings {
             }
             s.find(h, keep, limit, &mut out)?;
         }
-        // The recent postings are of later originals than every segment's.
-        let left = limit.saturating_sub(out.len());
-        out.extend(self.recent.earliest(h, keep, left));
+        // Postings being written, then the recent ones, are of later
+        // originals than every segment's.
+        for f in self.flushing.iter().map(|f| &**f).chain([&self.recent]) {
+            let left = limit.saturating_sub(out.len());
+            if left == 0 {
+                break;
+            }
+            out.extend(f.earliest(h, keep, left));
+        }
         Ok(out)
     }
 
@@ -167,7 +280,12 @@ impl PostingsStore for DiskPostings {
             w.write_all(&s.count.to_le_bytes())?;
         }
         let mut w = w;
-        self.recent.write_to(&mut w)
+        if self.flushing.is_empty() {
+            return self.recent.write_to(&mut w);
+        }
+        // The postings not yet in a segment, as one sorted run.
+        let parts: Vec<&CompactPostings> = self.flushing.iter().map(|f| &**f).collect();
+        write_union(&parts, &self.recent, &mut w)
     }
 
     fn read_from(&mut self, r: &mut dyn Read) -> Result<(), EngineError> {
@@ -200,9 +318,12 @@ impl PostingsStore for DiskPostings {
         }
         let mut r = r;
         let recent = CompactPostings::read_from(&mut r)?;
+        self.settle(&|_| true)?;
         let names: Vec<&str> = segments.iter().map(|s| s.name.as_str()).collect();
         self.delete_others(&names);
+        let segments = segments.into_iter().map(Arc::new).collect();
         (self.next_name, self.segments, self.recent) = (next_name, segments, recent);
+        self.flushing.clear();
         Ok(())
     }
 
@@ -214,8 +335,13 @@ impl PostingsStore for DiskPostings {
     }
 
     fn clear(&mut self) {
+        // Jobs under way would write files after the deletion.
+        let _ = self.settle(&|_| true);
         self.delete_others(&[]);
         self.segments.clear();
+        self.flushing.clear();
+        self.merging = false;
+        self.end = 0;
         self.recent = CompactPostings::new();
         self.next_name = 0;
         self.retired
@@ -226,6 +352,11 @@ impl PostingsStore for DiskPostings {
 
     fn memory_bytes(&self) -> usize {
         self.recent.memory_bytes()
+            + self
+                .flushing
+                .iter()
+                .map(|f| f.memory_bytes())
+                .sum::<usize>()
             + self
                 .segments
                 .iter()
@@ -239,6 +370,29 @@ mod tests {
     use super::*;
     use neardup::dedup::MemoryPostings;
     use neardup_testkit::TempDir;
+
+    #[test]
+    fn postings_in_flight_are_written_as_one_sorted_run() {
+        let mut parts = vec![CompactPostings::new(), CompactPostings::new()];
+        let mut recent = CompactPostings::new();
+        let mut all = Vec::new();
+        for d in 0..3000u32 {
+            let h = d.wrapping_mul(2_654_435_761) % 500;
+            let p = match d / 1000 {
+                0 => &mut parts[0],
+                1 => &mut parts[1],
+                _ => &mut recent,
+            };
+            p.insert(h, d, |_| true);
+            all.push((h, d));
+        }
+        all.sort_unstable();
+        let refs: Vec<&CompactPostings> = parts.iter().collect();
+        let mut bytes = Vec::new();
+        write_union(&refs, &recent, &mut bytes).unwrap();
+        let back = CompactPostings::read_from(&mut bytes.as_slice()).unwrap();
+        assert_eq!(back.iter().collect::<Vec<_>>(), all);
+    }
 
     fn postings(i: u32) -> Vec<u32> {
         let mut h: Vec<u32> = (0..12).map(|j| (i * 7 + j * 13) % 97).collect();
@@ -264,6 +418,31 @@ mod tests {
             disk.insert(i, &postings(i), &alive).unwrap();
             memory.insert(i, &postings(i), &alive).unwrap();
         }
+        // A snapshot taken while segments are being written holds the
+        // postings not yet in one.
+        let mut early = Vec::new();
+        disk.write_to(&mut early).unwrap();
+        // The files it names (finished segments are renamed into place
+        // whole, and deleted only after a newer snapshot is saved).
+        let dir2 = TempDir::new("postings-disk-early");
+        for e in std::fs::read_dir(&*dir).unwrap().flatten() {
+            let name = e.file_name();
+            if name.to_string_lossy().ends_with(".post") {
+                std::fs::copy(e.path(), dir2.join(&name)).unwrap();
+            }
+        }
+        let same_as_memory = |disk: &DiskPostings| {
+            for h in 0..97 {
+                assert_eq!(
+                    disk.docs_with(h, &alive, 1000).unwrap(),
+                    memory.docs_with(h, &alive, 1000).unwrap(),
+                    "hash {h}"
+                );
+            }
+        };
+        same_as_memory(&disk);
+        disk.settle(&alive).unwrap();
+        assert!(disk.flushing.is_empty() && disk.worker.pending == 0);
         assert!(disk.segments.len() >= 2, "{} segments", disk.segments.len());
         assert!(
             disk.segments.iter().any(|s| s.count > 50),
@@ -302,6 +481,10 @@ mod tests {
         assert!(small(&dir).read_from(&mut snap.as_slice()).is_err());
         std::fs::write(&seg, &bytes[..n - 1]).unwrap();
         assert!(small(&dir).read_from(&mut snap.as_slice()).is_err());
+        // The early snapshot brings the same postings back.
+        let mut early_back = small(&dir2);
+        early_back.read_from(&mut early.as_slice()).unwrap();
+        same_as_memory(&early_back);
         // Clearing deletes every segment.
         back.clear();
         assert_eq!(std::fs::read_dir(&*dir).unwrap().count(), 0);

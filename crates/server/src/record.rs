@@ -36,6 +36,18 @@ impl Packer {
     }
 }
 
+/// A main text compressed for its record: made by the caller's thread
+/// (many at once), so that the single writer only copies it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PackedText(Vec<u8>);
+
+impl PackedText {
+    /// `text` compressed with `packer`.
+    pub fn new(text: &str, packer: &mut Packer) -> PackedText {
+        PackedText(packer.pack(text.as_bytes()))
+    }
+}
+
 /// What [`Record::decode_with`] does with the text.
 pub(crate) enum Text<'a> {
     /// Decompress it with this context.
@@ -89,16 +101,21 @@ impl Record {
     /// The record's bytes, its text compressed with a fresh context.
     #[cfg(test)]
     pub fn encode(&self) -> Vec<u8> {
-        self.encode_with(&mut Packer::new())
+        let packed = self
+            .text
+            .as_ref()
+            .map(|t| PackedText::new(t, &mut Packer::new()));
+        self.encode_packed(packed.as_ref())
     }
 
-    /// The record's bytes, its text compressed with `packer`.
-    pub fn encode_with(&self, packer: &mut Packer) -> Vec<u8> {
+    /// The record's bytes with `text` as its text (`self.text` is not
+    /// read: a record to write carries its text compressed).
+    pub fn encode_packed(&self, text: Option<&PackedText>) -> Vec<u8> {
         let mut out = Vec::with_capacity(
             32 + self.url.as_ref().map_or(0, |u| u.len() + 4)
                 + self.signature.as_ref().map_or(0, |s| s.len() + 4)
                 + self.duplicate_of.as_ref().map_or(0, |(d, _)| d.len() + 12)
-                + self.text.as_ref().map_or(0, |t| t.len() + 4),
+                + text.map_or(0, |t| t.0.len() + 4),
         );
         out.push(RECORD_VERSION);
         out.extend_from_slice(&self.seq.to_le_bytes());
@@ -107,9 +124,9 @@ impl Record {
         let flags = u8::from(self.url.is_some())
             | (u8::from(self.signature.is_some()) << 1)
             | (u8::from(self.duplicate_of.is_some()) << 2)
-            | (u8::from(self.text.is_some()) << 3)
+            | (u8::from(text.is_some()) << 3)
             | (u8::from(self.duplicate_of.is_some() && self.original_seq.is_some()) << 4)
-            | (u8::from(self.text.is_some()) << 5);
+            | (u8::from(text.is_some()) << 5);
         out.push(flags);
         if let Some(u) = &self.url {
             put_bytes(&mut out, u.as_bytes());
@@ -124,8 +141,8 @@ impl Record {
                 out.extend_from_slice(&seq.to_le_bytes());
             }
         }
-        if let Some(t) = &self.text {
-            put_bytes(&mut out, &packer.pack(t.as_bytes()));
+        if let Some(t) = text {
+            put_bytes(&mut out, &t.0);
         }
         out
     }

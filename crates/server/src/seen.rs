@@ -15,10 +15,11 @@ use crate::answers::{DocumentInfo, Stats, Verdict};
 use crate::config::Config;
 use crate::error::{Error, ErrorKind};
 use crate::postings::{DiskPostings, POSTINGS_DIR};
+use crate::record::PackedText;
 use crate::recover::{self, Recovery};
 use crate::store::Store;
 use crate::store_docs::StoreDocs;
-use crate::writer::{self, Op};
+use crate::writer::{self, Op, Reply};
 use neardup::dedup::{signature_key, Judgement, OnlineCore};
 use redb::ReadableTable;
 
@@ -38,6 +39,8 @@ pub struct Prepared {
     pub(crate) shingles: Option<ShingleSeq>,
     /// The main text, stored for originals when exact verification is on.
     pub(crate) text: Option<String>,
+    /// That text compressed, by the thread that sends it to the writer.
+    pub(crate) packed: Option<PackedText>,
 }
 
 impl Prepared {
@@ -334,7 +337,16 @@ impl ContentSeen {
             text_len,
             shingles,
             text,
+            packed: None,
         })
+    }
+
+    /// Compresses the prepared text for the store, on this thread.
+    fn pack(&self, mut p: Prepared) -> Box<Prepared> {
+        if p.packed.is_none() {
+            p.packed = p.text.as_deref().map(|t| self.shared().store.pack(t));
+        }
+        Box::new(p)
     }
 
     /// Judges and stores prepared documents in their order: all go to the
@@ -346,7 +358,7 @@ impl ContentSeen {
             .into_iter()
             .map(|p| {
                 let (tx, rx) = mpsc::sync_channel(1);
-                self.send(Op::Insert(Box::new(p?), tx))?;
+                self.send(Op::Insert(self.pack(p?), Reply::Thread(tx)))?;
                 Ok(rx)
             })
             .collect();
@@ -399,8 +411,21 @@ impl ContentSeen {
     /// [`ContentSeen::insert`] of a prepared document.
     pub fn insert_prepared(&self, p: Prepared) -> Result<Verdict, Error> {
         let (tx, rx) = mpsc::sync_channel(1);
-        self.send(Op::Insert(Box::new(p), tx))?;
+        self.send(Op::Insert(self.pack(p), Reply::Thread(tx)))?;
         rx.recv().unwrap_or_else(|_| Err(ErrorKind::Failed.into()))
+    }
+
+    /// Sends a prepared document to the writer and returns at once: the
+    /// verdict arrives on the receiver once the document is durable.
+    /// `permit` is dropped when the writer is done with it.
+    pub(crate) fn submit(
+        &self,
+        p: Prepared,
+        permit: Option<tokio::sync::OwnedSemaphorePermit>,
+    ) -> Result<tokio::sync::oneshot::Receiver<Result<Verdict, Error>>, Error> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.send(Op::Insert(self.pack(p), Reply::Task(tx, permit)))?;
+        Ok(rx)
     }
 
     /// Writes a consistent copy of the store (every document acknowledged

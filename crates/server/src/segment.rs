@@ -216,7 +216,7 @@ pub(crate) fn write_segment(
 
 /// The sorted union of segments' postings, without removed originals.
 pub(crate) fn merge<'a>(
-    inputs: &'a [Segment],
+    inputs: &'a [std::sync::Arc<Segment>],
     alive: &'a dyn Fn(u32) -> bool,
 ) -> impl Iterator<Item = Result<(u32, u32), EngineError>> + 'a {
     let mut streams: Vec<_> = inputs.iter().map(|s| s.entries().peekable()).collect();

@@ -20,7 +20,7 @@ use redb::{
 };
 
 use crate::error::{Error, ErrorKind};
-use crate::record::{Packer, Record, Text, Unpacker};
+use crate::record::{PackedText, Packer, Record, Text, Unpacker};
 pub(crate) use crate::store_tables::{Position, ReadTables, Tables};
 
 /// The store format this build writes and the newest it reads.
@@ -31,6 +31,10 @@ pub const FILE_NAME: &str = "neardup.redb";
 
 /// redb's page cache.
 pub(crate) const CACHE_BYTES: usize = 64 << 20;
+
+/// Compression contexts kept for reuse (about 1 MiB each); threads that
+/// pack at once beyond these make their own.
+pub(crate) const PACKERS_KEPT: usize = 8;
 
 pub(crate) const META: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("meta");
 pub(crate) const DOCS: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("docs");
@@ -43,7 +47,9 @@ pub(crate) struct Store {
     pub(crate) db: Db,
     path: PathBuf,
     /// The compression context of the texts written (one writer at a time).
-    packer: std::sync::Mutex<Packer>,
+    /// Compression contexts for texts, taken by the threads that pack
+    /// (at most [`PACKERS_KEPT`] kept).
+    packers: std::sync::Mutex<Vec<Packer>>,
 }
 
 /// The database, closed without a panic escaping even when the storage
@@ -188,7 +194,7 @@ impl Store {
         Ok(Store {
             db: Db(Some(db)),
             path,
-            packer: std::sync::Mutex::new(Packer::new()),
+            packers: std::sync::Mutex::new(Vec::new()),
         })
     }
 
@@ -441,11 +447,22 @@ impl Store {
         unwinding("writing to the store", || self.write_txn(f))
     }
 
+    /// `text` compressed for its record, on the calling thread.
+    pub(crate) fn pack(&self, text: &str) -> PackedText {
+        let taken = self.packers.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let mut packer = taken.unwrap_or_else(Packer::new);
+        let packed = PackedText::new(text, &mut packer);
+        let mut kept = self.packers.lock().unwrap_or_else(|p| p.into_inner());
+        if kept.len() < PACKERS_KEPT {
+            kept.push(packer);
+        }
+        packed
+    }
+
     fn write_txn<R>(
         &self,
         f: impl FnOnce(&mut Tables<'_>) -> Result<R, Error>,
     ) -> Result<R, Error> {
-        let mut packer = self.packer.lock().unwrap_or_else(|p| p.into_inner());
         let txn = self.db.begin_write().map_err(Error::store)?;
         let out = {
             let mut meta = txn.open_table(META).map_err(Error::store)?;
@@ -460,7 +477,6 @@ impl Store {
                 docs: txn.open_table(DOCS).map_err(Error::store)?,
                 order: txn.open_table(ORDER).map_err(Error::store)?,
                 removed: txn.open_table(REMOVED).map_err(Error::store)?,
-                packer: &mut packer,
                 next_seq,
                 next_removal,
             };
@@ -504,9 +520,9 @@ mod tests {
         {
             let s = Store::open(&dir, "m", "m").unwrap();
             s.write(|t| {
-                t.put("b", &mut record(1)).unwrap();
-                t.put("a", &mut record(2)).unwrap();
-                t.put("c", &mut record(3)).unwrap();
+                t.put("b", &mut record(1), None).unwrap();
+                t.put("a", &mut record(2), None).unwrap();
+                t.put("c", &mut record(3), None).unwrap();
                 assert!(t.delete("c").unwrap());
                 assert!(!t.delete("zz").unwrap());
                 Ok(())
@@ -524,7 +540,7 @@ mod tests {
         assert_eq!(s.get("a").unwrap().unwrap().signature, Some(vec![2]));
         assert!(s.get("c").unwrap().is_none());
         // Sequence numbers are not reused.
-        s.write(|t| t.put("d", &mut record(4))).unwrap();
+        s.write(|t| t.put("d", &mut record(4), None)).unwrap();
         assert_eq!(s.get("d").unwrap().unwrap().seq, 3);
         drop(s);
         let e = Store::open(&dir, "other", "other").unwrap_err();

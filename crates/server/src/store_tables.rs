@@ -5,14 +5,13 @@
 use redb::{ReadableTable, Table};
 
 use crate::error::Error;
-use crate::record::{Packer, Record};
+use crate::record::{PackedText, Record};
 
 /// The tables of one write transaction.
 pub(crate) struct Tables<'t> {
     pub docs: Table<'t, &'static str, &'static [u8]>,
     pub order: Table<'t, u64, &'static str>,
     pub(crate) removed: Table<'t, u64, u64>,
-    pub(crate) packer: &'t mut Packer,
     /// The next insertion sequence number; saved at commit.
     pub next_seq: u64,
     /// The next removal number; saved at commit.
@@ -60,12 +59,18 @@ pub(crate) struct ReadTables {
 }
 
 impl Tables<'_> {
-    /// Stores a document under a fresh sequence number (set in `record`).
-    pub fn put(&mut self, id: &str, record: &mut Record) -> Result<(), Error> {
+    /// Stores a document under a fresh sequence number (set in `record`),
+    /// with `text` as its text (`record.text` is not read).
+    pub fn put(
+        &mut self,
+        id: &str,
+        record: &mut Record,
+        text: Option<&PackedText>,
+    ) -> Result<(), Error> {
         record.seq = self.next_seq;
         self.next_seq += 1;
         self.docs
-            .insert(id, record.encode_with(self.packer).as_slice())
+            .insert(id, record.encode_packed(text).as_slice())
             .map_err(Error::store)?;
         self.order.insert(record.seq, id).map_err(Error::store)?;
         Ok(())

@@ -29,24 +29,48 @@ pub(crate) const SNAPSHOT_MIN: u64 = 100_000;
 /// See [`snapshot_every`].
 pub(crate) const SNAPSHOT_MAX: u64 = 500_000;
 
-/// One operation for the writer, with the channel its answer goes to.
+/// One operation for the writer, with where its answer goes.
 pub(crate) enum Op {
-    Insert(Box<Prepared>, SyncSender<Result<Verdict, Error>>),
+    Insert(Box<Prepared>, Reply),
     Delete(String, SyncSender<Result<bool, Error>>),
 }
 
+/// Where the verdict of an insertion goes: a thread waiting for it, or an
+/// async task (HTTP), woken directly by the writer. The task's
+/// concurrency permit travels with the operation, so that a request that
+/// timed out counts until its work has ended.
+pub(crate) enum Reply {
+    Thread(SyncSender<Result<Verdict, Error>>),
+    Task(
+        tokio::sync::oneshot::Sender<Result<Verdict, Error>>,
+        Option<tokio::sync::OwnedSemaphorePermit>,
+    ),
+}
+
+impl Reply {
+    fn send(self, r: Result<Verdict, Error>) {
+        // A caller that went away (timed out) is no error.
+        match self {
+            Reply::Thread(tx) => drop(tx.send(r)),
+            Reply::Task(tx, permit) => {
+                drop(tx.send(r));
+                drop(permit);
+            }
+        }
+    }
+}
+
 enum Answer {
-    Insert(SyncSender<Result<Verdict, Error>>, Result<Verdict, Error>),
+    Insert(Reply, Result<Verdict, Error>),
     Delete(SyncSender<Result<bool, Error>>, Result<bool, Error>),
 }
 
 impl Answer {
     fn send(self, commit: &Result<(), Error>) {
         let failed = || Error::new(ErrorKind::Failed);
-        // A caller that went away (timed out) is no error.
         match (self, commit) {
-            (Answer::Insert(tx, r), Ok(())) => drop(tx.send(r)),
-            (Answer::Insert(tx, _), Err(_)) => drop(tx.send(Err(failed()))),
+            (Answer::Insert(tx, r), Ok(())) => tx.send(r),
+            (Answer::Insert(tx, _), Err(_)) => tx.send(Err(failed())),
             (Answer::Delete(tx, r), Ok(())) => drop(tx.send(r)),
             (Answer::Delete(tx, _), Err(_)) => drop(tx.send(Err(failed()))),
         }
@@ -219,6 +243,7 @@ fn apply(shared: &Shared, t: &mut Tables<'_>, op: Op) -> Result<Answer, Error> {
                 text_len,
                 shingles,
                 text,
+                packed,
             } = *p;
             let dense = u32::try_from(t.next_seq)
                 .ok()
@@ -243,10 +268,15 @@ fn apply(shared: &Shared, t: &mut Tables<'_>, op: Op) -> Result<Answer, Error> {
                 signature: bytes,
                 duplicate_of: verdict.duplicate_of.clone().zip(verdict.similarity),
                 original_seq: judgement.duplicate_of.map(|(d, _)| u64::from(d)),
-                // Originals keep their text: candidates are verified on it.
-                text: text.filter(|_| judgement.duplicate_of.is_none()),
+                text: None,
             };
-            t.put(&id, &mut record)?;
+            // Originals keep their text: candidates are verified on it.
+            let packed = match (judgement.duplicate_of, packed, text) {
+                (Some(_), _, _) | (None, None, None) => None,
+                (None, Some(p), _) => Some(p),
+                (None, None, Some(t)) => Some(shared.store.pack(&t)),
+            };
+            t.put(&id, &mut record, packed.as_ref())?;
             debug_assert_eq!(record.seq, u64::from(dense));
             verdict.stored = true;
             Ok(Answer::Insert(tx, Ok(verdict)))

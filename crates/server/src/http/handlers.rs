@@ -41,6 +41,12 @@ pub(crate) async fn blocking<T: Send + 'static>(
     }
 }
 
+/// A verdict, or one the writer will send.
+enum Judged {
+    Done(crate::Verdict),
+    Pending(tokio::sync::oneshot::Receiver<Result<crate::Verdict, crate::Error>>),
+}
+
 async fn judge(app: App, req: Request, insert: bool) -> Result<Response, ApiError> {
     let (parts, body) = req.into_parts();
     let budget = parts.extensions.get::<Budget>().cloned();
@@ -49,8 +55,8 @@ async fn judge(app: App, req: Request, insert: bool) -> Result<Response, ApiErro
     let doc = parse_document(&parts.headers, parts.uri.query(), bytes)?;
     let seen: ContentSeen = app.seen.clone();
     let extracting = super::extraction_permit(&app, size).await;
-    let v = blocking(move || {
-        let _permit = budget.as_ref().and_then(Budget::take_permit);
+    let judged = blocking(move || {
+        let permit = budget.as_ref().and_then(Budget::take_permit);
         let p = seen.prepare(doc);
         drop(extracting);
         let p = p?;
@@ -59,12 +65,19 @@ async fn judge(app: App, req: Request, insert: bool) -> Result<Response, ApiErro
             return Err(crate::ErrorKind::Cancelled.into());
         }
         if insert {
-            seen.insert_prepared(p)
+            // The writer answers this task directly (and ends the permit).
+            seen.submit(p, permit).map(Judged::Pending)
         } else {
-            seen.check_prepared(&p)
+            seen.check_prepared(&p).map(Judged::Done)
         }
     })
     .await?;
+    let v = match judged {
+        Judged::Done(v) => v,
+        Judged::Pending(rx) => rx
+            .await
+            .unwrap_or_else(|_| Err(crate::ErrorKind::Failed.into()))?,
+    };
     app.recent.push(&v, crate::seen::now_ms());
     Ok(json_response(StatusCode::OK, &verdict_json(&v)))
 }
