@@ -373,7 +373,7 @@ mod tests {
 
     #[test]
     fn postings_in_flight_are_written_as_one_sorted_run() {
-        let mut parts = vec![CompactPostings::new(), CompactPostings::new()];
+        let mut parts = [CompactPostings::new(), CompactPostings::new()];
         let mut recent = CompactPostings::new();
         let mut all = Vec::new();
         for d in 0..3000u32 {
