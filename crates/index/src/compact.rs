@@ -43,12 +43,42 @@ pub struct CompactPostings {
     main: Run,
     mid: Run,
     fresh: Fresh,
+    /// Raises the merge thresholds by `stagger / 64` (see
+    /// [`CompactPostings::staggered`]).
+    stagger: u32,
+}
+
+/// Levels past which a merge is due: `base` raised by `stagger / 64`.
+fn due(base: usize, stagger: u32) -> usize {
+    base + base / 64 * stagger.min(63) as usize
 }
 
 impl CompactPostings {
     /// An empty multimap.
     pub fn new() -> CompactPostings {
         CompactPostings::default()
+    }
+
+    /// An empty multimap whose levels merge later than
+    /// [`CompactPostings::new`]'s, by `stagger / 64` (0 to 63) of the
+    /// thresholds. Tables that grow together (the bands of one index)
+    /// merge at different insertions when their staggers differ, so that
+    /// no insertion pays for all their merges at once.
+    pub fn staggered(stagger: u32) -> CompactPostings {
+        CompactPostings {
+            stagger: stagger.min(63),
+            ..CompactPostings::default()
+        }
+    }
+
+    /// See [`CompactPostings::staggered`].
+    pub(crate) fn stagger(&self) -> u32 {
+        self.stagger
+    }
+
+    /// See [`CompactPostings::staggered`].
+    pub(crate) fn set_stagger(&mut self, stagger: u32) {
+        self.stagger = stagger.min(63);
     }
 
     /// Entries stored (ids dropped at merges no longer count).
@@ -65,9 +95,9 @@ impl CompactPostings {
     /// are merged.
     pub fn insert(&mut self, key: u32, id: u32, alive: impl Fn(u32) -> bool) {
         self.fresh.insert(key, id);
-        if self.fresh.heads.len() >= FRESH_MIN.max(self.mid.len() / 16) {
+        if self.fresh.heads.len() >= due(FRESH_MIN.max(self.mid.len() / 16), self.stagger) {
             self.merge_fresh(&alive);
-            if self.mid.len() >= LARGE_RUN.max(self.main.len() / 8) {
+            if self.mid.len() >= due(LARGE_RUN.max(self.main.len() / 8), self.stagger) {
                 self.main = Run::merge(&self.main, &self.mid, &alive);
                 self.mid = Run::Empty;
             }
@@ -243,6 +273,26 @@ mod tests {
         }
         assert_eq!(p.len(), n as usize);
         assert!(p.memory_bytes() < n as usize * 8, "{}", p.memory_bytes());
+    }
+
+    #[test]
+    fn staggered_tables_merge_at_other_insertions_and_hold_the_same() {
+        // 32 tables growing together, as the bands of one index do: at
+        // no insertion do more than a few of them merge.
+        let mut tables: Vec<CompactPostings> =
+            (0..32).map(|b| CompactPostings::staggered(2 * b)).collect();
+        let mut most = 0;
+        for i in 0..(6 * FRESH_MIN as u32) {
+            let mut merging = 0;
+            for t in &mut tables {
+                let before = t.fresh.entries.len();
+                t.insert(i.wrapping_mul(0x9E37_79B1), i, |_| true);
+                merging += usize::from(t.fresh.entries.len() < before);
+            }
+            most = most.max(merging);
+        }
+        assert!((1..=4).contains(&most), "{most} tables merged at once");
+        assert!(tables.windows(2).all(|w| w[0].iter().eq(w[1].iter())));
     }
 
     #[test]

@@ -37,12 +37,19 @@ fn fold(key: u64) -> u32 {
     (key ^ (key >> 32)) as u32
 }
 
+/// Table `b` of `n`, its merges staggered from the other tables'.
+fn stagger(b: usize, n: usize) -> CompactPostings {
+    CompactPostings::staggered((b * 64 / n.max(1)) as u32)
+}
+
 impl CompactLsh {
     /// An empty index.
     pub fn new(params: LshParams) -> CompactLsh {
         CompactLsh {
             params,
-            tables: vec![CompactPostings::new(); params.bands()],
+            tables: (0..params.bands())
+                .map(|b| stagger(b, params.bands()))
+                .collect(),
         }
     }
 
@@ -129,8 +136,13 @@ impl CompactLsh {
             .map_err(|_| Error::invalid("truncated LSH index"))?;
         let word = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]) as usize;
         let params = LshParams::new(word(0), word(4))?;
-        let tables = (0..params.bands())
-            .map(|_| CompactPostings::read_from(r))
+        let n = params.bands();
+        let tables = (0..n)
+            .map(|b| {
+                let mut t = CompactPostings::read_from(r)?;
+                t.set_stagger(stagger(b, n).stagger());
+                Ok(t)
+            })
             .collect::<Result<Vec<_>>>()?;
         Ok(CompactLsh { params, tables })
     }
