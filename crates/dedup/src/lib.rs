@@ -84,12 +84,12 @@ pub use online_core::{Judgement, OnlineCore};
 pub use online_docs::{Kind, OnlineDocs};
 pub use partial::PartialCopyCheck;
 pub use passages::{cut_chars, shared_passages, Mark, Segment};
-pub use postings_store::{MemoryPostings, PostingsStore};
+pub use postings_store::{FrozenPostings, MemoryPostings, PostingsStore};
 pub use refusal::VerifyRefusal;
 pub use rules::{PairRule, Refusal, RuleContext};
 pub use run::Outcome;
 pub use seq_spill::SeqSpill;
-pub use snapshot::{check_snapshot, SnapshotRefusal, SNAPSHOT_VERSION};
+pub use snapshot::{check_snapshot, FrozenCore, SnapshotRefusal, SNAPSHOT_VERSION};
 pub use templates::{SiteTemplates, TemplateStats};
 pub use verify::{
     compare as compare_shingles, verify_signatures, Comparison, ShingleSeq, Verifier,

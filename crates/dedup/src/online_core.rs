@@ -99,14 +99,6 @@ impl OnlineCore {
         Ok(core)
     }
 
-    /// Called once a snapshot of this engine is durable (files only older
-    /// snapshots needed may go).
-    pub fn snapshot_saved(&self) {
-        if let Some(p) = &self.postings {
-            p.store().snapshot_saved();
-        }
-    }
-
     /// The method.
     pub fn method(&self) -> &Method {
         &self.method

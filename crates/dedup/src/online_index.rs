@@ -28,6 +28,18 @@ pub(crate) enum OnlineIndex {
     Inverted(InvertedIndex),
 }
 
+/// Writes a saved LSH index (or that none was made yet), as
+/// [`OnlineIndex::read_from`] reads it.
+pub(crate) fn write_lsh(index: Option<&CompactLsh>, w: &mut impl Write) -> io::Result<()> {
+    match index {
+        None => w.write_all(&[0]),
+        Some(ix) => {
+            w.write_all(&[1])?;
+            ix.write_to(w)
+        }
+    }
+}
+
 impl OnlineIndex {
     pub fn new(method: &Method) -> Result<OnlineIndex, Error> {
         Ok(match method.candidate_rule() {
@@ -98,21 +110,14 @@ impl OnlineIndex {
         })
     }
 
-    /// Writes the index for a snapshot: `1` and the LSH tables, or `0` for
-    /// an LSH index not made yet; `Ok(false)` (nothing written) for the
-    /// indexes of other methods, which are rebuilt instead.
-    pub fn write_to(&self, w: &mut impl Write) -> io::Result<bool> {
+    /// A copy of the saved part for a snapshot (its large runs shared):
+    /// the LSH index, when made; `None` for methods whose index is not
+    /// saved.
+    pub fn frozen(&self) -> Option<Option<CompactLsh>> {
         match self {
-            OnlineIndex::Lsh { index: None, .. } => w.write_all(&[0])?,
-            OnlineIndex::Lsh {
-                index: Some(ix), ..
-            } => {
-                w.write_all(&[1])?;
-                ix.write_to(w)?;
-            }
-            _ => return Ok(false),
+            OnlineIndex::Lsh { index, .. } => Some(index.clone()),
+            _ => None,
         }
-        Ok(true)
     }
 
     /// Reads what [`OnlineIndex::write_to`] wrote into an empty index of

@@ -47,15 +47,37 @@ pub trait PostingsStore: Debug + Send + Sync {
     /// Damaged input, or postings it names that are gone.
     fn read_from(&mut self, r: &mut dyn Read) -> Result<(), Error>;
 
-    /// Called once a snapshot holding [`PostingsStore::write_to`]'s bytes
-    /// is durable: what only older snapshots needed may go.
-    fn snapshot_saved(&self) {}
+    /// What [`PostingsStore::write_to`] would write now, taken cheaply,
+    /// for a snapshot written on another thread while this store goes on.
+    fn freeze(&self) -> Box<dyn FrozenPostings>;
 
     /// Forgets every posting.
     fn clear(&mut self);
 
     /// Approximate heap bytes.
     fn memory_bytes(&self) -> usize;
+}
+
+/// A [`PostingsStore`] as it was when frozen, for a snapshot.
+pub trait FrozenPostings: Send {
+    /// Writes what [`PostingsStore::write_to`] wrote when this was taken.
+    ///
+    /// # Errors
+    /// What `w` returns.
+    fn write_to(&self, w: &mut dyn Write) -> std::io::Result<()>;
+
+    /// Called once a snapshot holding these bytes is durable: what only
+    /// older snapshots needed may go.
+    fn saved(&self) {}
+}
+
+/// [`MemoryPostings`] frozen: its postings (their large runs shared).
+struct FrozenMemory(CompactPostings);
+
+impl FrozenPostings for FrozenMemory {
+    fn write_to(&self, mut w: &mut dyn Write) -> std::io::Result<()> {
+        self.0.write_to(&mut w)
+    }
 }
 
 /// Sampled postings in memory: a [`CompactPostings`] (six bytes each).
@@ -88,6 +110,10 @@ impl PostingsStore for MemoryPostings {
     fn read_from(&mut self, mut r: &mut dyn Read) -> Result<(), Error> {
         self.postings = CompactPostings::read_from(&mut r)?;
         Ok(())
+    }
+
+    fn freeze(&self) -> Box<dyn FrozenPostings> {
+        Box::new(FrozenMemory(self.postings.clone()))
     }
 
     fn clear(&mut self) {

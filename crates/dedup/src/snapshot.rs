@@ -22,11 +22,13 @@ use std::io::{self, Read, Write};
 
 use xxhash_rust::xxh3::Xxh3;
 
-use neardup_index::CompactPostings;
+use neardup_index::{CompactLsh, CompactPostings};
 
 use crate::error::Error;
 use crate::online_core::OnlineCore;
 use crate::online_docs::Kind;
+use crate::online_index::write_lsh;
+use crate::postings_store::FrozenPostings;
 
 /// The snapshot format this build writes and reads.
 pub const SNAPSHOT_VERSION: u32 = 1;
@@ -90,7 +92,81 @@ impl<R: Read> Read for Hashing<R> {
     }
 }
 
+/// An engine's in-RAM parts as they were when [`OnlineCore::freeze`]
+/// took them: cheap to take (the large sorted runs of the tables are
+/// shared, not copied; the rest is about a byte per document), and
+/// written on another thread while the engine goes on.
+pub struct FrozenCore {
+    identity: u64,
+    candidates: Option<CompactLsh>,
+    kinds: Vec<u8>,
+    exact: CompactPostings,
+    postings: Option<Box<dyn FrozenPostings>>,
+}
+
+impl std::fmt::Debug for FrozenCore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FrozenCore")
+            .field("documents", &self.kinds.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl FrozenCore {
+    /// Writes the snapshot with the caller's `extra` bytes (what it
+    /// covers).
+    ///
+    /// # Errors
+    /// What `w` returns.
+    pub fn write_snapshot(&self, extra: &[u8], w: &mut impl Write) -> io::Result<()> {
+        let mut h = Hashing {
+            inner: w,
+            hash: Xxh3::new(),
+        };
+        h.write_all(MAGIC)?;
+        h.write_all(&SNAPSHOT_VERSION.to_le_bytes())?;
+        h.write_all(&self.identity.to_le_bytes())?;
+        let len = u32::try_from(extra.len()).map_err(io::Error::other)?;
+        h.write_all(&len.to_le_bytes())?;
+        h.write_all(extra)?;
+        write_lsh(self.candidates.as_ref(), &mut h)?;
+        h.write_all(&(self.kinds.len() as u64).to_le_bytes())?;
+        for chunk in self.kinds.chunks(1 << 16) {
+            h.write_all(chunk)?;
+        }
+        self.exact.write_to(&mut h)?;
+        if let Some(p) = &self.postings {
+            p.write_to(&mut h)?;
+        }
+        let sum = h.hash.digest();
+        h.inner.write_all(&sum.to_le_bytes())?;
+        h.inner.write_all(END)?;
+        Ok(())
+    }
+
+    /// Called once the snapshot written is durable: what only older
+    /// snapshots needed (merged-away postings files) may go.
+    pub fn saved(&self) {
+        if let Some(p) = &self.postings {
+            p.saved();
+        }
+    }
+}
+
 impl OnlineCore {
+    /// Takes the parts a snapshot holds, for [`FrozenCore::write_snapshot`]
+    /// (on this thread or another); `None` when the method's candidate
+    /// index is not saved.
+    pub fn freeze(&self) -> Option<FrozenCore> {
+        Some(FrozenCore {
+            identity: identity(self),
+            candidates: self.candidates.frozen()?,
+            kinds: self.kinds.iter().map(|&k| k as u8).collect(),
+            exact: self.exact.clone(),
+            postings: self.postings.as_ref().map(|p| p.store().freeze()),
+        })
+    }
+
     /// Writes the snapshot of this engine with the caller's `extra` bytes
     /// (what it covers); `Ok(false)` when the method's candidate index is
     /// not saved (nothing useful was written then).
@@ -98,23 +174,10 @@ impl OnlineCore {
     /// # Errors
     /// What `w` returns.
     pub fn write_snapshot(&self, extra: &[u8], w: &mut impl Write) -> io::Result<bool> {
-        let mut h = Hashing {
-            inner: w,
-            hash: Xxh3::new(),
-        };
-        h.write_all(MAGIC)?;
-        h.write_all(&SNAPSHOT_VERSION.to_le_bytes())?;
-        h.write_all(&identity(self).to_le_bytes())?;
-        let len = u32::try_from(extra.len()).map_err(io::Error::other)?;
-        h.write_all(&len.to_le_bytes())?;
-        h.write_all(extra)?;
-        if !self.write_parts(&mut h)? {
-            return Ok(false);
+        match self.freeze() {
+            Some(f) => f.write_snapshot(extra, w).map(|()| true),
+            None => Ok(false),
         }
-        let sum = h.hash.digest();
-        h.inner.write_all(&sum.to_le_bytes())?;
-        h.inner.write_all(END)?;
-        Ok(true)
     }
 
     /// The snapshot as bytes (see [`OnlineCore::write_snapshot`]).
@@ -194,25 +257,8 @@ impl OnlineCore {
 }
 
 impl OnlineCore {
-    /// Writes the in-RAM parts for a snapshot; `Ok(false)` (nothing
-    /// written) for methods whose index is not saved.
-    pub(crate) fn write_parts(&self, w: &mut impl Write) -> io::Result<bool> {
-        if !self.candidates.write_to(w)? {
-            return Ok(false);
-        }
-        w.write_all(&(self.kinds.len() as u64).to_le_bytes())?;
-        for chunk in self.kinds.chunks(1 << 16) {
-            let bytes: Vec<u8> = chunk.iter().map(|&k| k as u8).collect();
-            w.write_all(&bytes)?;
-        }
-        self.exact.write_to(w)?;
-        if let Some(p) = &self.postings {
-            p.store().write_to(w)?;
-        }
-        Ok(true)
-    }
-
-    /// Reads what [`OnlineCore::write_parts`] wrote into an empty engine
+    /// Reads what [`FrozenCore::write_snapshot`] wrote after the caller's
+    /// bytes into an empty engine
     /// made with the same settings.
     pub(crate) fn read_parts(&mut self, r: &mut impl Read) -> Result<(), Error> {
         let truncated = |_| Error::snapshot("truncated");

@@ -17,6 +17,7 @@
 //! them and the caller filters.
 
 use std::io::{self, Read, Write};
+use std::sync::Arc;
 
 use crate::compact_run::{sorted_union, Fresh, Run, LARGE_RUN};
 use crate::error::{Error, Result};
@@ -40,8 +41,10 @@ pub const FRESH_MIN: usize = 8192;
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct CompactPostings {
-    main: Run,
-    mid: Run,
+    /// Shared, never changed in place: a clone (a snapshot's) costs only
+    /// the copy of `fresh`.
+    main: Arc<Run>,
+    mid: Arc<Run>,
     fresh: Fresh,
     /// Raises the merge thresholds by `stagger / 64` (see
     /// [`CompactPostings::staggered`]).
@@ -98,8 +101,8 @@ impl CompactPostings {
         if self.fresh.heads.len() >= due(FRESH_MIN.max(self.mid.len() / 16), self.stagger) {
             self.merge_fresh(&alive);
             if self.mid.len() >= due(LARGE_RUN.max(self.main.len() / 8), self.stagger) {
-                self.main = Run::merge(&self.main, &self.mid, &alive);
-                self.mid = Run::Empty;
+                self.main = Arc::new(Run::merge(&self.main, &self.mid, &alive));
+                self.mid = Arc::default();
             }
         }
     }
@@ -107,14 +110,18 @@ impl CompactPostings {
     fn merge_fresh(&mut self, alive: &impl Fn(u32) -> bool) {
         let fresh = std::mem::take(&mut self.fresh).into_sorted();
         let len = fresh.len();
-        self.mid = Run::merge(&self.mid, &Run::from_sorted(fresh.into_iter(), len), alive);
+        self.mid = Arc::new(Run::merge(
+            &self.mid,
+            &Run::from_sorted(fresh.into_iter(), len),
+            alive,
+        ));
     }
 
     /// Merges every level into one run, without the ids `alive` refuses.
     pub fn compact(&mut self, alive: impl Fn(u32) -> bool) {
         self.merge_fresh(&alive);
-        self.main = Run::merge(&self.main, &self.mid, &alive);
-        self.mid = Run::Empty;
+        self.main = Arc::new(Run::merge(&self.main, &self.mid, &alive));
+        self.mid = Arc::default();
     }
 
     /// Every entry, sorted by key then id.
@@ -163,7 +170,7 @@ impl CompactPostings {
         let fresh = Run::small(self.fresh.clone().into_sorted());
         w.write_all(&(self.len() as u64).to_le_bytes())?;
         let mut buf = Vec::with_capacity(1 << 16);
-        for run in [&self.main, &self.mid, &fresh] {
+        for run in [&*self.main, &*self.mid, &fresh] {
             w.write_all(&(run.len() as u64).to_le_bytes())?;
             for (k, id) in run.iter() {
                 buf.extend_from_slice(&k.to_le_bytes());
@@ -218,8 +225,8 @@ impl CompactPostings {
         let mid = runs.pop().unwrap_or_default();
         let main = runs.pop().unwrap_or_default();
         let mut p = CompactPostings {
-            main: Run::from_sorted(main.iter().copied(), main.len()),
-            mid: Run::from_sorted(mid.iter().copied(), mid.len()),
+            main: Arc::new(Run::from_sorted(main.iter().copied(), main.len())),
+            mid: Arc::new(Run::from_sorted(mid.iter().copied(), mid.len())),
             ..CompactPostings::default()
         };
         for (k, id) in fresh_entries {
@@ -265,7 +272,7 @@ mod tests {
             p.insert(key(i), i, |_| true);
         }
         assert!(
-            matches!(p.main, Run::Large { .. }),
+            matches!(*p.main, Run::Large { .. }),
             "main became a large run"
         );
         for i in (0..n).step_by(9973) {

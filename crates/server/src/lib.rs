@@ -47,6 +47,7 @@ mod explain;
 pub mod http;
 pub mod maintenance;
 mod postings;
+mod postings_frozen;
 mod recent;
 mod record;
 pub(crate) mod recover;

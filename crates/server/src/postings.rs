@@ -22,9 +22,10 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use neardup::dedup::{Error as EngineError, PostingsStore};
+use neardup::dedup::{Error as EngineError, FrozenPostings, PostingsStore};
 use neardup::index::CompactPostings;
 
+use crate::postings_frozen::FrozenDisk;
 pub(crate) use crate::segment::verify_dir;
 use crate::segment::{err, Segment};
 use crate::segment_worker::{AliveBits, Done, Job, SegmentWorker};
@@ -73,7 +74,7 @@ pub struct DiskPostings {
     end: u32,
     next_name: u64,
     /// Segments merged away, still named by the last durable snapshot.
-    retired: Mutex<Vec<PathBuf>>,
+    retired: Arc<Mutex<Vec<PathBuf>>>,
     /// Writes and merges segments off the caller's thread.
     worker: SegmentWorker,
 }
@@ -95,7 +96,7 @@ impl DiskPostings {
             merging: false,
             end: 0,
             next_name: 0,
-            retired: Mutex::new(Vec::new()),
+            retired: Arc::default(),
             worker: SegmentWorker::start(dir)?,
         })
     }
@@ -194,41 +195,6 @@ impl DiskPostings {
     }
 }
 
-/// Writes the entries of `parts` and `recent` as [`CompactPostings`]
-/// writes itself, all in its first run (read back as one sorted run).
-fn write_union(
-    parts: &[&CompactPostings],
-    recent: &CompactPostings,
-    w: &mut impl Write,
-) -> std::io::Result<()> {
-    let total = parts.iter().map(|p| p.len()).sum::<usize>() + recent.len();
-    w.write_all(&(total as u64).to_le_bytes())?;
-    w.write_all(&(total as u64).to_le_bytes())?;
-    let mut streams: Vec<_> = parts
-        .iter()
-        .chain([&recent])
-        .map(|p| p.iter().peekable())
-        .collect();
-    let mut buf = Vec::with_capacity(1 << 16);
-    loop {
-        let next = streams
-            .iter_mut()
-            .filter_map(|s| s.peek().copied().map(|e| (e, s)))
-            .min_by_key(|(e, _)| *e);
-        let Some((e, s)) = next else { break };
-        s.next();
-        buf.extend_from_slice(&e.0.to_le_bytes());
-        buf.extend_from_slice(&e.1.to_le_bytes());
-        if buf.len() >= 1 << 16 {
-            w.write_all(&buf)?;
-            buf.clear();
-        }
-    }
-    w.write_all(&buf)?;
-    w.write_all(&0u64.to_le_bytes())?;
-    w.write_all(&0u64.to_le_bytes())
-}
-
 impl PostingsStore for DiskPostings {
     fn insert(
         &mut self,
@@ -272,20 +238,24 @@ impl PostingsStore for DiskPostings {
     }
 
     fn write_to(&self, w: &mut dyn Write) -> std::io::Result<()> {
-        w.write_all(&self.next_name.to_le_bytes())?;
-        w.write_all(&(self.segments.len() as u32).to_le_bytes())?;
-        for s in &self.segments {
-            w.write_all(&(s.name.len() as u32).to_le_bytes())?;
-            w.write_all(s.name.as_bytes())?;
-            w.write_all(&s.count.to_le_bytes())?;
-        }
-        let mut w = w;
-        if self.flushing.is_empty() {
-            return self.recent.write_to(&mut w);
-        }
-        // The postings not yet in a segment, as one sorted run.
-        let parts: Vec<&CompactPostings> = self.flushing.iter().map(|f| &**f).collect();
-        write_union(&parts, &self.recent, &mut w)
+        self.freeze().write_to(w)
+    }
+
+    fn freeze(&self) -> Box<dyn FrozenPostings> {
+        let retired = Arc::clone(&self.retired);
+        let retired_before = retired.lock().unwrap_or_else(|p| p.into_inner()).len();
+        Box::new(FrozenDisk {
+            next_name: self.next_name,
+            segments: self
+                .segments
+                .iter()
+                .map(|s| (s.name.clone(), s.count))
+                .collect(),
+            flushing: self.flushing.clone(),
+            recent: self.recent.clone(),
+            retired,
+            retired_before,
+        })
     }
 
     fn read_from(&mut self, r: &mut dyn Read) -> Result<(), EngineError> {
@@ -327,13 +297,6 @@ impl PostingsStore for DiskPostings {
         Ok(())
     }
 
-    fn snapshot_saved(&self) {
-        let mut retired = self.retired.lock().unwrap_or_else(|p| p.into_inner());
-        for path in retired.drain(..) {
-            let _ = std::fs::remove_file(path);
-        }
-    }
-
     fn clear(&mut self) {
         // Jobs under way would write files after the deletion.
         let _ = self.settle(&|_| true);
@@ -371,29 +334,6 @@ mod tests {
     use neardup::dedup::MemoryPostings;
     use neardup_testkit::TempDir;
 
-    #[test]
-    fn postings_in_flight_are_written_as_one_sorted_run() {
-        let mut parts = [CompactPostings::new(), CompactPostings::new()];
-        let mut recent = CompactPostings::new();
-        let mut all = Vec::new();
-        for d in 0..3000u32 {
-            let h = d.wrapping_mul(2_654_435_761) % 500;
-            let p = match d / 1000 {
-                0 => &mut parts[0],
-                1 => &mut parts[1],
-                _ => &mut recent,
-            };
-            p.insert(h, d, |_| true);
-            all.push((h, d));
-        }
-        all.sort_unstable();
-        let refs: Vec<&CompactPostings> = parts.iter().collect();
-        let mut bytes = Vec::new();
-        write_union(&refs, &recent, &mut bytes).unwrap();
-        let back = CompactPostings::read_from(&mut bytes.as_slice()).unwrap();
-        assert_eq!(back.iter().collect::<Vec<_>>(), all);
-    }
-
     fn postings(i: u32) -> Vec<u32> {
         let mut h: Vec<u32> = (0..12).map(|j| (i * 7 + j * 13) % 97).collect();
         h.sort_unstable();
@@ -405,6 +345,41 @@ mod tests {
         let mut p = DiskPostings::open(dir).unwrap();
         p.flush_at = 50;
         p
+    }
+
+    #[test]
+    fn a_saved_snapshot_deletes_only_files_merged_away_before_it() {
+        let dir = TempDir::new("postings-frozen");
+        let mut disk = small(&dir);
+        let alive = |_: u32| true;
+        let mut i = 0;
+        while disk.segments.len() < 3 {
+            disk.insert(i, &postings(i), &alive).unwrap();
+            disk.settle(&alive).unwrap();
+            i += 1;
+        }
+        let (frozen, frozen_end) = (disk.freeze(), i);
+        let mut bytes = Vec::new();
+        frozen.write_to(&mut bytes).unwrap();
+        // Merges after the freeze retire segments the frozen bytes name.
+        let merged = disk.retired.lock().unwrap().len();
+        while disk.retired.lock().unwrap().len() == merged {
+            disk.insert(i, &postings(i), &alive).unwrap();
+            disk.settle(&alive).unwrap();
+            i += 1;
+        }
+        frozen.saved();
+        assert!(!disk.retired.lock().unwrap().is_empty());
+        let mut back = small(&dir);
+        back.read_from(&mut bytes.as_slice()).unwrap();
+        for h in 0..97 {
+            let want: Vec<u32> = (0..frozen_end)
+                .filter(|&d| postings(d).contains(&h))
+                .collect();
+            assert_eq!(back.docs_with(h, &alive, 10_000).unwrap(), want, "hash {h}");
+        }
+        disk.freeze().saved();
+        assert!(disk.retired.lock().unwrap().is_empty());
     }
 
     #[test]
@@ -464,7 +439,7 @@ mod tests {
         // not name (a segment flushed after it) are deleted.
         let mut snap = Vec::new();
         disk.write_to(&mut snap).unwrap();
-        disk.snapshot_saved();
+        disk.freeze().saved();
         std::fs::write(dir.join("0000000999.post"), b"orphan").unwrap();
         let mut back = small(&dir);
         back.read_from(&mut snap.as_slice()).unwrap();

@@ -17,7 +17,7 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use neardup::dedup::{Judgement, OnlineCore};
+use neardup::dedup::{FrozenCore, Judgement, OnlineCore};
 use neardup::sketch::{Method, Signature};
 use neardup::{ShingleSeq, Verifier};
 
@@ -103,27 +103,19 @@ pub(crate) fn open_index(
     Ok(recovery)
 }
 
-/// Writes the snapshot of `core`, covering store position `at`, to `dir`
-/// (a new file, synced, then renamed over the old one); its size in
-/// bytes, or `None` for methods whose index is not saved.
-pub(crate) fn save_snapshot(
-    dir: &Path,
-    core: &OnlineCore,
-    at: Position,
-) -> Result<Option<u64>, Error> {
+/// Writes the snapshot of a frozen engine, covering store position `at`,
+/// to `dir` (a new file, synced, then renamed over the old one); its size
+/// in bytes.
+pub(crate) fn save_snapshot(dir: &Path, core: &FrozenCore, at: Position) -> Result<u64, Error> {
     let path = dir.join(SNAPSHOT_FILE);
     let tmp: PathBuf = dir.join(format!("{SNAPSHOT_FILE}.partial"));
     let file = File::create(&tmp).map_err(|e| io_error(&tmp, e))?;
     let mut w = BufWriter::with_capacity(1 << 20, file);
     let written = core
         .write_snapshot(&at.to_bytes(), &mut w)
-        .and_then(|saved| w.flush().map(|()| saved));
+        .and_then(|()| w.flush());
     let file = match (written, w.into_inner()) {
-        (Ok(true), Ok(f)) => f,
-        (Ok(false), _) => {
-            let _ = std::fs::remove_file(&tmp);
-            return Ok(None);
-        }
+        (Ok(()), Ok(f)) => f,
         (Err(e), _) => {
             let _ = std::fs::remove_file(&tmp);
             return Err(io_error(&tmp, e));
@@ -140,7 +132,7 @@ pub(crate) fn save_snapshot(
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
     }
-    Ok(Some(size))
+    Ok(size)
 }
 
 /// Records decoded together.

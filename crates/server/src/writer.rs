@@ -81,8 +81,9 @@ impl Answer {
 pub(crate) fn run(shared: Arc<Shared>, rx: Receiver<Op>) {
     let max = shared.config.get_max_batch();
     let mut prune_below = None;
+    let mut writing: Option<Snapshot> = None;
     if shared.since_snapshot.load(Ordering::Relaxed) > 0 {
-        prune_below = snapshot(&shared);
+        prune_below = Snapshot::start(&shared).and_then(|s| s.finish(&shared));
     }
     while let Ok(first) = rx.recv() {
         let mut ops = vec![first];
@@ -124,31 +125,65 @@ pub(crate) fn run(shared: Arc<Shared>, rx: Receiver<Op>) {
             a.send(&result);
         }
         let since = shared.since_snapshot.fetch_add(n, Ordering::Relaxed) + n;
+        if let Some(done) = writing.take_if(|w| w.thread.is_finished()) {
+            prune_below = done.finish(&shared).or(prune_below);
+        }
         let live = shared.read_state().len() as u64;
-        if result.is_ok() && since >= snapshot_every(live) {
-            prune_below = snapshot(&shared).or(prune_below);
+        if result.is_ok() && writing.is_none() && since >= snapshot_every(live) {
+            writing = Snapshot::start(&shared);
         }
     }
+    if let Some(w) = writing {
+        w.finish(&shared);
+    }
     if !shared.failed.load(Ordering::Acquire) && shared.since_snapshot.load(Ordering::Relaxed) > 0 {
-        snapshot(&shared);
+        if let Some(s) = Snapshot::start(&shared) {
+            s.finish(&shared);
+        }
     }
 }
 
-/// Writes an index snapshot of the committed state; the removal number
-/// below which the store's removals are covered (to prune), when written.
-/// A failed snapshot is no failure of the service: the store holds
-/// everything, the next open only takes longer.
-fn snapshot(shared: &Shared) -> Option<u64> {
-    let state = shared.read_state();
-    let at = shared.store.position().ok()?;
-    match save_snapshot(&shared.dir, &state, at) {
-        Ok(Some(_)) => {
-            state.snapshot_saved();
-            shared.since_snapshot.store(0, Ordering::Relaxed);
-            shared.snapshots.fetch_add(1, Ordering::Relaxed);
-            Some(at.next_removal)
-        }
-        _ => None,
+/// An index snapshot of the committed state being written on its own
+/// thread, while the writer goes on: the engine's parts are frozen (the
+/// large runs of its tables shared, the rest copied, about a byte and a
+/// half per document) between two batches. A failed snapshot is no
+/// failure of the service: the store holds everything, the next open
+/// only takes longer.
+struct Snapshot {
+    /// The removal number below which the store's removals are covered
+    /// (to prune), when written.
+    thread: std::thread::JoinHandle<Option<u64>>,
+    /// Operations it covers of those counted since the last snapshot.
+    ops: u64,
+}
+
+impl Snapshot {
+    /// Freezes the engine and starts writing its snapshot (none for
+    /// methods whose index is not saved).
+    fn start(shared: &Arc<Shared>) -> Option<Snapshot> {
+        let state = shared.read_state();
+        let at = shared.store.position().ok()?;
+        let frozen = state.freeze()?;
+        let ops = shared.since_snapshot.load(Ordering::Relaxed);
+        drop(state);
+        let dir = shared.dir.clone();
+        let thread = std::thread::Builder::new()
+            .name("neardup-snapshot".into())
+            .spawn(move || {
+                save_snapshot(&dir, &frozen, at).ok()?;
+                frozen.saved();
+                Some(at.next_removal)
+            })
+            .ok()?;
+        Some(Snapshot { thread, ops })
+    }
+
+    /// Waits for the snapshot; what [`Snapshot::thread`] returns.
+    fn finish(self, shared: &Shared) -> Option<u64> {
+        let below = self.thread.join().ok().flatten()?;
+        shared.since_snapshot.fetch_sub(self.ops, Ordering::Relaxed);
+        shared.snapshots.fetch_add(1, Ordering::Relaxed);
+        Some(below)
     }
 }
 
