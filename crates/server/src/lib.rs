@@ -57,6 +57,7 @@ mod segment_worker;
 mod store;
 mod store_backup;
 mod store_docs;
+mod store_open;
 mod store_tables;
 mod writer;
 
