@@ -4,6 +4,7 @@ the labels of a `neardup-bench` corpus (its `cluster` field), streaming, for
 corpora too large for `dedup_compare.py` (10^7 documents).
 
   python3 bench/label_score.py CORPUS.jsonl OUTPUT.jsonl
+  zstdcat CORPUS.jsonl.zst | python3 bench/label_score.py - OUTPUT.jsonl
 
 The two files hold the same ids in the same order (neardup writes one line
 per input document, in input order). Ids and clusters of `realtext` are
@@ -22,7 +23,7 @@ def number(s):
 def main():
     corpus, output = sys.argv[1:3]
     both, truth, pred = Counter(), Counter(), Counter()
-    with open(corpus, 'rb') as c, open(output) as o:
+    with (sys.stdin.buffer if corpus == '-' else open(corpus, 'rb')) as c, open(output) as o:
         for line, out in zip(c, o):
             at = line.rindex(KEY) + len(KEY)
             t = number(line[at:line.index(b'"', at)].decode())
