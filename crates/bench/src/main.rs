@@ -1,5 +1,6 @@
 //! `neardup-bench`: tools to measure neardup at scale.
 
+mod mix;
 mod paragraphs;
 mod realtext;
 mod rng;
@@ -60,6 +61,11 @@ enum Command {
         /// Share of original documents made of CJK paragraphs.
         #[arg(long, default_value_t = 0.13)]
         cjk_share: f64,
+        /// Share of words (CJK characters) of an original document replaced
+        /// by random real ones, so that unrelated documents share few
+        /// shingles (0: the paragraph pieces as they are).
+        #[arg(long, default_value_t = 0.2)]
+        mix_rate: f64,
         /// Directory of the extraction datasets (`*/ground-truth.json`).
         #[arg(long, default_value = "../shared/eval/extraction")]
         eval: PathBuf,
@@ -120,6 +126,7 @@ fn main() -> Result<()> {
             dup_rate,
             edit_rate,
             cjk_share,
+            mix_rate,
             eval,
             seed,
             output,
@@ -130,6 +137,7 @@ fn main() -> Result<()> {
                 dup_rate,
                 edit_rate,
                 cjk_share,
+                mix_rate,
                 min_bytes: 1000,
                 max_bytes: 2000,
                 seed,

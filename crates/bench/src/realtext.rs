@@ -5,13 +5,18 @@
 //!
 //! An original document is a random sequence of paragraph pieces of one
 //! pool (CJK with probability `cjk_share`, else spaced), separated by blank
-//! lines, between `min_bytes` and `max_bytes` long. Unrelated documents
-//! share a piece now and then, as real pages share boilerplate, but never
-//! most of their text. A near-duplicate reprints an earlier original the
-//! way reprint sites do (as in the shared near-duplicate evaluation set):
+//! lines, between `min_bytes` and `max_bytes` long, with a share
+//! `mix_rate` of its words (of its CJK characters) replaced by random real
+//! words (characters; see [`crate::mix`]). The pool is fixed (about
+//! 100,000 pieces), so unrelated documents often hold the same piece; the
+//! mixing leaves them only a few shingles of it in common, as unrelated
+//! web pages share little text, and the unrelated pairs that look alike
+//! grow with the corpus, not with its square. A near-duplicate reprints an
+//! earlier original the way reprint sites do (as in the shared
+//! near-duplicate evaluation set):
 //!
 //! * a share `edit_rate` of its words (of its CJK characters in CJK text)
-//!   replaced by words (characters) of other real paragraphs;
+//!   replaced by words (characters) of the real paragraphs;
 //! * half of them with their punctuation restyled: typographic quotes,
 //!   dashes and ellipses made ASCII, full-width CJK punctuation half-width;
 //! * a third of them reflowed: paragraphs joined on one line;
@@ -25,6 +30,7 @@ use std::io::Write;
 
 use neardup::text::is_cjk;
 
+use crate::mix::Vocab;
 use crate::paragraphs::Pools;
 use crate::rng::Rng;
 
@@ -39,6 +45,9 @@ pub struct RealConfig {
     pub edit_rate: f64,
     /// Share of originals made of CJK paragraphs.
     pub cjk_share: f64,
+    /// Share of words (CJK characters) of an original replaced by random
+    /// real ones, so that unrelated documents share few shingles.
+    pub mix_rate: f64,
     /// Smallest document size in bytes (about).
     pub min_bytes: usize,
     /// Largest size in bytes of an original.
@@ -74,6 +83,7 @@ pub fn write_corpus(
     out: &mut dyn Write,
 ) -> std::io::Result<Summary> {
     let mut rng = Rng::new(cfg.seed);
+    let vocab = Vocab::new(pools);
     let mut sources: Vec<(String, String, bool)> = Vec::new();
     let mut sum = Summary::default();
     for i in 0..cfg.docs {
@@ -83,7 +93,7 @@ pub fn write_corpus(
             let pool = if *cjk { &pools.cjk } else { &pools.spaced };
             sum.duplicates += 1;
             (
-                reprint(src, *cjk, pool, cfg.edit_rate, &mut rng),
+                reprint(src, *cjk, pool, &vocab, cfg.edit_rate, &mut rng),
                 src_id.clone(),
             )
         } else {
@@ -92,6 +102,11 @@ pub fn write_corpus(
             let span = (cfg.max_bytes.saturating_sub(cfg.min_bytes)).max(1) as u64;
             let target = cfg.min_bytes + rng.below(span) as usize;
             let text = original(pool, target, cfg.max_bytes, &mut rng);
+            let text = if cjk {
+                vocab.mix_chars(&text, cfg.mix_rate, &mut rng)
+            } else {
+                vocab.mix_words(&text, cfg.mix_rate, &mut rng)
+            };
             let entry = (id.clone(), text.clone(), cjk);
             if sources.len() < SOURCES {
                 sources.push(entry);
@@ -140,11 +155,18 @@ fn original(pool: &[String], target: usize, max: usize, rng: &mut Rng) -> String
 }
 
 /// A near-duplicate of `src` (see the module documentation).
-fn reprint(src: &str, cjk: bool, pool: &[String], edit_rate: f64, rng: &mut Rng) -> String {
+fn reprint(
+    src: &str,
+    cjk: bool,
+    pool: &[String],
+    vocab: &Vocab<'_>,
+    edit_rate: f64,
+    rng: &mut Rng,
+) -> String {
     let mut text = if cjk {
-        replace_chars(src, pool, edit_rate, rng)
+        vocab.mix_chars(src, edit_rate, rng)
     } else {
-        replace_words(src, pool, edit_rate, rng)
+        vocab.mix_words(src, edit_rate, rng)
     };
     if rng.chance(0.5) {
         text = restyle_punctuation(&text);
@@ -159,43 +181,6 @@ fn reprint(src: &str, cjk: bool, pool: &[String], edit_rate: f64, rng: &mut Rng)
         text = format!("{text}\n\n{}", prefix(pick(pool, rng), NOTE_MAX).trim_end());
     }
     text
-}
-
-/// Replaces a share `rate` of the space-separated words of `src` by words
-/// of random pieces of `pool`, keeping the separators.
-fn replace_words(src: &str, pool: &[String], rate: f64, rng: &mut Rng) -> String {
-    let mut out = String::with_capacity(src.len() + 64);
-    for (i, word) in src.split(' ').enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        if !word.is_empty() && rng.chance(rate) {
-            let words: Vec<&str> = pick(pool, rng).split_whitespace().collect();
-            out.push_str(words[rng.below(words.len().max(1) as u64) as usize % words.len()]);
-        } else {
-            out.push_str(word);
-        }
-    }
-    out
-}
-
-/// Replaces a share `rate` of the CJK characters of `src` by CJK
-/// characters of random pieces of `pool`.
-fn replace_chars(src: &str, pool: &[String], rate: f64, rng: &mut Rng) -> String {
-    let mut out = String::with_capacity(src.len() + 16);
-    for c in src.chars() {
-        if is_cjk(c) && rng.chance(rate) {
-            let han: Vec<char> = pick(pool, rng).chars().filter(|&c| is_cjk(c)).collect();
-            out.push(
-                han.get(rng.below(han.len().max(1) as u64) as usize)
-                    .copied()
-                    .unwrap_or(c),
-            );
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// Typographic punctuation made ASCII, full-width CJK punctuation
@@ -224,6 +209,8 @@ fn restyle_punctuation(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashSet;
+
     use super::*;
 
     fn pools() -> Pools {
@@ -243,6 +230,7 @@ mod tests {
             dup_rate: 0.3,
             edit_rate: 0.02,
             cjk_share: 0.2,
+            mix_rate: 0.2,
             min_bytes: 1000,
             max_bytes: 2000,
             seed: 3,
@@ -276,9 +264,10 @@ mod tests {
     #[test]
     fn edits_keep_most_of_the_text() {
         let pools = pools();
+        let vocab = Vocab::new(&pools);
         let mut rng = Rng::new(1);
         let src = original(&pools.spaced, 1500, 2000, &mut rng);
-        let dup = replace_words(&src, &pools.spaced, 0.05, &mut rng);
+        let dup = vocab.mix_words(&src, 0.05, &mut rng);
         let same = src
             .split(' ')
             .zip(dup.split(' '))
@@ -287,7 +276,46 @@ mod tests {
         assert!(same * 10 >= src.split(' ').count() * 9);
         assert_eq!(restyle_punctuation("“a” — b…，"), "\"a\" -- b...,");
         let han = original(&pools.cjk, 1200, 2000, &mut rng);
-        assert_eq!(replace_chars(&han, &pools.cjk, 0.0, &mut rng), han);
+        assert_eq!(vocab.mix_chars(&han, 0.0, &mut rng), han);
         assert_eq!(prefix("中文", 4), "中");
+    }
+
+    /// Mean word 5-gram Jaccard similarity of the first 40 spaced originals
+    /// of a corpus, pair by pair.
+    fn unrelated_similarity(corpus: &[u8]) -> f64 {
+        let grams: Vec<HashSet<Vec<String>>> = String::from_utf8(corpus.to_vec())
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|l| l["cluster"] == l["id"])
+            .map(|l| l["text"].as_str().unwrap().to_string())
+            .filter(|t| !t.chars().any(is_cjk))
+            .take(40)
+            .map(|t| {
+                let w: Vec<String> = t.split_whitespace().map(str::to_string).collect();
+                w.windows(5).map(<[String]>::to_vec).collect()
+            })
+            .collect();
+        let (mut sum, mut n) = (0.0, 0);
+        for (i, a) in grams.iter().enumerate() {
+            for b in &grams[i + 1..] {
+                sum += a.intersection(b).count() as f64 / a.union(b).count() as f64;
+                n += 1;
+            }
+        }
+        sum / n as f64
+    }
+
+    #[test]
+    fn mixing_keeps_unrelated_documents_apart() {
+        let pools = pools();
+        let (mut plain, mut mixed) = (Vec::new(), Vec::new());
+        let mut c = cfg(200);
+        c.mix_rate = 0.0;
+        write_corpus(&c, &pools, &mut plain).unwrap();
+        c.mix_rate = 0.2;
+        write_corpus(&c, &pools, &mut mixed).unwrap();
+        let (p, m) = (unrelated_similarity(&plain), unrelated_similarity(&mixed));
+        assert!(m * 3.0 < p, "plain {p}, mixed {m}");
     }
 }

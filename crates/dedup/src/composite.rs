@@ -99,8 +99,16 @@ impl CompositeCheck {
     }
 
     /// Whether a shingle hash is in the sampled index.
+    #[inline]
     pub fn is_sampled(&self, hash: u32) -> bool {
-        hash % self.sample.max(1) == 0
+        let n = self.sample.max(1);
+        // A mask for the usual powers of two (the default, 4): the same
+        // answer as the remainder, without a division per shingle.
+        if n.is_power_of_two() {
+            hash & (n - 1) == 0
+        } else {
+            hash % n == 0
+        }
     }
 
     /// The runs of `page` that `other` lacks and that are long enough to
@@ -270,19 +278,33 @@ struct CompositeIndex<'s, 'a> {
     postings: Vec<(u32, u32)>,
 }
 
+/// High bits of a shingle hash in the filter that rules out the hashes no
+/// run wants before their binary search: 2^20 bits (128 KiB, in cache), so
+/// that even a few hundred thousand wanted hashes leave most bits clear.
+const PREFILTER_BITS: u32 = 20;
+
 impl<'s, 'a> CompositeIndex<'s, 'a> {
     /// The postings of the `wanted` hashes (sorted) in `seqs`.
     fn new(cfg: CompositeCheck, seqs: &'s [Option<&'a ShingleSeq>], wanted: &[u32]) -> Self {
         let mut postings: Vec<(u32, u32)> = if wanted.is_empty() {
             Vec::new()
         } else {
-            // Most hashes are not wanted: a bit per value of the high 16
-            // bits of the wanted ones rules them out before the search.
-            let mut high = vec![0u64; 1 << 10];
+            // Most hashes are not wanted: a bit per value of the high
+            // [`PREFILTER_BITS`] bits of the wanted ones rules them out
+            // before the search.
+            let mut high = vec![0u64; 1 << (PREFILTER_BITS - 6)];
+            let slot = |h: u32| {
+                let top = h >> (32 - PREFILTER_BITS);
+                ((top >> 6) as usize, 1u64 << (top & 63))
+            };
             for &h in wanted {
-                high[(h >> 22) as usize] |= 1 << ((h >> 16) & 63);
+                let (word, bit) = slot(h);
+                high[word] |= bit;
             }
-            let maybe = |h: u32| high[(h >> 22) as usize] & (1 << ((h >> 16) & 63)) != 0;
+            let maybe = |h: u32| {
+                let (word, bit) = slot(h);
+                high[word] & bit != 0
+            };
             seqs.par_iter()
                 .enumerate()
                 .filter_map(|(d, s)| Some((d as u32, (*s)?)))
@@ -290,7 +312,7 @@ impl<'s, 'a> CompositeIndex<'s, 'a> {
                     s.hashes()
                         .iter()
                         .filter(|&&h| {
-                            cfg.is_sampled(h) && maybe(h) && wanted.binary_search(&h).is_ok()
+                            maybe(h) && cfg.is_sampled(h) && wanted.binary_search(&h).is_ok()
                         })
                         .map(move |&h| (h, d))
                 })
@@ -359,6 +381,20 @@ mod tests {
     fn half(text: &str) -> String {
         let w: Vec<&str> = text.split(' ').collect();
         w[..w.len() / 2].join(" ")
+    }
+
+    #[test]
+    fn sampling_is_the_remainder_rule() {
+        for sample in [0, 1, 2, 3, 4, 7, 8, 64] {
+            let cfg = CompositeCheck {
+                sample,
+                ..CompositeCheck::default()
+            };
+            for h in (0..5000u32).chain([u32::MAX - 3, u32::MAX]) {
+                let h = h.wrapping_mul(2_654_435_761);
+                assert_eq!(cfg.is_sampled(h), h % sample.max(1) == 0, "{sample} {h}");
+            }
+        }
     }
 
     #[test]

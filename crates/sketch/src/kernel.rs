@@ -1,10 +1,11 @@
 //! The classic MinHash hot loop with runtime CPU-feature dispatch:
 //! `sig[i] = min(sig[i], min over x of (a[i] · (x >> 32) + b[i]) mod 2^32)`.
 //!
-//! One generic loop ([`fold_generic`]) is compiled up to three times: for the
+//! One generic loop ([`fold_generic`]) is compiled up to four times: for the
 //! build target (SSE2 on the default x86-64 target, which has neither a
 //! vector 32-bit multiply nor an unsigned 32-bit minimum, so both are
-//! emulated), and on x86 also with SSE4.1 and with AVX2 enabled. [`fold`]
+//! emulated), and on x86 also with SSE4.1, with AVX2 and with AVX-512F
+//! enabled (the last on blocks of [`WIDE_BLOCK`] slots). [`fold`]
 //! picks the widest one the CPU supports at each call
 //! (`is_x86_feature_detected!` is a cached atomic load). Every path does the
 //! same wrapping `u32` arithmetic, so the results are bit-identical.
@@ -18,6 +19,9 @@
 /// Slots per register-resident block (4 AVX2 or 8 SSE registers of minimums).
 const BLOCK: usize = 32;
 
+/// Slots per block with AVX-512 (4 registers of 16 minimums).
+const WIDE_BLOCK: usize = 64;
+
 /// Slots of the tail blocks.
 const TAIL: usize = 8;
 
@@ -26,7 +30,10 @@ const TAIL: usize = 8;
 /// are touched.
 pub(crate) fn fold(a: &[u32], b: &[u32], xs: &[u64], sig: &mut [u32]) {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    if x86::fold(Path::Avx2, a, b, xs, sig) || x86::fold(Path::Sse41, a, b, xs, sig) {
+    if x86::fold(Path::Avx512, a, b, xs, sig)
+        || x86::fold(Path::Avx2, a, b, xs, sig)
+        || x86::fold(Path::Sse41, a, b, xs, sig)
+    {
         return;
     }
     fold_generic(a, b, xs, sig);
@@ -42,6 +49,8 @@ pub(crate) enum Path {
     Sse41,
     /// x86 with AVX2 (the same on 8 lanes).
     Avx2,
+    /// x86 with AVX-512F (16 lanes, blocks of [`WIDE_BLOCK`] slots).
+    Avx512,
 }
 
 /// Runs `path` if this CPU supports it; returns whether it ran.
@@ -61,9 +70,15 @@ pub(crate) fn fold_on(path: Path, a: &[u32], b: &[u32], xs: &[u64], sig: &mut [u
 
 #[inline(always)]
 fn fold_generic(a: &[u32], b: &[u32], xs: &[u64], sig: &mut [u32]) {
+    fold_blocks::<BLOCK>(a, b, xs, sig)
+}
+
+/// [`fold_generic`] with register-resident blocks of `B` slots.
+#[inline(always)]
+fn fold_blocks<const B: usize>(a: &[u32], b: &[u32], xs: &[u64], sig: &mut [u32]) {
     let n = sig.len().min(a.len()).min(b.len());
     let (a, b, sig) = (&a[..n], &b[..n], &mut sig[..n]);
-    let done = blocks::<BLOCK>(a, b, xs, sig);
+    let done = blocks::<B>(a, b, xs, sig);
     let done = done + blocks::<TAIL>(&a[done..], &b[done..], xs, &mut sig[done..]);
     let rest = n - done;
     if rest > 0 {
@@ -104,7 +119,14 @@ fn blocks<const B: usize>(a: &[u32], b: &[u32], xs: &[u64], sig: &mut [u32]) -> 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 #[allow(unsafe_code)]
 mod x86 {
-    use super::{fold_generic, Path};
+    use super::{fold_blocks, fold_generic, Path, WIDE_BLOCK};
+
+    /// # Safety
+    /// The CPU must support AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn avx512(a: &[u32], b: &[u32], xs: &[u64], sig: &mut [u32]) {
+        fold_blocks::<WIDE_BLOCK>(a, b, xs, sig)
+    }
 
     /// # Safety
     /// The CPU must support AVX2.
@@ -124,6 +146,12 @@ mod x86 {
     #[inline]
     pub(super) fn fold(path: Path, a: &[u32], b: &[u32], xs: &[u64], sig: &mut [u32]) -> bool {
         match path {
+            Path::Avx512 if is_x86_feature_detected!("avx512f") => {
+                // SAFETY: `avx512` is safe code compiled with AVX-512F
+                // enabled; its only requirement, a CPU with AVX-512F, was
+                // checked just above.
+                unsafe { avx512(a, b, xs, sig) }
+            }
             Path::Avx2 if is_x86_feature_detected!("avx2") => {
                 // SAFETY: `avx2` is safe code compiled with AVX2 enabled; its
                 // only requirement, a CPU with AVX2, was checked just above.
@@ -154,7 +182,7 @@ mod tests {
         }
     }
 
-    const PATHS: [Path; 3] = [Path::Portable, Path::Sse41, Path::Avx2];
+    const PATHS: [Path; 4] = [Path::Portable, Path::Sse41, Path::Avx2, Path::Avx512];
 
     fn check_all_paths(a: &[u32], b: &[u32], xs: &[u64], sig: &[u32]) {
         let mut want = sig.to_vec();
@@ -174,7 +202,9 @@ mod tests {
     fn every_size_around_the_block_edges() {
         let mut state = 3u64;
         let mut next = || crate::hash::splitmix64(&mut state);
-        for n in [0, 1, 7, 8, 9, 31, 32, 33, 40, 84, 127, 128, 129, 200] {
+        for n in [
+            0, 1, 7, 8, 9, 31, 32, 33, 40, 63, 64, 65, 84, 127, 128, 129, 200,
+        ] {
             let a: Vec<u32> = (0..n).map(|_| next() as u32 | 1).collect();
             let b: Vec<u32> = (0..n).map(|_| next() as u32).collect();
             let xs: Vec<u64> = (0..57).map(|_| next()).collect();
