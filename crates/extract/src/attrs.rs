@@ -6,6 +6,12 @@
 //! values are judged as the extractor would judge them, and values the
 //! tokenizer would rewrite (character references, carriage returns, NUL)
 //! are kept as written.
+//!
+//! A class or id is read for its verdict alone (`analyze::own_evidence`
+//! counts it when it is negative only or positive only), so one with a
+//! verdict is passed on as a short value judged the same, [`NEGATIVE`] or
+//! [`POSITIVE`]: the tokenizer takes attribute values a character at a
+//! time, and the kept class lists were about 20 MB of the WCXB pages.
 
 use rustc_hash::FxHashMap;
 
@@ -18,6 +24,8 @@ pub(crate) enum Fate {
     Keep,
     /// Pass on its name only: the extractor asks whether it is there.
     NameOnly,
+    /// Pass it on with this value instead of its own.
+    Value(&'static str),
     /// Remove it.
     Drop,
 }
@@ -54,6 +62,11 @@ pub(crate) enum Attr {
     MetaField,
     Other,
 }
+
+/// A class/id value with a negative verdict only (see `evidence::judge`).
+pub(crate) const NEGATIVE: &str = "nav";
+/// A class/id value with a positive verdict only.
+pub(crate) const POSITIVE: &str = "main";
 
 /// `name` in ASCII lower case when it has at most 8 bytes (every name
 /// matched here), else an empty slice.
@@ -96,7 +109,7 @@ pub(crate) fn attr(name: &[u8]) -> Attr {
 
 /// Would the tokenizer pass on a value other than the one written?
 fn rewritten(value: &str) -> bool {
-    value.bytes().any(|b| matches!(b, b'&' | b'\r' | b'\0'))
+    memchr::memchr3(b'&', b'\r', b'\0', value.as_bytes()).is_some()
 }
 
 /// Could an inline style hide its element? The extractor looks for
@@ -111,14 +124,15 @@ fn may_hide(value: &str) -> bool {
 /// Attribute decisions for one page, with the class/id verdicts so far.
 #[derive(Default)]
 pub(crate) struct Attrs<'h> {
-    /// Does this class/id value carry evidence?
-    memo: FxHashMap<&'h str, bool>,
+    /// What each class/id value seen says to `evidence::judge`.
+    memo: FxHashMap<&'h str, Evidence>,
     buf: String,
 }
 
 impl<'h> Attrs<'h> {
     /// The attributes the extractor reads, and only on the elements it
-    /// reads them on: class and id when they carry evidence, role and
+    /// reads them on: class and id when they carry evidence (as
+    /// [`NEGATIVE`] or [`POSITIVE`]), role and
     /// itemprop, `style` when it may hide, `href` of links (its presence),
     /// `type` of scripts (JSON-LD) and inputs (the tree builder keeps
     /// hidden inputs in tables), `property`/`name`/`content` of meta tags
@@ -128,7 +142,19 @@ impl<'h> Attrs<'h> {
         match (name, tag) {
             (Attr::Other, _) => Fate::Drop,
             (_, Element::Compared) | (Attr::Role, _) => Fate::Keep,
-            (Attr::Class | Attr::Id, _) => keep_if(rewritten(value) || self.evidence(value)),
+            (Attr::Class | Attr::Id, _) if rewritten(value) => Fate::Keep,
+            (Attr::Class | Attr::Id, _) => match self.evidence(value) {
+                Evidence {
+                    negative: true,
+                    positive: false,
+                } => Fate::Value(NEGATIVE),
+                Evidence {
+                    negative: false,
+                    positive: true,
+                } => Fate::Value(POSITIVE),
+                // Both verdicts cancel out: the same as no value.
+                _ => Fate::Drop,
+            },
             (Attr::Style, _) => keep_if(rewritten(value) || may_hide(value)),
             (Attr::Href, Element::A) => Fate::NameOnly,
             (Attr::Type, Element::Script | Element::Input) => Fate::Keep,
@@ -137,13 +163,12 @@ impl<'h> Attrs<'h> {
         }
     }
 
-    /// Does the class or id `value` say anything to `evidence::judge`?
-    /// One that says nothing is the same to the extractor as none.
-    fn evidence(&mut self, value: &'h str) -> bool {
+    /// What the class or id `value` says to `evidence::judge`.
+    fn evidence(&mut self, value: &'h str) -> Evidence {
         if let Some(&e) = self.memo.get(value) {
             return e;
         }
-        let e = judge(value, &mut self.buf) != Evidence::default();
+        let e = judge(value, &mut self.buf);
         self.memo.insert(value, e);
         e
     }
@@ -169,9 +194,16 @@ mod tests {
         assert_eq!(a.fate(Element::Other, Attr::Class, "flex px-4"), Fate::Drop);
         assert_eq!(
             a.fate(Element::Other, Attr::Class, "site-footer"),
-            Fate::Keep
+            Fate::Value(NEGATIVE)
         );
-        assert_eq!(a.fate(Element::Other, Attr::Id, "main"), Fate::Keep);
+        assert_eq!(
+            a.fate(Element::Other, Attr::Id, "main-column"),
+            Fate::Value(POSITIVE)
+        );
+        assert_eq!(
+            a.fate(Element::Other, Attr::Class, "post-footer"),
+            Fate::Drop
+        );
         assert_eq!(a.fate(Element::Other, Attr::Class, "x&amp;y"), Fate::Keep);
         assert_eq!(a.fate(Element::Compared, Attr::Class, "flex"), Fate::Keep);
         assert_eq!(a.fate(Element::Other, Attr::Style, "color:red"), Fate::Drop);
@@ -188,5 +220,21 @@ mod tests {
         assert_eq!(a.fate(Element::Other, Attr::MetaField, "q"), Fate::Drop);
         assert_eq!(a.fate(Element::Input, Attr::Type, "hidden"), Fate::Keep);
         assert_eq!(a.fate(Element::Other, Attr::Other, "x"), Fate::Drop);
+    }
+
+    #[test]
+    fn replacement_values_keep_their_verdict() {
+        let mut buf = String::new();
+        let negative = Evidence {
+            negative: true,
+            positive: false,
+        };
+        let positive = Evidence {
+            negative: false,
+            positive: true,
+        };
+        assert_eq!(judge(NEGATIVE, &mut buf), negative);
+        assert_eq!(judge(POSITIVE, &mut buf), positive);
+        assert!(!rewritten(NEGATIVE) && !rewritten(POSITIVE));
     }
 }
