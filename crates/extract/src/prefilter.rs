@@ -300,7 +300,7 @@ fn run_start(w: &[u8]) -> Option<usize> {
         u64::from_le_bytes(b)
     };
     let (x, next) = (word(0), word(1));
-    let space = below(x ^ LANES * u64::from(b' '), 1);
+    let space = below(x ^ (LANES * u64::from(b' ')), 1);
     let hits = below(x, b' ') | (space & below(next, b' ' + 1));
     (hits != 0).then(|| hits.trailing_zeros() as usize / 8)
 }
