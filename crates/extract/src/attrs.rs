@@ -15,7 +15,8 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::evidence::{judge, Evidence};
+use crate::analyze::style_hides;
+use crate::evidence::{judge, Evidence, MAX_JUDGED};
 
 /// What the pre-filter does with one attribute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +69,9 @@ pub(crate) const NEGATIVE: &str = "nav";
 /// A class/id value with a positive verdict only.
 pub(crate) const POSITIVE: &str = "main";
 
+/// An inline style that hides its element (`analyze::style_hides`).
+pub(crate) const HIDING_STYLE: &str = "display:none";
+
 /// `name` in ASCII lower case when it has at most 8 bytes (every name
 /// matched here), else an empty slice.
 fn lower8<'b>(name: &[u8], buf: &'b mut [u8; 8]) -> &'b [u8] {
@@ -112,20 +116,14 @@ fn rewritten(value: &str) -> bool {
     memchr::memchr3(b'&', b'\r', b'\0', value.as_bytes()).is_some()
 }
 
-/// Could an inline style hide its element? The extractor looks for
-/// `display:none` and `visibility:hidden` only in values holding one of
-/// these words (see `analyze::hidden`).
-fn may_hide(value: &str) -> bool {
-    ["none", "hidden", "NONE", "HIDDEN"]
-        .iter()
-        .any(|w| value.contains(w))
-}
-
 /// Attribute decisions for one page, with the class/id verdicts so far.
 #[derive(Default)]
 pub(crate) struct Attrs<'h> {
     /// What each class/id value seen says to `evidence::judge`.
     memo: FxHashMap<&'h str, Evidence>,
+    /// The same for each word of these values: pages combine few class
+    /// names in many ways.
+    words: FxHashMap<&'h str, Evidence>,
     buf: String,
 }
 
@@ -133,12 +131,12 @@ impl<'h> Attrs<'h> {
     /// The attributes the extractor reads, and only on the elements it
     /// reads them on: class and id when they carry evidence (as
     /// [`NEGATIVE`] or [`POSITIVE`]), role and
-    /// itemprop, `style` when it may hide, `href` of links (its presence),
+    /// itemprop, `style` when it hides (as [`HIDING_STYLE`]), `href` of
+    /// links (its presence),
     /// `type` of scripts (JSON-LD) and inputs (the tree builder keeps
     /// hidden inputs in tables), `property`/`name`/`content` of meta tags
     /// (the title).
     pub(crate) fn fate(&mut self, tag: Element, name: Attr, value: &'h str) -> Fate {
-        let keep_if = |c: bool| if c { Fate::Keep } else { Fate::Drop };
         match (name, tag) {
             (Attr::Other, _) => Fate::Drop,
             (_, Element::Compared) | (Attr::Role, _) => Fate::Keep,
@@ -155,7 +153,10 @@ impl<'h> Attrs<'h> {
                 // Both verdicts cancel out: the same as no value.
                 _ => Fate::Drop,
             },
-            (Attr::Style, _) => keep_if(rewritten(value) || may_hide(value)),
+            (Attr::Style, _) if rewritten(value) => Fate::Keep,
+            // A style is read for whether it hides, nothing else.
+            (Attr::Style, _) if style_hides(value) => Fate::Value(HIDING_STYLE),
+            (Attr::Style, _) => Fate::Drop,
             (Attr::Href, Element::A) => Fate::NameOnly,
             (Attr::Type, Element::Script | Element::Input) => Fate::Keep,
             (Attr::MetaField, Element::Meta) => Fate::Keep,
@@ -168,7 +169,24 @@ impl<'h> Attrs<'h> {
         if let Some(&e) = self.memo.get(value) {
             return e;
         }
-        let e = judge(value, &mut self.buf);
+        let e = if value.len() > MAX_JUDGED {
+            judge(value, &mut self.buf)
+        } else {
+            let mut e = Evidence::default();
+            for word in value.split_ascii_whitespace() {
+                let w = match self.words.get(word) {
+                    Some(&w) => w,
+                    None => {
+                        let w = judge(word, &mut self.buf);
+                        self.words.insert(word, w);
+                        w
+                    }
+                };
+                e.negative |= w.negative;
+                e.positive |= w.positive;
+            }
+            e
+        };
         self.memo.insert(value, e);
         e
     }
@@ -208,8 +226,12 @@ mod tests {
         assert_eq!(a.fate(Element::Compared, Attr::Class, "flex"), Fate::Keep);
         assert_eq!(a.fate(Element::Other, Attr::Style, "color:red"), Fate::Drop);
         assert_eq!(
-            a.fate(Element::Other, Attr::Style, "display:none"),
-            Fate::Keep
+            a.fate(Element::Other, Attr::Style, "Display : NONE; color:red"),
+            Fate::Value(HIDING_STYLE)
+        );
+        assert_eq!(
+            a.fate(Element::Other, Attr::Style, "border:none"),
+            Fate::Drop
         );
         assert_eq!(a.fate(Element::A, Attr::Href, "/x"), Fate::NameOnly);
         assert_eq!(a.fate(Element::Other, Attr::Href, "/x"), Fate::Drop);
@@ -220,6 +242,30 @@ mod tests {
         assert_eq!(a.fate(Element::Other, Attr::MetaField, "q"), Fate::Drop);
         assert_eq!(a.fate(Element::Input, Attr::Type, "hidden"), Fate::Keep);
         assert_eq!(a.fate(Element::Other, Attr::Other, "x"), Fate::Drop);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_value_is_judged_as_its_words(
+            words in proptest::collection::vec(
+                "(nav|Footer|post|ad|-|_|x|main|side|bar|menu|é| |\t|\n){0,5}",
+                0..6,
+            ),
+        ) {
+            let value = words.concat();
+            let mut a = Attrs::default();
+            let want = judge(&value, &mut String::new());
+            proptest::prop_assert_eq!(a.evidence(&value), want);
+            // Again from the memo of words alone.
+            a.memo.clear();
+            proptest::prop_assert_eq!(a.evidence(&value), want);
+        }
+    }
+
+    #[test]
+    fn long_values_are_not_judged() {
+        let long = "footer ".repeat(100);
+        assert_eq!(Attrs::default().evidence(&long), Evidence::default());
     }
 
     #[test]
@@ -236,5 +282,6 @@ mod tests {
         assert_eq!(judge(NEGATIVE, &mut buf), negative);
         assert_eq!(judge(POSITIVE, &mut buf), positive);
         assert!(!rewritten(NEGATIVE) && !rewritten(POSITIVE));
+        assert!(style_hides(HIDING_STYLE) && !rewritten(HIDING_STYLE));
     }
 }

@@ -188,9 +188,16 @@ fn lower_into(buf: &mut String, s: &str) {
     buf.make_ascii_lowercase();
 }
 
+/// Longer class/id values are not judged (no evidence).
+pub(crate) const MAX_JUDGED: usize = 512;
+
 /// Judge a `class` or `id` value. `buf` is scratch space.
+///
+/// No pattern holds ASCII white space, so below [`MAX_JUDGED`] bytes the
+/// verdict on a value is that on each of its white-space separated words,
+/// joined (`attrs` judges a word once per page).
 pub(crate) fn judge(value: &str, buf: &mut String) -> Evidence {
-    if value.len() > 512 {
+    if value.len() > MAX_JUDGED {
         return Evidence::default();
     }
     lower_into(buf, value);
