@@ -154,8 +154,8 @@ impl Patterns {
     }
 
     /// Whether `v` contains one of the patterns (as `str::contains` does).
-    fn found_in(&self, v: &str) -> bool {
-        let b = v.as_bytes();
+    fn found_in(&self, v: impl AsRef<[u8]>) -> bool {
+        let b = v.as_ref();
         (0..b.len()).any(|i| {
             self.may_start(b[i], b.get(i + 1).copied().unwrap_or(0))
                 && self.by_first[usize::from(b[i])]
@@ -166,10 +166,11 @@ impl Patterns {
 }
 
 /// Is `w` one of [`NEGATIVE_WORD`]?
-fn negative_word(w: &str) -> bool {
+fn negative_word(w: impl AsRef<[u8]>) -> bool {
+    let w = w.as_ref();
     NEGATIVE_WORD
         .iter()
-        .any(|n| n.len() == w.len() && n.as_bytes().first() == w.as_bytes().first() && *n == w)
+        .any(|n| n.len() == w.len() && n.as_bytes().first() == w.first() && n.as_bytes() == w)
 }
 
 fn negative_substrings() -> &'static Patterns {
@@ -201,17 +202,15 @@ pub(crate) fn judge(value: &str, buf: &mut String) -> Evidence {
         return Evidence::default();
     }
     lower_into(buf, value);
-    let v = buf.as_str();
-    let mut ev = Evidence::default();
-    let words = || {
-        v.split(|c: char| !(c.is_ascii_alphanumeric()))
-            .filter(|w| !w.is_empty())
-    };
-    ev.negative = negative_substrings().found_in(v)
-        || words().any(negative_word)
-        || v.split_ascii_whitespace().any(negative_word);
-    ev.positive = positive_substrings().found_in(v);
-    ev
+    // Bytes: every pattern and word is ASCII, and a non-ASCII character
+    // splits words as its bytes do. Empty pieces are never a word.
+    let v = buf.as_bytes();
+    Evidence {
+        negative: negative_substrings().found_in(v)
+            || v.split(|b| !b.is_ascii_alphanumeric()).any(negative_word)
+            || v.split(u8::is_ascii_whitespace).any(negative_word),
+        positive: positive_substrings().found_in(v),
+    }
 }
 
 /// Judge an ARIA role or itemprop value.
@@ -249,6 +248,33 @@ mod tests {
 
     fn j(s: &str) -> Evidence {
         judge(s, &mut String::new())
+    }
+
+    /// `judge` as it reads, on characters and string patterns.
+    fn judge_by_chars(value: &str) -> Evidence {
+        if value.len() > MAX_JUDGED {
+            return Evidence::default();
+        }
+        let v = value.to_ascii_lowercase();
+        let word = |w: &str| NEGATIVE_WORD.contains(&w);
+        let negative = NEGATIVE_SUBSTR.iter().any(|p| v.contains(p))
+            || v.split(|c: char| !c.is_ascii_alphanumeric()).any(word)
+            || v.split_ascii_whitespace().any(word);
+        let positive = POSITIVE_SUBSTR.iter().any(|p| v.contains(p));
+        Evidence { negative, positive }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn judging_bytes_is_judging_characters(
+            parts in proptest::collection::vec(
+                "(nav|Top-Bar|site-header|foot|POST|ad|-|_|é|ß|\u{3000}| |\t|\x0c|\n|x|main|menu)",
+                0..8,
+            ),
+        ) {
+            let value = parts.concat();
+            proptest::prop_assert_eq!(j(&value), judge_by_chars(&value));
+        }
     }
 
     #[test]
