@@ -329,7 +329,7 @@ mod tests {
             }
             // Every pattern is found in itself and inside other text.
             for p in list {
-                assert!(set.found_in(p) && set.found_in(&format!("x-{p}-y")), "{p}");
+                assert!(set.found_in(p) && set.found_in(format!("x-{p}-y")), "{p}");
             }
         }
     }
