@@ -138,4 +138,17 @@ mod tests {
     fn is_space_char(c: char) -> bool {
         u8::try_from(c).is_ok_and(is_space)
     }
+
+    #[test]
+    fn only_the_given_range_is_written() {
+        let html = "ab  cd\n\n  efgh ijkl\tmnop qrstuvwx  z";
+        let (mut out, mut copied) = (StrTendril::new(), 0);
+        // Text is written up to the last run rewritten, `copied` says how
+        // far: the rest is the caller's to copy.
+        collapse_space(html, 0, 6, &mut copied, &mut out);
+        assert_eq!((&*out, copied), ("ab ", 4));
+        collapse_space(html, 6, html.len(), &mut copied, &mut out);
+        out.push_slice(html.get(copied..).unwrap_or_default());
+        assert_eq!(&*out, "ab cd efgh ijkl mnop qrstuvwx z");
+    }
 }
