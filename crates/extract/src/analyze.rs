@@ -82,24 +82,26 @@ fn hidden(dom: &Dom, id: NodeId) -> bool {
     // the text stays on screen) nor the `hidden` attribute (streaming
     // server-side rendering parks real content in `<div hidden>` until a
     // script moves it into place) is taken as invisibility.
-    if let Some(style) = dom.attr(id, &local_name!("style")) {
-        let maybe = style.len() < 2048
-            && (style.contains("none")
-                || style.contains("hidden")
-                || style.contains("NONE")
-                || style.contains("HIDDEN"));
-        if maybe {
-            let compact: String = style
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .map(|c| c.to_ascii_lowercase())
-                .collect();
-            if compact.contains("display:none") || compact.contains("visibility:hidden") {
-                return true;
-            }
-        }
+    dom.attr(id, &local_name!("style")).is_some_and(style_hides)
+}
+
+/// Does an inline style hide its element (`display:none` or
+/// `visibility:hidden`, white space and case aside)?
+pub(crate) fn style_hides(style: &str) -> bool {
+    let maybe = style.len() < 2048
+        && (style.contains("none")
+            || style.contains("hidden")
+            || style.contains("NONE")
+            || style.contains("HIDDEN"));
+    if !maybe {
+        return false;
     }
-    false
+    let compact: String = style
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    compact.contains("display:none") || compact.contains("visibility:hidden")
 }
 
 /// Memo of class/id verdicts: pages repeat the same values many times.

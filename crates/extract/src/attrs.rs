@@ -6,10 +6,17 @@
 //! values are judged as the extractor would judge them, and values the
 //! tokenizer would rewrite (character references, carriage returns, NUL)
 //! are kept as written.
+//!
+//! A class or id is read for its verdict alone (`analyze::own_evidence`
+//! counts it when it is negative only or positive only), so one with a
+//! verdict is passed on as a short value judged the same, [`NEGATIVE`] or
+//! [`POSITIVE`]: the tokenizer takes attribute values a character at a
+//! time, and the kept class lists were about 20 MB of the WCXB pages.
 
 use rustc_hash::FxHashMap;
 
-use crate::evidence::{judge, Evidence};
+use crate::analyze::style_hides;
+use crate::evidence::{judge, Evidence, MAX_JUDGED};
 
 /// What the pre-filter does with one attribute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +25,8 @@ pub(crate) enum Fate {
     Keep,
     /// Pass on its name only: the extractor asks whether it is there.
     NameOnly,
+    /// Pass it on with this value instead of its own.
+    Value(&'static str),
     /// Remove it.
     Drop,
 }
@@ -54,6 +63,14 @@ pub(crate) enum Attr {
     MetaField,
     Other,
 }
+
+/// A class/id value with a negative verdict only (see `evidence::judge`).
+pub(crate) const NEGATIVE: &str = "nav";
+/// A class/id value with a positive verdict only.
+pub(crate) const POSITIVE: &str = "main";
+
+/// An inline style that hides its element (`analyze::style_hides`).
+pub(crate) const HIDING_STYLE: &str = "display:none";
 
 /// `name` in ASCII lower case when it has at most 8 bytes (every name
 /// matched here), else an empty slice.
@@ -96,40 +113,50 @@ pub(crate) fn attr(name: &[u8]) -> Attr {
 
 /// Would the tokenizer pass on a value other than the one written?
 fn rewritten(value: &str) -> bool {
-    value.bytes().any(|b| matches!(b, b'&' | b'\r' | b'\0'))
-}
-
-/// Could an inline style hide its element? The extractor looks for
-/// `display:none` and `visibility:hidden` only in values holding one of
-/// these words (see `analyze::hidden`).
-fn may_hide(value: &str) -> bool {
-    ["none", "hidden", "NONE", "HIDDEN"]
-        .iter()
-        .any(|w| value.contains(w))
+    memchr::memchr3(b'&', b'\r', b'\0', value.as_bytes()).is_some()
 }
 
 /// Attribute decisions for one page, with the class/id verdicts so far.
 #[derive(Default)]
 pub(crate) struct Attrs<'h> {
-    /// Does this class/id value carry evidence?
-    memo: FxHashMap<&'h str, bool>,
+    /// What each class/id value seen says to `evidence::judge`.
+    memo: FxHashMap<&'h str, Evidence>,
+    /// The same for each word of these values: pages combine few class
+    /// names in many ways.
+    words: FxHashMap<&'h str, Evidence>,
     buf: String,
 }
 
 impl<'h> Attrs<'h> {
     /// The attributes the extractor reads, and only on the elements it
-    /// reads them on: class and id when they carry evidence, role and
-    /// itemprop, `style` when it may hide, `href` of links (its presence),
+    /// reads them on: class and id when they carry evidence (as
+    /// [`NEGATIVE`] or [`POSITIVE`]), role and
+    /// itemprop, `style` when it hides (as [`HIDING_STYLE`]), `href` of
+    /// links (its presence),
     /// `type` of scripts (JSON-LD) and inputs (the tree builder keeps
     /// hidden inputs in tables), `property`/`name`/`content` of meta tags
     /// (the title).
     pub(crate) fn fate(&mut self, tag: Element, name: Attr, value: &'h str) -> Fate {
-        let keep_if = |c: bool| if c { Fate::Keep } else { Fate::Drop };
         match (name, tag) {
             (Attr::Other, _) => Fate::Drop,
             (_, Element::Compared) | (Attr::Role, _) => Fate::Keep,
-            (Attr::Class | Attr::Id, _) => keep_if(rewritten(value) || self.evidence(value)),
-            (Attr::Style, _) => keep_if(rewritten(value) || may_hide(value)),
+            (Attr::Class | Attr::Id, _) if rewritten(value) => Fate::Keep,
+            (Attr::Class | Attr::Id, _) => match self.evidence(value) {
+                Evidence {
+                    negative: true,
+                    positive: false,
+                } => Fate::Value(NEGATIVE),
+                Evidence {
+                    negative: false,
+                    positive: true,
+                } => Fate::Value(POSITIVE),
+                // Both verdicts cancel out: the same as no value.
+                _ => Fate::Drop,
+            },
+            (Attr::Style, _) if rewritten(value) => Fate::Keep,
+            // A style is read for whether it hides, nothing else.
+            (Attr::Style, _) if style_hides(value) => Fate::Value(HIDING_STYLE),
+            (Attr::Style, _) => Fate::Drop,
             (Attr::Href, Element::A) => Fate::NameOnly,
             (Attr::Type, Element::Script | Element::Input) => Fate::Keep,
             (Attr::MetaField, Element::Meta) => Fate::Keep,
@@ -137,13 +164,29 @@ impl<'h> Attrs<'h> {
         }
     }
 
-    /// Does the class or id `value` say anything to `evidence::judge`?
-    /// One that says nothing is the same to the extractor as none.
-    fn evidence(&mut self, value: &'h str) -> bool {
+    /// What the class or id `value` says to `evidence::judge`.
+    fn evidence(&mut self, value: &'h str) -> Evidence {
         if let Some(&e) = self.memo.get(value) {
             return e;
         }
-        let e = judge(value, &mut self.buf) != Evidence::default();
+        let e = if value.len() > MAX_JUDGED {
+            judge(value, &mut self.buf)
+        } else {
+            let mut e = Evidence::default();
+            for word in value.split_ascii_whitespace() {
+                let w = match self.words.get(word) {
+                    Some(&w) => w,
+                    None => {
+                        let w = judge(word, &mut self.buf);
+                        self.words.insert(word, w);
+                        w
+                    }
+                };
+                e.negative |= w.negative;
+                e.positive |= w.positive;
+            }
+            e
+        };
         self.memo.insert(value, e);
         e
     }
@@ -169,15 +212,26 @@ mod tests {
         assert_eq!(a.fate(Element::Other, Attr::Class, "flex px-4"), Fate::Drop);
         assert_eq!(
             a.fate(Element::Other, Attr::Class, "site-footer"),
-            Fate::Keep
+            Fate::Value(NEGATIVE)
         );
-        assert_eq!(a.fate(Element::Other, Attr::Id, "main"), Fate::Keep);
+        assert_eq!(
+            a.fate(Element::Other, Attr::Id, "main-column"),
+            Fate::Value(POSITIVE)
+        );
+        assert_eq!(
+            a.fate(Element::Other, Attr::Class, "post-footer"),
+            Fate::Drop
+        );
         assert_eq!(a.fate(Element::Other, Attr::Class, "x&amp;y"), Fate::Keep);
         assert_eq!(a.fate(Element::Compared, Attr::Class, "flex"), Fate::Keep);
         assert_eq!(a.fate(Element::Other, Attr::Style, "color:red"), Fate::Drop);
         assert_eq!(
-            a.fate(Element::Other, Attr::Style, "display:none"),
-            Fate::Keep
+            a.fate(Element::Other, Attr::Style, "Display : NONE; color:red"),
+            Fate::Value(HIDING_STYLE)
+        );
+        assert_eq!(
+            a.fate(Element::Other, Attr::Style, "border:none"),
+            Fate::Drop
         );
         assert_eq!(a.fate(Element::A, Attr::Href, "/x"), Fate::NameOnly);
         assert_eq!(a.fate(Element::Other, Attr::Href, "/x"), Fate::Drop);
@@ -188,5 +242,46 @@ mod tests {
         assert_eq!(a.fate(Element::Other, Attr::MetaField, "q"), Fate::Drop);
         assert_eq!(a.fate(Element::Input, Attr::Type, "hidden"), Fate::Keep);
         assert_eq!(a.fate(Element::Other, Attr::Other, "x"), Fate::Drop);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_value_is_judged_as_its_words(
+            words in proptest::collection::vec(
+                "(nav|Footer|post|ad|-|_|x|main|side|bar|menu|é| |\t|\n){0,5}",
+                0..6,
+            ),
+        ) {
+            let value = words.concat();
+            let mut a = Attrs::default();
+            let want = judge(&value, &mut String::new());
+            proptest::prop_assert_eq!(a.evidence(&value), want);
+            // Again from the memo of words alone.
+            a.memo.clear();
+            proptest::prop_assert_eq!(a.evidence(&value), want);
+        }
+    }
+
+    #[test]
+    fn long_values_are_not_judged() {
+        let long = "footer ".repeat(100);
+        assert_eq!(Attrs::default().evidence(&long), Evidence::default());
+    }
+
+    #[test]
+    fn replacement_values_keep_their_verdict() {
+        let mut buf = String::new();
+        let negative = Evidence {
+            negative: true,
+            positive: false,
+        };
+        let positive = Evidence {
+            negative: false,
+            positive: true,
+        };
+        assert_eq!(judge(NEGATIVE, &mut buf), negative);
+        assert_eq!(judge(POSITIVE, &mut buf), positive);
+        assert!(!rewritten(NEGATIVE) && !rewritten(POSITIVE));
+        assert!(style_hides(HIDING_STYLE) && !rewritten(HIDING_STYLE));
     }
 }

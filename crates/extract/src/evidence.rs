@@ -154,8 +154,8 @@ impl Patterns {
     }
 
     /// Whether `v` contains one of the patterns (as `str::contains` does).
-    fn found_in(&self, v: &str) -> bool {
-        let b = v.as_bytes();
+    fn found_in(&self, v: impl AsRef<[u8]>) -> bool {
+        let b = v.as_ref();
         (0..b.len()).any(|i| {
             self.may_start(b[i], b.get(i + 1).copied().unwrap_or(0))
                 && self.by_first[usize::from(b[i])]
@@ -166,10 +166,11 @@ impl Patterns {
 }
 
 /// Is `w` one of [`NEGATIVE_WORD`]?
-fn negative_word(w: &str) -> bool {
+fn negative_word(w: impl AsRef<[u8]>) -> bool {
+    let w = w.as_ref();
     NEGATIVE_WORD
         .iter()
-        .any(|n| n.len() == w.len() && n.as_bytes().first() == w.as_bytes().first() && *n == w)
+        .any(|n| n.len() == w.len() && n.as_bytes().first() == w.first() && n.as_bytes() == w)
 }
 
 fn negative_substrings() -> &'static Patterns {
@@ -188,23 +189,28 @@ fn lower_into(buf: &mut String, s: &str) {
     buf.make_ascii_lowercase();
 }
 
+/// Longer class/id values are not judged (no evidence).
+pub(crate) const MAX_JUDGED: usize = 512;
+
 /// Judge a `class` or `id` value. `buf` is scratch space.
+///
+/// No pattern holds ASCII white space, so below [`MAX_JUDGED`] bytes the
+/// verdict on a value is that on each of its white-space separated words,
+/// joined (`attrs` judges a word once per page).
 pub(crate) fn judge(value: &str, buf: &mut String) -> Evidence {
-    if value.len() > 512 {
+    if value.len() > MAX_JUDGED {
         return Evidence::default();
     }
     lower_into(buf, value);
-    let v = buf.as_str();
-    let mut ev = Evidence::default();
-    let words = || {
-        v.split(|c: char| !(c.is_ascii_alphanumeric()))
-            .filter(|w| !w.is_empty())
-    };
-    ev.negative = negative_substrings().found_in(v)
-        || words().any(negative_word)
-        || v.split_ascii_whitespace().any(negative_word);
-    ev.positive = positive_substrings().found_in(v);
-    ev
+    // Bytes: every pattern and word is ASCII, and a non-ASCII character
+    // splits words as its bytes do. Empty pieces are never a word.
+    let v = buf.as_bytes();
+    Evidence {
+        negative: negative_substrings().found_in(v)
+            || v.split(|b| !b.is_ascii_alphanumeric()).any(negative_word)
+            || v.split(u8::is_ascii_whitespace).any(negative_word),
+        positive: positive_substrings().found_in(v),
+    }
 }
 
 /// Judge an ARIA role or itemprop value.
@@ -242,6 +248,33 @@ mod tests {
 
     fn j(s: &str) -> Evidence {
         judge(s, &mut String::new())
+    }
+
+    /// `judge` as it reads, on characters and string patterns.
+    fn judge_by_chars(value: &str) -> Evidence {
+        if value.len() > MAX_JUDGED {
+            return Evidence::default();
+        }
+        let v = value.to_ascii_lowercase();
+        let word = |w: &str| NEGATIVE_WORD.contains(&w);
+        let negative = NEGATIVE_SUBSTR.iter().any(|p| v.contains(p))
+            || v.split(|c: char| !c.is_ascii_alphanumeric()).any(word)
+            || v.split_ascii_whitespace().any(word);
+        let positive = POSITIVE_SUBSTR.iter().any(|p| v.contains(p));
+        Evidence { negative, positive }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn judging_bytes_is_judging_characters(
+            parts in proptest::collection::vec(
+                "(nav|Top-Bar|site-header|foot|POST|ad|-|_|é|ß|\u{3000}| |\t|\x0c|\n|x|main|menu)",
+                0..8,
+            ),
+        ) {
+            let value = parts.concat();
+            proptest::prop_assert_eq!(j(&value), judge_by_chars(&value));
+        }
     }
 
     #[test]
@@ -296,7 +329,7 @@ mod tests {
             }
             // Every pattern is found in itself and inside other text.
             for p in list {
-                assert!(set.found_in(p) && set.found_in(&format!("x-{p}-y")), "{p}");
+                assert!(set.found_in(p) && set.found_in(format!("x-{p}-y")), "{p}");
             }
         }
     }

@@ -70,6 +70,7 @@ mod prefilter;
 mod score;
 mod segment;
 mod sink;
+mod space;
 mod tags;
 mod title;
 

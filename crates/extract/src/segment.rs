@@ -41,6 +41,31 @@ fn is_space(c: char) -> bool {
     c.is_whitespace() || c == '\u{200b}'
 }
 
+/// Byte length of the character at `i` of `s` when it is white space
+/// ([`is_space`]), else 0. ASCII bytes are looked at alone; the other
+/// white space characters all start with one of four bytes.
+fn space_len(s: &str, i: usize) -> usize {
+    match s.as_bytes().get(i) {
+        Some(&b) if b.is_ascii() => usize::from(matches!(b, b'\t'..=b'\r' | b' ')),
+        Some(0xc2 | 0xe1 | 0xe2 | 0xe3) => s
+            .get(i..)
+            .and_then(|r| r.chars().next())
+            .filter(|&c| is_space(c))
+            .map_or(0, char::len_utf8),
+        _ => 0,
+    }
+}
+
+/// Byte length of the UTF-8 character whose first byte is `b`.
+fn char_len(b: u8) -> usize {
+    match b {
+        0..=0x7f => 1,
+        0x80..=0xdf => 2,
+        0xe0..=0xef => 3,
+        _ => 4,
+    }
+}
+
 struct Builder<'a> {
     dom: &'a Dom,
     a: &'a Analysis,
@@ -105,21 +130,28 @@ impl Builder<'_> {
             self.boiler_tokens = self.boiler_tokens.saturating_add(tokens);
         }
         let before = self.buf.len();
-        let mut rest = t;
-        while !rest.is_empty() {
-            let space = rest.find(|c| !is_space(c)).unwrap_or(rest.len());
+        let bytes = t.as_bytes();
+        let mut i = 0;
+        while let Some(&first) = bytes.get(i) {
+            let space = space_len(t, i);
             if space > 0 {
                 self.pending_space = true;
-                rest = rest.get(space..).unwrap_or_default();
+                i += space;
                 continue;
             }
-            let word = rest.find(is_space).unwrap_or(rest.len());
+            let word = i;
+            i += char_len(first);
+            while let Some(&b) = bytes.get(i) {
+                if space_len(t, i) > 0 {
+                    break;
+                }
+                i += char_len(b);
+            }
             if self.pending_space && !self.buf.is_empty() && !self.buf.ends_with('\n') {
                 self.buf.push(' ');
             }
             self.pending_space = false;
-            self.buf.push_str(rest.get(..word).unwrap_or_default());
-            rest = rest.get(word..).unwrap_or_default();
+            self.buf.push_str(t.get(word..i).unwrap_or_default());
         }
         if self.buf.len() > before {
             self.br_run = 0;
@@ -287,6 +319,17 @@ mod tests {
             texts("<p>\u{a0}a\u{200b}b\u{3000} c\u{b}<b>d</b> <i> e</i>é\u{2029}</p>"),
             vec!["a b c d eé"]
         );
+    }
+
+    #[test]
+    fn byte_scan_knows_every_character() {
+        let mut buf = [0u8; 4];
+        for c in (0..=0x10_ffff).filter_map(char::from_u32) {
+            let s = c.encode_utf8(&mut buf);
+            let want = if is_space(c) { c.len_utf8() } else { 0 };
+            assert_eq!(space_len(s, 0), want, "{c:?}");
+            assert_eq!(char_len(s.as_bytes()[0]), c.len_utf8(), "{c:?}");
+        }
     }
 
     #[test]

@@ -90,10 +90,43 @@ fn top_level_domain(url: &str) -> Option<String> {
     ok.then_some(tld)
 }
 
+/// [`decode_html_for_url`] taking the bytes: UTF-8 text without a byte
+/// order mark becomes the `String` in place, without a copy.
+pub fn decode_html_owned(
+    bytes: Vec<u8>,
+    http_content_type: Option<&str>,
+    url: Option<&str>,
+) -> Decoded {
+    let tld = url.and_then(top_level_domain);
+    let (enc, skip, source) = choose(&bytes, http_content_type, tld.as_deref());
+    if enc != UTF_8 || skip != 0 {
+        return finish(enc, bytes.get(skip..).unwrap_or_default(), source);
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => Decoded {
+            text,
+            charset: enc.name(),
+            source,
+            had_errors: false,
+        },
+        Err(e) => finish(enc, e.as_bytes(), source),
+    }
+}
+
 fn decode_with_tld(bytes: &[u8], http_content_type: Option<&str>, tld: Option<&str>) -> Decoded {
+    let (enc, skip, source) = choose(bytes, http_content_type, tld);
+    finish(enc, bytes.get(skip..).unwrap_or_default(), source)
+}
+
+/// The charset of `bytes`, how many bytes of byte order mark precede the
+/// text, and where the charset came from.
+fn choose(
+    bytes: &[u8],
+    http_content_type: Option<&str>,
+    tld: Option<&str>,
+) -> (&'static Encoding, usize, CharsetSource) {
     if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
-        let body = bytes.get(bom_len..).unwrap_or_default();
-        return finish(enc, body, CharsetSource::Bom);
+        return (enc, bom_len, CharsetSource::Bom);
     }
     let declared = http_content_type
         .and_then(charset_param)
@@ -104,22 +137,22 @@ fn decode_with_tld(bytes: &[u8], http_content_type: Option<&str>, tld: Option<&s
         Some((enc, source)) => {
             let enc = html_compatible(enc);
             if enc != UTF_8 && is_non_ascii_utf8(bytes) {
-                return finish(UTF_8, bytes, CharsetSource::Detected);
+                return (UTF_8, 0, CharsetSource::Detected);
             }
             if enc == UTF_8 && mostly_invalid_utf8(bytes) {
                 let guess = detect(bytes, tld);
                 if guess != UTF_8 {
-                    return finish(guess, bytes, CharsetSource::Detected);
+                    return (guess, 0, CharsetSource::Detected);
                 }
             }
             if enc.is_single_byte() {
                 if let Some(multi) = legacy_multibyte(bytes, tld) {
-                    return finish(multi, bytes, CharsetSource::Detected);
+                    return (multi, 0, CharsetSource::Detected);
                 }
             }
-            finish(enc, bytes, source)
+            (enc, 0, source)
         }
-        None => finish(detect(bytes, tld), bytes, CharsetSource::Detected),
+        None => (detect(bytes, tld), 0, CharsetSource::Detected),
     }
 }
 
@@ -301,6 +334,30 @@ mod tests {
         let d = decode_html(&bytes, None);
         assert_eq!(d.source, CharsetSource::Detected);
         assert!(d.text.contains("café"), "{}", d.charset);
+    }
+
+    #[test]
+    fn owned_bytes_decode_as_borrowed_ones() {
+        let pages: [&[u8]; 7] = [
+            b"",
+            b"<p>plain ascii</p>",
+            "<p>caf\u{e9} \u{4f60}\u{597d}</p>".as_bytes(),
+            b"\xef\xbb\xbf<p>bom</p>",
+            b"<meta charset=gbk><p>\xc4\xe3\xba\xc3</p>",
+            b"<meta charset=utf-8><p>bad \xff byte caf\xc3\xa9</p>",
+            b"<p>\xe9t\xe9 sans d\xe9claration</p>",
+        ];
+        for page in pages {
+            for url in [None, Some("http://example.cn/")] {
+                let a = decode_html_for_url(page, None, url);
+                let b = decode_html_owned(page.to_vec(), None, url);
+                assert_eq!(
+                    (a.text, a.charset, a.source, a.had_errors),
+                    (b.text, b.charset, b.source, b.had_errors),
+                    "{page:?}"
+                );
+            }
+        }
     }
 
     #[test]

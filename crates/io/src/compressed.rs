@@ -46,25 +46,35 @@ pub(crate) fn read_file(
     counter: Option<&ReadCounter>,
 ) -> Result<Vec<u8>, DocErrorKind> {
     let file = File::open(path).map_err(|e| DocErrorKind::Read(e.to_string()))?;
+    // A plain file is read into one buffer of its size, not one grown
+    // (and copied) a doubling at a time.
+    let size = file.metadata().map_or(0, |m| m.len());
     let mut reader = BufReader::new(CountingReader::new(file, counter.cloned()));
     let mut head = [0u8; 4];
     let n = read_full(&mut reader, &mut head).map_err(|e| DocErrorKind::Read(e.to_string()))?;
     let prefix = &head[..n];
     let chained = prefix.chain(reader);
     if prefix.starts_with(&GZIP_MAGIC) {
-        read_limited(MultiGzDecoder::new(chained), limit, true)
+        read_limited(MultiGzDecoder::new(chained), limit, true, 0)
     } else if prefix == ZSTD_MAGIC {
         let decoder = zstd::stream::read::Decoder::new(chained)
             .map_err(|e| DocErrorKind::Compression(e.to_string()))?;
-        read_limited(decoder, limit, true)
+        read_limited(decoder, limit, true, 0)
     } else {
-        read_limited(chained, limit, false)
+        let capacity = usize::try_from(size.min(limit.saturating_add(1))).unwrap_or(0);
+        read_limited(chained, limit, false, capacity)
     }
 }
 
-/// Reads everything from `r`, up to `limit` bytes.
-pub(crate) fn read_limited(r: impl Read, limit: u64, gz: bool) -> Result<Vec<u8>, DocErrorKind> {
-    let mut out = Vec::new();
+/// Reads everything from `r`, up to `limit` bytes, into a buffer first
+/// sized for `capacity` bytes.
+pub(crate) fn read_limited(
+    r: impl Read,
+    limit: u64,
+    gz: bool,
+    capacity: usize,
+) -> Result<Vec<u8>, DocErrorKind> {
+    let mut out = Vec::with_capacity(capacity);
     let mut taken = r.take(limit.saturating_add(1));
     match taken.read_to_end(&mut out) {
         Ok(_) if out.len() as u64 > limit => Err(DocErrorKind::TooLarge {

@@ -50,7 +50,9 @@ mod warc;
 mod warc_raw;
 
 pub use arc::ArcReader;
-pub use charset::{charset_param, decode_html, decode_html_for_url, CharsetSource, Decoded};
+pub use charset::{
+    charset_param, decode_html, decode_html_for_url, decode_html_owned, CharsetSource, Decoded,
+};
 pub use counting::ReadCounter;
 pub use document::{Content, Item, RawDocument};
 pub use error::{DocError, DocErrorKind, Error, ErrorKind};

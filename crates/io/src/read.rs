@@ -131,7 +131,7 @@ impl Inputs {
                     .map(|item| (item, false)),
             ),
             _ => {
-                let item = match read_limited(r, limit, false) {
+                let item = match read_limited(r, limit, false, 0) {
                     Ok(bytes) => Item::Document(RawDocument {
                         id: name,
                         url: None,

@@ -30,12 +30,8 @@ impl Page {
                 bytes,
                 content_type,
             } => {
-                let decoded = neardup_io::decode_html_for_url(
-                    &bytes,
-                    content_type.as_deref(),
-                    url.as_deref(),
-                );
-                drop(bytes);
+                let decoded =
+                    neardup_io::decode_html_owned(bytes, content_type.as_deref(), url.as_deref());
                 let doc = extractor.extract(&decoded.text)?;
                 Ok(Page {
                     id,
