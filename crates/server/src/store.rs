@@ -232,12 +232,7 @@ impl Store {
         let txn = self.db.begin_write().map_err(Error::store)?;
         let out = {
             let mut meta = txn.open_table(META).map_err(Error::store)?;
-            let next_seq = meta
-                .get("next_seq")
-                .map_err(Error::store)?
-                .and_then(|g| <[u8; 8]>::try_from(g.value()).ok())
-                .map(u64::from_le_bytes)
-                .ok_or_else(|| Error::corrupt("no sequence number"))?;
+            let next_seq = meta_u64(&meta, "next_seq")?;
             let next_removal = meta_u64(&meta, "next_removal")?;
             let mut tables = Tables {
                 docs: txn.open_table(DOCS).map_err(Error::store)?,
