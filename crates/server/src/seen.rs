@@ -123,6 +123,38 @@ impl Shared {
         })
     }
 
+    /// The decision for `p`: the stored verdict of the same content under
+    /// its id, or its judgement (without the version it replaces) and
+    /// verdict. Checks and the writer both decide here.
+    pub fn decide<D, O>(
+        &self,
+        state: &OnlineCore,
+        docs: &StoreDocs<'_, D, O>,
+        p: &Prepared,
+    ) -> Result<Decision, Error>
+    where
+        D: ReadableTable<&'static str, &'static [u8]>,
+        O: ReadableTable<u64, &'static str>,
+    {
+        let replacing = match self.existing(state, docs, p)? {
+            Existing::Stored(v) => return Ok(Decision::Stored(v)),
+            Existing::Replace(d) => Some(d),
+            Existing::New => None,
+        };
+        let judgement = state.judge(
+            docs,
+            p.signature.as_ref().map(|s| (s, p.key)),
+            p.shingles.as_ref(),
+            replacing,
+        )?;
+        let verdict = self.verdict(docs, p, judgement)?;
+        Ok(Decision::Judged {
+            judgement,
+            replacing,
+            verdict,
+        })
+    }
+
     /// For an id already stored: its stored verdict when the content is
     /// the same; with other content a conflict, or, when changed content
     /// replaces the stored version, `Replace` with the stored version's
@@ -161,6 +193,18 @@ impl Shared {
             stored: true,
         }))
     }
+}
+
+/// What the index decides for a prepared document.
+pub(crate) enum Decision {
+    /// Its id is stored with the same content: the stored verdict.
+    Stored(Verdict),
+    /// Judged against the index, without the stored version it replaces.
+    Judged {
+        judgement: Judgement,
+        replacing: Option<u32>,
+        verdict: Verdict,
+    },
 }
 
 /// What is stored under a document's id.
@@ -382,19 +426,9 @@ impl ContentSeen {
         }
         shared.store.read(|t| {
             let docs = shared.docs(&t.docs, &t.order);
-            let state = shared.read_state();
-            let without = match shared.existing(&state, &docs, p)? {
-                Existing::Stored(v) => return Ok(v),
-                Existing::Replace(d) => Some(d),
-                Existing::New => None,
-            };
-            let j = state.judge(
-                &docs,
-                p.signature.as_ref().map(|s| (s, p.key)),
-                p.shingles.as_ref(),
-                without,
-            )?;
-            shared.verdict(&docs, p, j)
+            match shared.decide(&shared.read_state(), &docs, p)? {
+                Decision::Stored(v) | Decision::Judged { verdict: v, .. } => Ok(v),
+            }
         })
     }
 

@@ -11,7 +11,7 @@ use crate::answers::Verdict;
 use crate::error::{Error, ErrorKind};
 use crate::record::Record;
 use crate::recover::save_snapshot;
-use crate::seen::{now_ms, Existing, Prepared, Shared};
+use crate::seen::{now_ms, Decision, Prepared, Shared};
 use crate::store::Tables;
 
 /// Operations between index snapshots: an eighth of the documents stored,
@@ -239,25 +239,16 @@ fn apply(shared: &Shared, t: &mut Tables<'_>, op: Op) -> Result<Answer, Error> {
             let mut state = shared.write_state();
             // Judging only reads: a record that cannot be read (damaged)
             // fails this document, not the batch nor the service.
-            let judged = (|| {
-                let docs = shared.docs(&t.docs, &t.order);
-                let replacing = match shared.existing(&state, &docs, &p)? {
-                    Existing::Stored(v) => return Ok(Err(v)),
-                    Existing::Replace(d) => Some(d),
-                    Existing::New => None,
-                };
-                let judgement = state.judge(
-                    &docs,
-                    p.signature.as_ref().map(|s| (s, p.key)),
-                    p.shingles.as_ref(),
+            let docs = shared.docs(&t.docs, &t.order);
+            let decided = shared.decide(&state, &docs, &p);
+            drop(docs);
+            let (judgement, replacing, mut verdict) = match decided {
+                Ok(Decision::Judged {
+                    judgement,
                     replacing,
-                )?;
-                let verdict = shared.verdict(&docs, &p, judgement)?;
-                Ok(Ok((judgement, replacing, verdict)))
-            })();
-            let (judgement, replacing, mut verdict) = match judged {
-                Ok(Ok(j)) => j,
-                Ok(Err(stored)) => return Ok(Answer::Insert(tx, Ok(stored))),
+                    verdict,
+                }) => (judgement, replacing, verdict),
+                Ok(Decision::Stored(stored)) => return Ok(Answer::Insert(tx, Ok(stored))),
                 Err(e) => return Ok(Answer::Insert(tx, Err(e))),
             };
             if let Some(d) = replacing {
