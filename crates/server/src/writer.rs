@@ -268,7 +268,7 @@ fn apply(shared: &Shared, t: &mut Tables<'_>, op: Op) -> Result<Answer, Error> {
                 key,
                 text_len,
                 shingles,
-                text,
+                text: _,
                 packed,
             } = *p;
             let dense = u32::try_from(t.next_seq)
@@ -297,11 +297,8 @@ fn apply(shared: &Shared, t: &mut Tables<'_>, op: Op) -> Result<Answer, Error> {
                 text: None,
             };
             // Originals keep their text: candidates are verified on it.
-            let packed = match (judgement.duplicate_of, packed, text) {
-                (Some(_), _, _) | (None, None, None) => None,
-                (None, Some(p), _) => Some(p),
-                (None, None, Some(t)) => Some(shared.store.pack(&t)),
-            };
+            // (Every sender packs the text before it sends: `seen.rs`.)
+            let packed = packed.filter(|_| judgement.duplicate_of.is_none());
             t.put(&id, &mut record, packed.as_ref())?;
             debug_assert_eq!(record.seq, u64::from(dense));
             verdict.stored = true;
