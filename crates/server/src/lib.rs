@@ -58,6 +58,7 @@ mod store;
 mod store_backup;
 mod store_docs;
 mod store_open;
+mod store_scan;
 mod store_tables;
 mod writer;
 

@@ -40,6 +40,9 @@ pub struct Recovery {
     pub replayed: u64,
     /// Removals applied from the store after the snapshot.
     pub removals: u64,
+    /// How long bringing the index up took (loading the snapshot and
+    /// replaying).
+    pub took: std::time::Duration,
 }
 
 fn io_error(path: &Path, e: std::io::Error) -> Error {
@@ -53,6 +56,7 @@ pub(crate) fn open_index(
     store: &Store,
     core: &mut OnlineCore,
 ) -> Result<Recovery, Error> {
+    let started = std::time::Instant::now();
     let now = store.position()?;
     let mut recovery = Recovery::default();
     let path = dir.join(SNAPSHOT_FILE);
@@ -100,6 +104,7 @@ pub(crate) fn open_index(
         }
     };
     recovery.replayed = replay(store, core, from)?;
+    recovery.took = started.elapsed();
     Ok(recovery)
 }
 
@@ -135,8 +140,13 @@ pub(crate) fn save_snapshot(dir: &Path, core: &FrozenCore, at: Position) -> Resu
     Ok(size)
 }
 
-/// Records decoded together.
+/// Records decoded together, at most.
 const REPLAY_CHUNK: usize = 4096;
+
+/// Text bytes decoded together, at most (past it the chunk is added even
+/// when it has fewer records): replay memory does not depend on how large
+/// the stored texts are.
+const REPLAY_BYTES: usize = 64 << 20;
 
 /// Adds every stored document from sequence number `from` on to `core`,
 /// with its recorded verdict; the number added.
@@ -147,10 +157,13 @@ fn replay(store: &Store, core: &mut OnlineCore, from: u64) -> Result<u64, Error>
     let cut = verifier.filter(|_| core.composite_check());
     let mut chunk = Vec::with_capacity(REPLAY_CHUNK);
     let mut added = 0u64;
+    let mut bytes = 0usize;
     store.load_from(from, |_, record| {
+        bytes += record.text.as_ref().map_or(0, |t| t.len());
         chunk.push(record);
-        if chunk.len() >= REPLAY_CHUNK {
+        if chunk.len() >= REPLAY_CHUNK || bytes >= REPLAY_BYTES {
             added += add_chunk(store, core, &mut chunk, cut.as_ref(), &method)?;
+            bytes = 0;
         }
         Ok(())
     })?;

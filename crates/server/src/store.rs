@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use redb::{Database, ReadableTable, ReadableTableMetadata, TableDefinition, TableError};
 
 use crate::error::Error;
-use crate::record::{PackedText, Packer, Record, Text, Unpacker};
+use crate::record::{PackedText, Packer, Record};
 pub(crate) use crate::store_open::{make_private, open_error};
 pub(crate) use crate::store_tables::{Position, ReadTables, Tables};
 
@@ -99,46 +99,6 @@ impl Store {
     /// The store file's path.
     pub fn path(&self) -> &Path {
         &self.path
-    }
-
-    /// Every stored document in insertion order.
-    #[cfg(test)]
-    pub fn load(&self, f: impl FnMut(&str, Record) -> Result<(), Error>) -> Result<(), Error> {
-        self.load_from(0, f)
-    }
-
-    /// Every stored document from sequence number `from` on, in insertion
-    /// order.
-    pub fn load_from(
-        &self,
-        from: u64,
-        f: impl FnMut(&str, Record) -> Result<(), Error>,
-    ) -> Result<(), Error> {
-        unwinding("reading the store", || self.load_all(from, f))
-    }
-
-    fn load_all(
-        &self,
-        from: u64,
-        mut f: impl FnMut(&str, Record) -> Result<(), Error>,
-    ) -> Result<(), Error> {
-        let txn = self.db.begin_read().map_err(Error::store)?;
-        let docs = txn.open_table(DOCS).map_err(Error::store)?;
-        let order = txn.open_table(ORDER).map_err(Error::store)?;
-        let mut unpacker = Unpacker::default();
-        for row in order.range(from..).map_err(Error::store)? {
-            let (seq, id) = row.map_err(Error::store)?;
-            let id = id.value();
-            let bytes = docs.get(id).map_err(Error::store)?.ok_or_else(|| {
-                Error::corrupt(format!("order entry {} has no document", seq.value()))
-            })?;
-            let record = Record::decode_with(bytes.value(), Text::Unpack(&mut unpacker))?;
-            if record.seq != seq.value() {
-                return Err(Error::corrupt(format!("document {id:?} is out of order")));
-            }
-            f(id, record)?;
-        }
-        Ok(())
     }
 
     /// The sequence numbers removed from removal number `from` on.

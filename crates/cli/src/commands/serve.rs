@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use neardup_server::http::Server;
-use neardup_server::{Config, ContentSeen};
+use neardup_server::{Config, ContentSeen, Recovery};
 
 use crate::method_args::MethodArgs;
 
@@ -133,6 +133,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
     let seen = ContentSeen::open(&args.data_dir, &config)
         .with_context(|| format!("opening the store in {}", args.data_dir.display()))?;
     let stats = seen.stats();
+    let recovery = seen.recovery().clone();
     let mut server = Server::new(seen);
     server
         .token(token)
@@ -153,9 +154,28 @@ pub fn run(args: ServeArgs) -> Result<()> {
                 "neardup serve: {} documents ({}), listening on http://{bound}",
                 stats.documents, stats.method
             );
+            let _ = writeln!(out, "neardup serve: {}", recovery_line(&recovery));
             let _ = writeln!(out, "neardup serve: the page is at http://{bound}/ui/");
             let _ = out.flush();
         })
         .with_context(|| format!("serving on {addr}"))?;
     Ok(())
+}
+
+/// How the index came up, for the start-up message.
+fn recovery_line(r: &Recovery) -> String {
+    let source = if r.from_snapshot {
+        "index snapshot loaded".to_string()
+    } else {
+        match &r.snapshot_refused {
+            Some(why) => format!("index snapshot not used ({why})"),
+            None => "no index snapshot".to_string(),
+        }
+    };
+    format!(
+        "{source}, {} documents replayed and {} removals applied from the store in {:.2} s",
+        r.replayed,
+        r.removals,
+        r.took.as_secs_f64()
+    )
 }
