@@ -40,6 +40,9 @@ pub struct Recovery {
     pub replayed: u64,
     /// Removals applied from the store after the snapshot.
     pub removals: u64,
+    /// Documents stored again from the journal (written before a crash,
+    /// after the store's last checkpoint).
+    pub from_journal: u64,
     /// How long bringing the index up took (loading the snapshot and
     /// replaying).
     pub took: std::time::Duration,
@@ -58,7 +61,10 @@ pub(crate) fn open_index(
 ) -> Result<Recovery, Error> {
     let started = std::time::Instant::now();
     let now = store.position()?;
-    let mut recovery = Recovery::default();
+    let mut recovery = Recovery {
+        from_journal: store.from_journal,
+        ..Recovery::default()
+    };
     let path = dir.join(SNAPSHOT_FILE);
     let covered = match File::open(&path) {
         Ok(f) => match core.restore_from(&mut BufReader::with_capacity(1 << 20, f)) {

@@ -14,15 +14,18 @@
 
 use std::path::{Path, PathBuf};
 
-use redb::{Database, ReadableTable, ReadableTableMetadata, TableDefinition, TableError};
+use redb::{
+    Database, Durability, ReadableTable, ReadableTableMetadata, TableDefinition, TableError,
+};
 
 use crate::error::Error;
+use crate::journal::Journal;
 use crate::record::{PackedText, Packer, Record};
 pub(crate) use crate::store_open::{make_private, open_error};
 pub(crate) use crate::store_tables::{Position, ReadTables, Tables};
 
 /// The store format this build writes and the newest it reads.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The store's file name inside the data directory.
 pub const FILE_NAME: &str = "neardup.redb";
@@ -47,6 +50,14 @@ pub(crate) struct Store {
     /// Compression contexts for texts, taken by the threads that pack
     /// (at most [`PACKERS_KEPT`] kept).
     pub(crate) packers: std::sync::Mutex<Vec<Packer>>,
+    /// The write-ahead journal, once the store is open: until then every
+    /// write is a durable commit.
+    pub(crate) journal: std::sync::Mutex<Option<Journal>>,
+    /// Documents stored again from the journal when the store was opened.
+    pub(crate) from_journal: u64,
+    /// Journal bytes that make the next write a checkpoint
+    /// ([`crate::journal::CHECKPOINT_BYTES`]; smaller in tests).
+    pub(crate) checkpoint_bytes: u64,
 }
 
 /// The database, closed without a panic escaping even when the storage
@@ -82,6 +93,20 @@ pub(crate) fn meta_u64(
         .and_then(|g| <[u8; 8]>::try_from(g.value()).ok())
         .map(u64::from_le_bytes)
         .ok_or_else(|| Error::corrupt(format!("no {key} in the metadata")))
+}
+
+/// A `u64` of the metadata, `default` when it is not there.
+pub(crate) fn meta_u64_or(
+    meta: &impl ReadableTable<&'static str, &'static [u8]>,
+    key: &str,
+    default: u64,
+) -> Result<u64, Error> {
+    match meta.get(key).map_err(Error::store)? {
+        None => Ok(default),
+        Some(g) => <[u8; 8]>::try_from(g.value())
+            .map(u64::from_le_bytes)
+            .map_err(|_| Error::corrupt(format!("bad {key} in the metadata"))),
+    }
 }
 
 /// Runs a store operation, turning a panic inside the storage engine (a
@@ -166,11 +191,22 @@ impl Store {
 
     /// Runs `f` over the tables of one write transaction and commits it
     /// durably when `f` succeeds; aborts it when `f` fails.
+    /// The commit is durable when it returns: in the journal, or in the
+    /// store itself at a checkpoint (see the `journal` module).
     pub fn write<R>(
         &self,
         f: impl FnOnce(&mut Tables<'_>) -> Result<R, Error>,
     ) -> Result<R, Error> {
-        unwinding("writing to the store", || self.write_txn(f))
+        unwinding("writing to the store", || self.write_txn(false, f))
+    }
+
+    /// Like [`Store::write`], always as a checkpoint: the store file holds
+    /// everything committed, the journal is emptied.
+    pub(crate) fn write_checkpoint<R>(
+        &self,
+        f: impl FnOnce(&mut Tables<'_>) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        unwinding("writing to the store", || self.write_txn(true, f))
     }
 
     /// `text` compressed for its record, on the calling thread.
@@ -187,21 +223,41 @@ impl Store {
 
     fn write_txn<R>(
         &self,
+        checkpoint: bool,
         f: impl FnOnce(&mut Tables<'_>) -> Result<R, Error>,
     ) -> Result<R, Error> {
-        let txn = self.db.begin_write().map_err(Error::store)?;
-        let out = {
+        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+        let durable = checkpoint
+            || journal
+                .as_ref()
+                .is_none_or(|j| j.len() >= self.checkpoint_bytes);
+        let mut txn = self.db.begin_write().map_err(Error::store)?;
+        if durable {
+            // The allocator's state goes with the commit: a crash after
+            // it needs no walk over the whole file.
+            txn.set_quick_repair(true);
+        } else {
+            txn.set_durability(Durability::None);
+        }
+        let (out, batch, log) = {
             let mut meta = txn.open_table(META).map_err(Error::store)?;
             let next_seq = meta_u64(&meta, "next_seq")?;
             let next_removal = meta_u64(&meta, "next_removal")?;
+            let batch = meta_u64_or(&meta, "journal_batch", 0)? + 1;
             let mut tables = Tables {
                 docs: txn.open_table(DOCS).map_err(Error::store)?,
                 order: txn.open_table(ORDER).map_err(Error::store)?,
                 removed: txn.open_table(REMOVED).map_err(Error::store)?,
                 next_seq,
                 next_removal,
+                log: Vec::new(),
+                batch,
             };
             let out = f(&mut tables)?;
+            if !tables.log.is_empty() {
+                meta.insert("journal_batch", tables.batch.to_le_bytes().as_slice())
+                    .map_err(Error::store)?;
+            }
             if tables.next_seq != next_seq {
                 meta.insert("next_seq", tables.next_seq.to_le_bytes().as_slice())
                     .map_err(Error::store)?;
@@ -210,9 +266,14 @@ impl Store {
                 meta.insert("next_removal", tables.next_removal.to_le_bytes().as_slice())
                     .map_err(Error::store)?;
             }
-            out
+            (out, tables.batch, std::mem::take(&mut tables.log))
         };
         txn.commit().map_err(Error::store)?;
+        match journal.as_mut() {
+            Some(j) if durable => j.clear()?,
+            Some(j) if !log.is_empty() => j.append(batch, &log)?,
+            _ => {}
+        }
         Ok(out)
     }
 }

@@ -88,11 +88,13 @@ impl Store {
     pub fn open(dir: &Path, method: &str, legacy: &str) -> Result<Store, Error> {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::with_source(ErrorKind::Io(format!("{}: {e}", dir.display())), e))?;
-        let store = Store::open_file(dir.join(FILE_NAME))?;
+        let mut store = Store::open_file(dir.join(FILE_NAME))?;
         make_private(&store.path)?;
+        let pending = store.pending_journal(dir)?;
         unwinding("reading the store's metadata", || {
             store.check_meta(method, legacy)
         })?;
+        store.from_journal = store.attach_journal(dir, pending)?;
         Ok(store)
     }
 
@@ -112,6 +114,9 @@ impl Store {
             db: Db(Some(db)),
             path,
             packers: std::sync::Mutex::new(Vec::new()),
+            journal: std::sync::Mutex::new(None),
+            from_journal: 0,
+            checkpoint_bytes: crate::journal::CHECKPOINT_BYTES,
         })
     }
 
@@ -148,6 +153,9 @@ impl Store {
                 supported: FORMAT_VERSION,
             }));
         }
+        let pending = store.pending_journal(dir)?;
+        let mut store = store;
+        store.from_journal = store.attach_journal(dir, pending)?;
         Ok((store, format, method))
     }
 

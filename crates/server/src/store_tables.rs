@@ -5,6 +5,7 @@
 use redb::{ReadableTable, Table};
 
 use crate::error::Error;
+use crate::journal::Logged;
 use crate::record::{PackedText, Record};
 
 /// The tables of one write transaction.
@@ -16,6 +17,11 @@ pub(crate) struct Tables<'t> {
     pub next_seq: u64,
     /// The next removal number; saved at commit.
     pub next_removal: u64,
+    /// What this transaction changed, for the journal.
+    pub(crate) log: Vec<Logged>,
+    /// The journal's number for this transaction's batch (the store's
+    /// last plus one; a replay sets the journal's own).
+    pub(crate) batch: u64,
 }
 
 /// Where the store stands: what an index snapshot records it covers.
@@ -68,12 +74,40 @@ impl Tables<'_> {
         text: Option<&PackedText>,
     ) -> Result<(), Error> {
         record.seq = self.next_seq;
+        self.put_encoded(id, record.seq, record.encode_packed(text))
+    }
+
+    /// Stores an encoded record under the next sequence number, which
+    /// must be `seq` (the one it records).
+    fn put_encoded(&mut self, id: &str, seq: u64, record: Vec<u8>) -> Result<(), Error> {
+        if seq != self.next_seq {
+            return Err(Error::corrupt(format!(
+                "journal: document {id:?} has sequence number {seq}, the store is at {}",
+                self.next_seq
+            )));
+        }
         self.next_seq += 1;
         self.docs
-            .insert(id, record.encode_packed(text).as_slice())
+            .insert(id, record.as_slice())
             .map_err(Error::store)?;
-        self.order.insert(record.seq, id).map_err(Error::store)?;
+        self.order.insert(seq, id).map_err(Error::store)?;
+        self.log.push(Logged::Put {
+            id: id.to_owned(),
+            record,
+        });
         Ok(())
+    }
+
+    /// Applies a change read from the journal, as it was made.
+    pub(crate) fn redo(&mut self, op: Logged) -> Result<(), Error> {
+        match op {
+            Logged::Put { id, record } => {
+                let seq = Record::decode_meta(&record)?.seq;
+                self.put_encoded(&id, seq, record)
+            }
+            Logged::Delete { id } => self.delete(&id).map(drop),
+            Logged::Prune { below } => self.prune_removed(below),
+        }
     }
 
     /// The sequence number of stored document `id`.
@@ -117,6 +151,7 @@ impl Tables<'_> {
             .insert(self.next_removal, record.seq)
             .map_err(Error::store)?;
         self.next_removal += 1;
+        self.log.push(Logged::Delete { id: id.to_owned() });
         Ok(true)
     }
 
@@ -125,6 +160,8 @@ impl Tables<'_> {
     pub fn prune_removed(&mut self, below: u64) -> Result<(), Error> {
         self.removed
             .retain_in(..below, |_, _| false)
-            .map_err(Error::store)
+            .map_err(Error::store)?;
+        self.log.push(Logged::Prune { below });
+        Ok(())
     }
 }

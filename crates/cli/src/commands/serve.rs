@@ -173,7 +173,8 @@ fn recovery_line(r: &Recovery) -> String {
         }
     };
     format!(
-        "{source}, {} documents replayed and {} removals applied from the store in {:.2} s",
+        "{} documents stored again from the journal; {source}, {} documents replayed and {} removals applied from the store in {:.2} s",
+        r.from_journal,
         r.replayed,
         r.removals,
         r.took.as_secs_f64()
