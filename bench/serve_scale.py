@@ -71,7 +71,7 @@ def start(binary, data, port, extra):
     t0 = time.monotonic()
     proc = subprocess.Popen(
         [binary, "serve", "--data-dir", data, "--listen", f"127.0.0.1:{port}"] + extra,
-        stdout=subprocess.DEVNULL,
+        stdout=open(os.path.join(os.path.dirname(os.path.abspath(data)), "serve-start.log"), "a"),
         stderr=subprocess.PIPE,
     )
     url = f"http://127.0.0.1:{port}/healthz"
