@@ -67,11 +67,23 @@ def dir_bytes(path):
     return apparent, allocated
 
 
+def start_log(data):
+    """Where the service's start-up lines go: next to the data directory."""
+    return os.path.abspath(data).rstrip("/") + ".serve.log"
+
+
+def last_recovery(data):
+    """The last start-up line saying how the index came up."""
+    with open(start_log(data)) as f:
+        lines = [l.strip() for l in f if "replayed" in l]
+    return lines[-1].removeprefix("neardup serve: ") if lines else None
+
+
 def start(binary, data, port, extra):
     t0 = time.monotonic()
     proc = subprocess.Popen(
         [binary, "serve", "--data-dir", data, "--listen", f"127.0.0.1:{port}"] + extra,
-        stdout=open(os.path.join(os.path.dirname(os.path.abspath(data)), "serve-start.log"), "a"),
+        stdout=open(start_log(data), "a"),
         stderr=subprocess.PIPE,
     )
     url = f"http://127.0.0.1:{port}/healthz"
@@ -153,6 +165,7 @@ def main():
     proc.wait()
     disk, allocated = dir_bytes(data)
     proc, clean = start(a.neardup, data, port, a.serve_arg)
+    clean_line = last_recovery(data)
     settled = rss_bytes(proc.pid)
     # A crash after more writes: the snapshot is older than the store.
     extra = max(a.documents // 20, 1000)
@@ -160,6 +173,7 @@ def main():
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     proc, crash = start(a.neardup, data, port, a.serve_arg)
+    crash_line = last_recovery(data)
     after = stats(port)["documents"]
     proc.send_signal(signal.SIGTERM)
     proc.wait()
@@ -173,6 +187,8 @@ def main():
         "rss_after_restart_per_doc": round((settled - base) / max(docs, 1)),
         "restart_after_sigkill_s": round(crash, 2),
         "documents_after_sigkill": after,
+        "clean_restart": clean_line,
+        "sigkill_restart": crash_line,
         "documents_expected_after_sigkill": docs + extra,
     }
     print(json.dumps(summary), flush=True)
