@@ -20,9 +20,10 @@
 //! store's instance id `u64`; then entries: payload length `u32`, xxh3-64
 //! of the payload `u64`, payload (batch number `u64`, then operations:
 //! `0` put (id, encoded record), `1` delete (id), `2` prune (removal
-//! number); ids and records as `u32` length and bytes). An entry cut short
-//! or failing its checksum ends the journal: an append a crash
-//! interrupted, whose batch was never acknowledged. It is cut off.
+//! number); ids and records as `u32` length and bytes). The last entry cut
+//! short or failing its checksum ends the journal: an append a crash
+//! interrupted, whose batch was never acknowledged. A whole entry failing
+//! its checksum with entries after it is damage: the open is refused.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -99,10 +100,19 @@ impl Journal {
         let instance = u64::from_le_bytes(bytes[12..20].try_into().unwrap_or_default());
         let mut batches = Vec::new();
         let mut rest = &bytes[HEADER as usize..];
-        while let Some((payload, after)) = entry(rest) {
+        while !rest.is_empty() {
+            let Some((payload, after)) = entry(rest) else {
+                // Only the last append can be torn: a whole entry that
+                // fails its checksum with more after it is damage.
+                if whole_entry_len(rest).is_some_and(|n| n < rest.len()) {
+                    return Err(damaged(&path, bytes.len() - rest.len()));
+                }
+                break;
+            };
             match decode(payload) {
                 Some(batch) => batches.push(batch),
-                None => break,
+                None if after.is_empty() => break,
+                None => return Err(damaged(&path, bytes.len() - rest.len())),
             }
             rest = after;
         }
@@ -176,6 +186,21 @@ impl Journal {
         self.len = 0;
         Ok(())
     }
+}
+
+fn damaged(path: &Path, at: usize) -> Error {
+    Error::corrupt(format!(
+        "{}: damaged entry at byte {at}, with entries after it (the batches after it cannot be trusted; move the journal away to open the store at its last checkpoint)",
+        path.display()
+    ))
+}
+
+/// The length of the entry at the start of `bytes` (header and payload)
+/// when all of it is there.
+fn whole_entry_len(bytes: &[u8]) -> Option<usize> {
+    let len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
+    let whole = 12usize.checked_add(len)?;
+    (whole <= bytes.len()).then_some(whole)
 }
 
 /// The payload of the first whole entry of `bytes`, and what follows it.
@@ -305,20 +330,45 @@ mod tests {
         drop(j);
         let path = dir.join(JOURNAL_FILE);
         let whole = std::fs::read(&path).unwrap();
-        // Cut anywhere in the second entry: only the first comes back.
+        // Cut anywhere in the last entry: only the first comes back.
         for cut in one..whole.len() as u64 {
             std::fs::write(&path, &whole[..cut as usize]).unwrap();
             let (_, got) = Journal::read(&dir).unwrap().unwrap();
             assert_eq!(got, vec![(1, batch(1))], "cut at {cut}");
         }
-        // A flipped byte in the second entry: the same.
-        for at in one as usize..whole.len() {
+        // A flipped byte in the last entry's checksum or payload: the
+        // same. (In its length, it is either cut short or damage.)
+        for at in one as usize + 4..whole.len() {
             let mut bad = whole.clone();
             bad[at] ^= 0x20;
             std::fs::write(&path, &bad).unwrap();
             let (_, got) = Journal::read(&dir).unwrap().unwrap();
             assert_eq!(got, vec![(1, batch(1))], "flip at {at}");
         }
+    }
+
+    #[test]
+    fn a_damaged_entry_with_entries_after_it_is_refused() {
+        let dir = TempDir::new("journal-damaged");
+        let mut j = Journal::create(&dir, 7).unwrap();
+        j.append(1, &batch(1)).unwrap();
+        let one = std::fs::metadata(dir.join(JOURNAL_FILE)).unwrap().len() as usize;
+        j.append(2, &batch(2)).unwrap();
+        j.append(3, &batch(3)).unwrap();
+        drop(j);
+        let path = dir.join(JOURNAL_FILE);
+        let whole = std::fs::read(&path).unwrap();
+        let mut refused = 0;
+        // Every byte of the second entry's checksum and payload.
+        for at in one + 4..one + 12 + 8 {
+            let mut bad = whole.clone();
+            bad[at] ^= 0x01;
+            std::fs::write(&path, &bad).unwrap();
+            let e = Journal::read(&dir).unwrap_err();
+            assert!(e.to_string().contains("damaged entry"), "{e}");
+            refused += 1;
+        }
+        assert_eq!(refused, 16);
     }
 
     #[test]
