@@ -56,6 +56,7 @@ pub(crate) mod recover;
 mod seen;
 mod segment;
 mod segment_worker;
+mod shared;
 mod store;
 mod store_backup;
 mod store_docs;

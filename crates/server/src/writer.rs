@@ -11,7 +11,8 @@ use crate::answers::Verdict;
 use crate::error::{Error, ErrorKind};
 use crate::record::Record;
 use crate::recover::save_snapshot;
-use crate::seen::{now_ms, Decision, Prepared, Shared};
+use crate::seen::Prepared;
+use crate::shared::{now_ms, Decision, Shared};
 use crate::store::Tables;
 
 /// Operations between index snapshots: an eighth of the documents stored,

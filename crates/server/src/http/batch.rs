@@ -94,7 +94,7 @@ async fn batch(app: App, req: Request) -> Result<Response, ApiError> {
                 Some(e) => error_line(n, None, e),
                 None => match verdicts.next() {
                     Some(Ok(v)) => {
-                        recent.push(&v, crate::seen::now_ms());
+                        recent.push(&v, crate::shared::now_ms());
                         verdict_json(&v)
                     }
                     Some(Err(e)) => error_line(n, id.as_deref(), ApiError::from(e)),

@@ -78,7 +78,7 @@ async fn judge(app: App, req: Request, insert: bool) -> Result<Response, ApiErro
             .await
             .unwrap_or_else(|_| Err(crate::ErrorKind::Failed.into()))?,
     };
-    app.recent.push(&v, crate::seen::now_ms());
+    app.recent.push(&v, crate::shared::now_ms());
     Ok(json_response(StatusCode::OK, &verdict_json(&v)))
 }
 
@@ -105,7 +105,7 @@ pub(crate) async fn post_backup(State(app): State<App>) -> Response {
         std::fs::create_dir_all(&dir).map_err(|e| {
             crate::Error::from(crate::ErrorKind::Io(format!("{}: {e}", dir.display())))
         })?;
-        let path = dir.join(format!("neardup-backup-{}.redb", crate::seen::now_ms()));
+        let path = dir.join(format!("neardup-backup-{}.redb", crate::shared::now_ms()));
         let documents = seen.backup(&path)?;
         Ok((path, documents))
     })

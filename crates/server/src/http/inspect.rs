@@ -130,7 +130,7 @@ async fn explain(app: App, req: Request) -> Result<Response, ApiError> {
         seen.explain(doc)
     })
     .await?;
-    app.recent.push(&e.verdict, crate::seen::now_ms());
+    app.recent.push(&e.verdict, crate::shared::now_ms());
     Ok(json_response(StatusCode::OK, &explained_json(&e)))
 }
 
