@@ -44,7 +44,6 @@ pub mod client;
 mod config;
 mod error;
 mod explain;
-mod flusher;
 pub mod http;
 mod journal;
 pub mod maintenance;

@@ -58,9 +58,6 @@ pub(crate) struct Store {
     /// Journal bytes that make the next write a checkpoint
     /// ([`crate::journal::CHECKPOINT_BYTES`]; smaller in tests).
     pub(crate) checkpoint_bytes: u64,
-    /// Writes the file's pages out between checkpoints, once the journal
-    /// is attached.
-    pub(crate) flusher: Option<crate::flusher::Flusher>,
 }
 
 /// The database, closed without a panic escaping even when the storage
@@ -276,11 +273,6 @@ impl Store {
             Some(j) if durable => j.clear()?,
             Some(j) if !log.is_empty() => j.append(batch, &log)?,
             _ => {}
-        }
-        if !durable {
-            if let Some(f) = &self.flusher {
-                f.dirty();
-            }
         }
         Ok(out)
     }

@@ -8,7 +8,6 @@ use std::path::Path;
 use redb::TableError;
 
 use crate::error::Error;
-use crate::flusher::Flusher;
 use crate::journal::{Batches, Journal};
 use crate::store::{meta_u64, meta_u64_or, unwinding, Store, META};
 
@@ -60,7 +59,7 @@ impl Store {
     /// Applies `pending` (from [`Store::pending_journal`]) in one
     /// checkpoint, then starts the journal afresh: from here on writes go
     /// through it. The number of documents stored again.
-    pub(crate) fn attach_journal(&mut self, dir: &Path, pending: Batches) -> Result<u64, Error> {
+    pub(crate) fn attach_journal(&self, dir: &Path, pending: Batches) -> Result<u64, Error> {
         let mut puts = 0;
         if let Some(last) = pending.last().map(|(b, _)| *b) {
             self.write_checkpoint(|t| {
@@ -77,14 +76,12 @@ impl Store {
         let instance = self.position()?.instance;
         let journal = Journal::create(dir, instance)?;
         *self.journal.lock().unwrap_or_else(|p| p.into_inner()) = Some(journal);
-        self.flusher = Some(Flusher::start(&self.path)?);
         Ok(puts)
     }
 }
 
 impl Drop for Store {
     fn drop(&mut self) {
-        self.flusher = None;
         let journal = self.journal.get_mut().unwrap_or_else(|p| p.into_inner());
         if journal.as_ref().is_some_and(|j| j.len() > 0) {
             // Nothing is lost when this fails: the journal stays.

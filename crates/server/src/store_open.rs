@@ -117,7 +117,6 @@ impl Store {
             journal: std::sync::Mutex::new(None),
             from_journal: 0,
             checkpoint_bytes: crate::journal::CHECKPOINT_BYTES,
-            flusher: None,
         })
     }
 
