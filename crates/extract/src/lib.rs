@@ -61,6 +61,8 @@ mod analyze;
 mod attrs;
 mod clean;
 mod dom;
+#[cfg(test)]
+mod equivalence;
 mod error;
 mod evidence;
 mod extract;
