@@ -1,13 +1,15 @@
-//! The pre-filter changes nothing the extractor sees: pages built from
-//! the pieces that switch the tokenizer's states (raw text, script
-//! escapes, comments of every ending, foreign content and its ways back to
-//! HTML, quotes, bogus comments) extract the same with and without it.
+//! Neither the pre-filter nor handing plain tokens past the tokenizer
+//! ([`crate::feed`]) changes what the extractor sees: pages built from the
+//! pieces that switch the tokenizer's states (raw text, script escapes,
+//! comments of every ending, foreign content and its ways back to HTML,
+//! quotes, bogus comments, character references) extract the same as
+//! when html5ever's tokenizer reads them as written.
 
 use html5ever::tendril::StrTendril;
 use proptest::prelude::*;
 
 use crate::extract::document;
-use crate::parse::parse_tendril;
+use crate::parse::{parse_slowly, parse_tendril};
 use crate::prefilter::prefilter;
 use crate::{Document, Mode};
 
@@ -82,15 +84,28 @@ const PIECES: &[&str] = &[
     "</a>",
     "<head>",
     "<body>",
+    "&amp",
+    "&",
+    "\0",
+    "\r\n",
+    "\u{feff}",
+    "<P CLASS=x ID=y>",
+    "<a b=1 b=2 c>",
+    "</p >",
+    "<br/>",
+    "<img alt='&lt;'>",
+    "<custom-el x_y=z>",
 ];
 
-fn both(html: &str, mode: Mode) -> (Document, Document) {
-    let filtered = parse_tendril(prefilter(html), 512);
-    let raw = parse_tendril(StrTendril::from_slice(html), 512);
-    (
-        document(&filtered, html.len(), mode),
-        document(&raw, html.len(), mode),
-    )
+/// The page as extracted (pre-filtered, fed), unfiltered but fed, and
+/// as the tokenizer reads it.
+fn three(html: &str, mode: Mode) -> [Document; 3] {
+    [
+        parse_tendril(prefilter(html), 512),
+        parse_tendril(StrTendril::from_slice(html), 512),
+        parse_slowly(html, 512),
+    ]
+    .map(|dom| document(&dom, html.len(), mode))
 }
 
 proptest! {
@@ -102,9 +117,9 @@ proptest! {
     ) {
         let html: String = picks.iter().filter_map(|&k| PIECES.get(k).copied()).collect();
         for mode in [Mode::AllText, Mode::Main] {
-            let (filtered, raw) = both(&html, mode);
-            prop_assert_eq!(&filtered.title, &raw.title, "{}", html);
-            prop_assert_eq!(&filtered.paragraphs, &raw.paragraphs, "{}", html);
+            let [filtered, fed, read] = three(&html, mode);
+            prop_assert_eq!(&fed, &read, "{:?}", html);
+            prop_assert_eq!(&filtered, &read, "{:?}", html);
         }
     }
 }
@@ -118,7 +133,8 @@ fn known_pages_extract_the_same() {
         "<svg><path/><div class=x>Top</div>",
         "</a title=\"<p title='\">TEXT<br class='\"'>",
     ] {
-        let (filtered, raw) = both(html, Mode::AllText);
-        assert_eq!(filtered, raw, "{html}");
+        let [filtered, fed, read] = three(html, Mode::AllText);
+        assert_eq!(filtered, read, "{html}");
+        assert_eq!(fed, read, "{html}");
     }
 }

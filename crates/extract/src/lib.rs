@@ -66,6 +66,7 @@ mod equivalence;
 mod error;
 mod evidence;
 mod extract;
+mod feed;
 mod foreign;
 mod jsonld;
 mod markup;
