@@ -35,11 +35,18 @@ fn plain_name(name: &[u8]) -> bool {
             .all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
-/// `name` in ASCII lower case, as an atom.
-fn atom(name: &[u8], buf: &mut String) -> LocalName {
-    buf.clear();
-    buf.extend(name.iter().map(|&b| char::from(b.to_ascii_lowercase())));
-    LocalName::from(buf.as_str())
+/// `name` (a [`plain_name`]) in ASCII lower case, as an atom.
+fn atom(name: &[u8]) -> LocalName {
+    let mut buf = [0u8; 24];
+    match buf.get_mut(..name.len()) {
+        Some(low) => {
+            for (d, s) in low.iter_mut().zip(name) {
+                *d = s.to_ascii_lowercase();
+            }
+            LocalName::from(std::str::from_utf8(low).unwrap_or_default())
+        }
+        None => LocalName::from(String::from_utf8_lossy(name).to_ascii_lowercase()),
+    }
 }
 
 /// Would the tokenizer pass on this text or value as written?
@@ -48,7 +55,7 @@ fn plain_text(text: &[u8]) -> bool {
 }
 
 /// The plain start or end tag at `at`, if it is one.
-fn plain_tag(html: &StrTendril, at: usize, buf: &mut String) -> Option<Plain> {
+fn plain_tag(html: &StrTendril, at: usize) -> Option<Plain> {
     let bytes = html.as_bytes();
     if bytes.get(at + 1) == Some(&b'/') {
         let e = name_end(bytes, at + 2);
@@ -58,7 +65,7 @@ fn plain_tag(html: &StrTendril, at: usize, buf: &mut String) -> Option<Plain> {
         }
         let tag = Tag {
             kind: TagKind::EndTag,
-            name: atom(name, buf),
+            name: atom(name),
             self_closing: false,
             attrs: Vec::new(),
             had_duplicate_attributes: false,
@@ -77,7 +84,7 @@ fn plain_tag(html: &StrTendril, at: usize, buf: &mut String) -> Option<Plain> {
             Step::Close { past, self_closing } => {
                 let tag = Tag {
                     kind: TagKind::StartTag,
-                    name: atom(name, buf),
+                    name: atom(name),
                     self_closing,
                     attrs,
                     had_duplicate_attributes: false,
@@ -91,7 +98,7 @@ fn plain_tag(html: &StrTendril, at: usize, buf: &mut String) -> Option<Plain> {
         if !plain_name(an) || !plain_text(bytes.get(vs..ve)?) {
             return None;
         }
-        let local = atom(an, buf);
+        let local = atom(an);
         if attrs.iter().any(|x| x.name.local == local) {
             return None;
         }
@@ -149,7 +156,6 @@ fn slice(html: &StrTendril, from: usize, to: usize) -> Option<StrTendril> {
 pub(crate) fn feed<S: TokenSink>(tokenizer: &Tokenizer<S>, html: StrTendril) {
     let input = BufferQueue::default();
     let bytes = html.as_bytes();
-    let mut buf = String::new();
     let start = if bytes.starts_with("\u{feff}".as_bytes()) { 3 } else { 0 };
     // Input from `pending` on goes to the tokenizer; `i` is where the text
     // before the next construct starts, `plain` whether that text, from
@@ -165,7 +171,7 @@ pub(crate) fn feed<S: TokenSink>(tokenizer: &Tokenizer<S>, html: StrTendril) {
         let at = i + at;
         let text = bytes.get(i..at).unwrap_or_default();
         let tag = (plain && plain_text(text))
-            .then(|| plain_tag(&html, at, &mut buf))
+            .then(|| plain_tag(&html, at))
             .flatten();
         if let Some((tag, past)) = tag {
             through(pending, i);

@@ -40,6 +40,7 @@ fn ends_name(b: u8) -> bool {
 }
 
 /// The end of the tag name starting at `from` (after `<` or `</`).
+#[inline]
 pub(crate) fn name_end(bytes: &[u8], from: usize) -> usize {
     let mut j = from;
     while bytes.get(j).is_some_and(|&b| !ends_name(b)) {
@@ -50,6 +51,7 @@ pub(crate) fn name_end(bytes: &[u8], from: usize) -> usize {
 
 /// The next attribute or the end of the tag, reading from `j` (past the
 /// tag name or the previous attribute). `None` when the input ends first.
+#[inline]
 pub(crate) fn next_attr(bytes: &[u8], mut j: usize) -> Option<Step> {
     let at = |k: usize| bytes.get(k).copied();
     let sep_start = j;
