@@ -20,8 +20,8 @@ use html5ever::tokenizer::{BufferQueue, Tag, TagKind, Token, TokenSink, Tokenize
 use html5ever::{ns, Attribute, LocalName, QualName, TokenizerResult};
 
 use crate::markup::{
-    bogus_end, comment_end, content, is_end_tag, name_end, next_attr, raw_end, script_end,
-    tag_close, Content, Step,
+    content, is_end_tag, markup_at, name_end, next_attr, raw_end, script_end, tag_close, Content,
+    Markup, Step,
 };
 
 /// A plain token read at some position: the tag, and past its `>`.
@@ -113,16 +113,12 @@ fn plain_tag(html: &StrTendril, at: usize) -> Option<Plain> {
 /// with whatever it puts the tokenizer in until its end tag. `None` when
 /// the tokenizer should have the rest of the input.
 fn construct_end(bytes: &[u8], at: usize) -> Option<usize> {
-    let next = bytes.get(at + 1).copied();
-    match next {
-        Some(b'!') if bytes.get(at + 2..at + 4) == Some(b"--") => comment_end(bytes, at),
-        Some(b'!' | b'?') => bogus_end(bytes, at),
-        Some(b'/') => match bytes.get(at + 2) {
-            Some(c) if c.is_ascii_alphabetic() => tag_close(bytes, name_end(bytes, at + 2)).map(|t| t.0),
-            Some(_) => bogus_end(bytes, at),
-            None => None,
-        },
-        Some(c) if c.is_ascii_alphabetic() => {
+    match markup_at(bytes, at) {
+        Markup::Whole(past) => Some(past),
+        // A `<` of text: the tokenizer must see what follows.
+        Markup::Text => Some(at),
+        Markup::Open => None,
+        Markup::StartTag => {
             let e = name_end(bytes, at + 1);
             let name = bytes.get(at + 1..e)?;
             let (past, self_closing) = tag_close(bytes, e)?;
@@ -137,8 +133,6 @@ fn construct_end(bytes: &[u8], at: usize) -> Option<usize> {
             };
             tag_close(bytes, name_end(bytes, end + 2)).map(|t| t.0)
         }
-        // A `<` of text: the tokenizer must see what follows.
-        _ => Some(at),
     }
 }
 
@@ -156,7 +150,11 @@ fn slice(html: &StrTendril, from: usize, to: usize) -> Option<StrTendril> {
 pub(crate) fn feed<S: TokenSink>(tokenizer: &Tokenizer<S>, html: StrTendril) {
     let input = BufferQueue::default();
     let bytes = html.as_bytes();
-    let start = if bytes.starts_with("\u{feff}".as_bytes()) { 3 } else { 0 };
+    let start = if bytes.starts_with("\u{feff}".as_bytes()) {
+        3
+    } else {
+        0
+    };
     // Input from `pending` on goes to the tokenizer; `i` is where the text
     // before the next construct starts, `plain` whether that text, from
     // the end of a construct, can go past the tokenizer.
@@ -191,4 +189,57 @@ pub(crate) fn feed<S: TokenSink>(tokenizer: &Tokenizer<S>, html: StrTendril) {
     }
     through(pending, bytes.len());
     tokenizer.end();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tag(html: &str) -> Option<(String, Vec<(String, String)>, bool, usize)> {
+        let (t, past) = plain_tag(&StrTendril::from_slice(html), 0)?;
+        let attrs = t
+            .attrs
+            .iter()
+            .map(|a| (a.name.local.to_string(), a.value.to_string()))
+            .collect();
+        Some((t.name.to_string(), attrs, t.self_closing, past))
+    }
+
+    #[test]
+    fn plain_tags_are_read_as_the_tokenizer_reads_them() {
+        let pair = |n: &str, v: &str| (n.to_string(), v.to_string());
+        assert_eq!(
+            tag("<DIV Class=nav ID='main' hidden>x"),
+            Some((
+                "div".into(),
+                vec![pair("class", "nav"), pair("id", "main"), pair("hidden", "")],
+                false,
+                32
+            ))
+        );
+        assert_eq!(tag("<br/>"), Some(("br".into(), vec![], true, 5)));
+        assert_eq!(tag("</P>"), Some(("p".into(), vec![], false, 4)));
+    }
+
+    #[test]
+    fn the_rest_goes_through_the_tokenizer() {
+        // Character references, repeated attributes, end tags with more
+        // than a name, raw text and foreign elements.
+        for html in [
+            "<a title='&amp;'>",
+            "<a b=1 b=2>",
+            "</p >",
+            "<title>",
+            "<svg>",
+            "<p\0>",
+        ] {
+            assert_eq!(tag(html), None, "{html}");
+        }
+        let end = |s: &str| construct_end(s.as_bytes(), 0);
+        assert_eq!(end("<title><b></title>x"), Some(18));
+        assert_eq!(end("<script><!--<script></script>--></script>x"), Some(41));
+        assert_eq!(end("<svg a=1></svg>x"), Some(15));
+        assert_eq!(end("<svg><g/></svg>"), None);
+        assert_eq!(end("< b"), Some(0));
+    }
 }

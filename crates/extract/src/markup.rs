@@ -148,6 +148,39 @@ pub(crate) fn bogus_end(bytes: &[u8], from: usize) -> Option<usize> {
     Some(from + memchr::memchr(b'>', bytes.get(from..)?)? + 1)
 }
 
+/// What a `<` starts in HTML content, as the tokenizer reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Markup {
+    /// A start tag.
+    StartTag,
+    /// Text: the `<` is a character.
+    Text,
+    /// A comment, DOCTYPE, bogus comment or end tag, ending before this.
+    Whole(usize),
+    /// One of those, running to the end of the input.
+    Open,
+}
+
+/// What the `<` at `at` starts.
+pub(crate) fn markup_at(bytes: &[u8], at: usize) -> Markup {
+    let past = match bytes.get(at + 1).copied() {
+        Some(b'!') if bytes.get(at + 2..at + 4) == Some(b"--") => comment_end(bytes, at),
+        // `<![CDATA[` too: in HTML content it is a bogus comment.
+        Some(b'!' | b'?') => bogus_end(bytes, at),
+        Some(b'/') => match bytes.get(at + 2) {
+            Some(c) if c.is_ascii_alphabetic() => {
+                tag_close(bytes, name_end(bytes, at + 2)).map(|t| t.0)
+            }
+            // `</>` and bogus comments end at the first `>`.
+            Some(_) => bogus_end(bytes, at),
+            None => return Markup::Text,
+        },
+        Some(c) if c.is_ascii_alphabetic() => return Markup::StartTag,
+        _ => return Markup::Text,
+    };
+    past.map_or(Markup::Open, Markup::Whole)
+}
+
 /// Is `</name` at `p`, followed by what ends a tag name (an end tag the
 /// tokenizer takes as closing raw text)?
 pub(crate) fn is_end_tag(bytes: &[u8], p: usize, name: &[u8]) -> bool {
@@ -290,6 +323,19 @@ mod tests {
         assert_eq!(close("<svg / >"), Some((8, false)));
         assert_eq!(close("<p a=>"), Some((6, false)));
         assert_eq!(close("<p title='open>"), None);
+    }
+
+    #[test]
+    fn what_a_lt_starts() {
+        let at = |s: &str| markup_at(s.as_bytes(), 0);
+        assert_eq!(at("<p>"), Markup::StartTag);
+        assert_eq!(at("< p"), Markup::Text);
+        assert_eq!(at("</"), Markup::Text);
+        assert_eq!(at("</>x"), Markup::Whole(3));
+        assert_eq!(at("<!DOCTYPE html>x"), Markup::Whole(15));
+        assert_eq!(at("<![CDATA[a>b]]>"), Markup::Whole(11));
+        assert_eq!(at("</a b='>'>x"), Markup::Whole(10));
+        assert_eq!(at("<!-- open"), Markup::Open);
     }
 
     #[test]

@@ -15,8 +15,7 @@ use html5ever::tendril::StrTendril;
 use crate::attrs::{attr, element, Attr, Attrs, Element, Fate};
 use crate::foreign::foreign_end;
 use crate::markup::{
-    bogus_end, comment_end, content, name_end, next_attr, raw_end, script_end, tag_close, Content,
-    Step,
+    content, markup_at, name_end, next_attr, raw_end, script_end, Content, Markup, Step,
 };
 use crate::space::{collapse_space, is_space};
 
@@ -97,28 +96,6 @@ fn scan_tag<'h>(
     }
 }
 
-/// Past the markup at `at` that is passed on as written: a comment, a
-/// DOCTYPE, a bogus comment, an end tag, or a `<` of text. `None` when it
-/// runs to the end of the input; never for a start tag.
-fn passed(bytes: &[u8], at: usize) -> Option<Option<usize>> {
-    let next = bytes.get(at + 1).copied();
-    Some(match next {
-        Some(b'!') if bytes.get(at + 2..at + 4) == Some(b"--") => comment_end(bytes, at),
-        // `<![CDATA[` too: in HTML content it is a bogus comment.
-        Some(b'!' | b'?') => bogus_end(bytes, at),
-        Some(b'/') => match bytes.get(at + 2) {
-            Some(c) if c.is_ascii_alphabetic() => {
-                tag_close(bytes, name_end(bytes, at + 2)).map(|t| t.0)
-            }
-            // `</>` and bogus comments end at the first `>`.
-            Some(_) => bogus_end(bytes, at),
-            None => Some(at + 2),
-        },
-        Some(c) if c.is_ascii_alphabetic() => return None,
-        _ => Some(at + 1),
-    })
-}
-
 /// Shrink the input before tokenizing: drop the content of `<script>`
 /// (except JSON-LD), `<style>` and `<svg>` elements and the attributes the
 /// extractor never reads. Produces the parser's input buffer. Text is
@@ -143,14 +120,17 @@ pub(crate) fn prefilter(html: &str) -> StrTendril {
             break;
         };
         collapse_space(html, i, at, &mut copied, &mut out);
-        if let Some(past) = passed(bytes, at) {
-            match past {
-                Some(p) => {
-                    i = p;
-                    continue;
-                }
-                None => break,
+        match markup_at(bytes, at) {
+            Markup::StartTag => {}
+            Markup::Text => {
+                i = at + 1;
+                continue;
             }
+            Markup::Whole(past) => {
+                i = past;
+                continue;
+            }
+            Markup::Open => break,
         }
         let Some((past, self_closing)) = scan_tag(html, at, &mut drops, &mut attrs) else {
             break;
