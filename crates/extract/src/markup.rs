@@ -162,6 +162,7 @@ pub(crate) enum Markup {
 }
 
 /// What the `<` at `at` starts.
+#[inline]
 pub(crate) fn markup_at(bytes: &[u8], at: usize) -> Markup {
     let past = match bytes.get(at + 1).copied() {
         Some(b'!') if bytes.get(at + 2..at + 4) == Some(b"--") => comment_end(bytes, at),
