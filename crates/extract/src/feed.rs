@@ -195,7 +195,10 @@ pub(crate) fn feed<S: TokenSink>(tokenizer: &Tokenizer<S>, html: StrTendril) {
 mod tests {
     use super::*;
 
-    fn tag(html: &str) -> Option<(String, Vec<(String, String)>, bool, usize)> {
+    /// A tag's name, attributes, self-closing flag and end, as read.
+    type Read = (String, Vec<(String, String)>, bool, usize);
+
+    fn tag(html: &str) -> Option<Read> {
         let (t, past) = plain_tag(&StrTendril::from_slice(html), 0)?;
         let attrs = t
             .attrs
