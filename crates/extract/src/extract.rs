@@ -76,19 +76,23 @@ fn body_of(dom: &Dom, a: &Analysis) -> NodeId {
 
 /// Extract a document from already size-checked HTML.
 pub(crate) fn run(html: &str, mode: Mode, max_depth: usize) -> Document {
-    let dom = parse_tendril(prefilter(html), max_depth);
-    let a = analyze(&dom);
-    let title = title(&dom, &a);
-    let body = body_of(&dom, &a);
+    document(&parse_tendril(prefilter(html), max_depth), html.len(), mode)
+}
+
+/// The document of a parsed page of `html_len` bytes.
+pub(crate) fn document(dom: &Dom, html_len: usize, mode: Mode) -> Document {
+    let a = analyze(dom);
+    let title = title(dom, &a);
+    let body = body_of(dom, &a);
     let visible = |id: NodeId| !a.invisible.get(id).copied().unwrap_or(true);
-    let blocks = segment(&dom, &a, body, &visible);
+    let blocks = segment(dom, &a, body, &visible);
     let kept = match mode {
         Mode::AllText => blocks,
         Mode::Main => {
-            let main = main_blocks(&dom, &a, &blocks);
+            let main = main_blocks(dom, &a, &blocks);
             // A small page with no main text (`<p>hi</p>`, a stub): its
             // visible text is what the user sees and expects.
-            if main.is_empty() && html.len() <= SMALL_PAGE_BYTES {
+            if main.is_empty() && html_len <= SMALL_PAGE_BYTES {
                 blocks
             } else {
                 main

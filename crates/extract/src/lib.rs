@@ -11,8 +11,11 @@
 //! 1. A byte-level pre-filter drops script/style/svg bodies (JSON-LD is
 //!    kept) and every attribute the extractor would not read or that would
 //!    not change what it sees (class and id values without evidence,
-//!    styles that cannot hide, link targets), then html5ever parses into an arena
-//!    DOM; a token filter caps nesting depth so hostile nesting stays linear.
+//!    styles that cannot hide, link targets), reading markup as the HTML
+//!    tokenizer does (raw text, script escapes, comments, foreign content),
+//!    then html5ever's tree builder makes an arena DOM of it: plain tags and
+//!    text go to it directly, the rest through html5ever's tokenizer; a
+//!    token filter caps nesting depth so hostile nesting stays linear.
 //! 2. Linear passes compute per node: visibility (skipped tags, inline
 //!    `display:none`), link ancestry, text tokens, and class/id/role/tag
 //!    evidence (`article`, `main`, `content`... vs `nav`, `footer`,
@@ -61,10 +64,15 @@ mod analyze;
 mod attrs;
 mod clean;
 mod dom;
+#[cfg(test)]
+mod equivalence;
 mod error;
 mod evidence;
 mod extract;
+mod feed;
+mod foreign;
 mod jsonld;
+mod markup;
 mod parse;
 mod prefilter;
 mod score;

@@ -23,6 +23,7 @@ use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
 use html5ever::{local_name, LocalName, TokenizerResult};
 
 use crate::dom::{Dom, NodeId};
+use crate::feed::feed;
 use crate::sink::ArenaSink;
 
 /// How far back an end tag looks for a suppressed start tag to match.
@@ -157,10 +158,17 @@ pub(crate) fn parse(html: &str, max_depth: usize) -> Dom {
 /// [`node_budget`] nodes.
 pub(crate) fn parse_tendril(html: StrTendril, max_depth: usize) -> Dom {
     let max_nodes = node_budget(html.len());
-    parse_capped(html, max_depth, max_nodes)
+    parse_capped(html, max_depth, max_nodes, true)
 }
 
-fn parse_capped(html: StrTendril, max_depth: usize, max_nodes: usize) -> Dom {
+/// Parse with the tokenizer alone, not [`feed`]: what it must agree with.
+#[cfg(test)]
+pub(crate) fn parse_slowly(html: &str, max_depth: usize) -> Dom {
+    let max_nodes = node_budget(html.len());
+    parse_capped(StrTendril::from_slice(html), max_depth, max_nodes, false)
+}
+
+fn parse_capped(html: StrTendril, max_depth: usize, max_nodes: usize, direct: bool) -> Dom {
     let reserve = (html.len() / BYTES_PER_RESERVED_NODE)
         .min(max_nodes)
         .max(1024);
@@ -176,11 +184,21 @@ fn parse_capped(html: StrTendril, max_depth: usize, max_nodes: usize) -> Dom {
         max_nodes,
         suppressed: RefCell::new(VecDeque::new()),
     };
-    let tokenizer = Tokenizer::new(filter, TokenizerOpts::default());
-    let input = BufferQueue::default();
-    input.push_back(html);
-    while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
-    tokenizer.end();
+    let opts = TokenizerOpts {
+        discard_bom: false,
+        ..TokenizerOpts::default()
+    };
+    let tokenizer = Tokenizer::new(filter, opts);
+    if direct {
+        feed(&tokenizer, html);
+    } else {
+        let input = BufferQueue::default();
+        // What `feed` leaves out too.
+        let bom = u32::from(html.starts_with('\u{feff}')) * 3;
+        input.push_back(html.subtendril(bom, html.len32() - bom));
+        while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
+        tokenizer.end();
+    }
     tokenizer.sink.inner.sink.finish()
 }
 
@@ -224,7 +242,7 @@ mod tests {
     #[test]
     fn node_count_is_capped_and_text_kept() {
         let html = "<p>first</p>".to_string() + &"<a>x</a>".repeat(5000) + "<p>last words</p>";
-        let dom = parse_capped(StrTendril::from_slice(&html), 512, 200);
+        let dom = parse_capped(StrTendril::from_slice(&html), 512, 200, true);
         assert!(dom.nodes.len() <= 210, "{} nodes", dom.nodes.len());
         let text: String = dom
             .nodes

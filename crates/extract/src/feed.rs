@@ -1,0 +1,248 @@
+//! Feeding the tree builder: the plain tokens that make up most of a
+//! pre-filtered page directly, everything else through html5ever's
+//! tokenizer.
+//!
+//! The tokenizer takes its input a character at a time: tag and attribute
+//! names, values, each pushed into a buffer of its own. Most tags of a
+//! page, once pre-filtered, are plain (`<p>`, `</div>`, `<a href>`,
+//! `<div class=nav>`), and so is most text: those are handed to the tree
+//! builder as the tokens the tokenizer would have made of them. Anything
+//! the tokenizer would rewrite or read in another state goes through it:
+//! character references, NUL and carriage returns, comments, DOCTYPEs, a
+//! `<` of text, raw text and script elements up to their end tag, foreign
+//! content other than an empty `<svg></svg>` (the rest of the page then),
+//! the first text of the page (a byte order mark). The tokenizer is handed
+//! whole constructs, so it is back in its data state whenever a token goes
+//! past it.
+
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::{BufferQueue, Tag, TagKind, Token, TokenSink, Tokenizer};
+use html5ever::{ns, Attribute, LocalName, QualName, TokenizerResult};
+
+use crate::markup::{
+    content, is_end_tag, markup_at, name_end, next_attr, raw_end, script_end, tag_close, Content,
+    Markup, Step,
+};
+
+/// A plain token read at some position: the tag, and past its `>`.
+type Plain = (Tag, usize);
+
+/// Is `name` a name the tokenizer passes on as written, but for case?
+fn plain_name(name: &[u8]) -> bool {
+    name.first().is_some_and(u8::is_ascii_alphabetic)
+        && name
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// `name` (a [`plain_name`]) in ASCII lower case, as an atom.
+fn atom(name: &[u8]) -> LocalName {
+    let mut buf = [0u8; 24];
+    match buf.get_mut(..name.len()) {
+        Some(low) => {
+            for (d, s) in low.iter_mut().zip(name) {
+                *d = s.to_ascii_lowercase();
+            }
+            LocalName::from(std::str::from_utf8(low).unwrap_or_default())
+        }
+        None => LocalName::from(String::from_utf8_lossy(name).to_ascii_lowercase()),
+    }
+}
+
+/// Would the tokenizer pass on this text or value as written?
+fn plain_text(text: &[u8]) -> bool {
+    memchr::memchr3(b'&', b'\0', b'\r', text).is_none() && memchr::memchr(b'<', text).is_none()
+}
+
+/// The plain start or end tag at `at`, if it is one.
+fn plain_tag(html: &StrTendril, at: usize) -> Option<Plain> {
+    let bytes = html.as_bytes();
+    if bytes.get(at + 1) == Some(&b'/') {
+        let e = name_end(bytes, at + 2);
+        let name = bytes.get(at + 2..e)?;
+        if !plain_name(name) || bytes.get(e) != Some(&b'>') {
+            return None;
+        }
+        let tag = Tag {
+            kind: TagKind::EndTag,
+            name: atom(name),
+            self_closing: false,
+            attrs: Vec::new(),
+            had_duplicate_attributes: false,
+        };
+        return Some((tag, e + 1));
+    }
+    let mut j = name_end(bytes, at + 1);
+    let name = bytes.get(at + 1..j)?;
+    if !plain_name(name) || content(name) != Content::Markup {
+        return None;
+    }
+    let mut attrs: Vec<Attribute> = Vec::new();
+    loop {
+        let a = match next_attr(bytes, j)? {
+            Step::Attr(a) => a,
+            Step::Close { past, self_closing } => {
+                let tag = Tag {
+                    kind: TagKind::StartTag,
+                    name: atom(name),
+                    self_closing,
+                    attrs,
+                    had_duplicate_attributes: false,
+                };
+                return Some((tag, past));
+            }
+        };
+        j = a.end;
+        let an = bytes.get(a.name.0..a.name.1)?;
+        let (vs, ve) = a.value.unwrap_or((a.name.1, a.name.1));
+        if !plain_name(an) || !plain_text(bytes.get(vs..ve)?) {
+            return None;
+        }
+        let local = atom(an);
+        if attrs.iter().any(|x| x.name.local == local) {
+            return None;
+        }
+        attrs.push(Attribute {
+            name: QualName::new(None, ns!(), local),
+            value: html.subtendril(u32::try_from(vs).ok()?, u32::try_from(ve - vs).ok()?),
+        });
+    }
+}
+
+/// Past the construct at `at` (a `<`) that goes through the tokenizer,
+/// with whatever it puts the tokenizer in until its end tag. `None` when
+/// the tokenizer should have the rest of the input.
+fn construct_end(bytes: &[u8], at: usize) -> Option<usize> {
+    match markup_at(bytes, at) {
+        Markup::Whole(past) => Some(past),
+        // A `<` of text: the tokenizer must see what follows.
+        Markup::Text => Some(at),
+        Markup::Open => None,
+        Markup::StartTag => {
+            let e = name_end(bytes, at + 1);
+            let name = bytes.get(at + 1..e)?;
+            let (past, self_closing) = tag_close(bytes, e)?;
+            let end = match content(name) {
+                Content::Markup => return Some(past),
+                Content::Svg | Content::Math if self_closing => return Some(past),
+                Content::Script => script_end(bytes, past)?,
+                Content::Style | Content::Raw => raw_end(bytes, past, name)?,
+                // An empty `<svg></svg>` (the pre-filter's) and nothing else.
+                Content::Svg if is_end_tag(bytes, past, name) => past,
+                Content::Svg | Content::Math | Content::Plaintext => return None,
+            };
+            tag_close(bytes, name_end(bytes, end + 2)).map(|t| t.0)
+        }
+    }
+}
+
+/// `html[from..to]` as a tendril sharing its buffer.
+fn slice(html: &StrTendril, from: usize, to: usize) -> Option<StrTendril> {
+    let f = u32::try_from(from).ok()?;
+    let n = u32::try_from(to.checked_sub(from)?).ok()?;
+    Some(html.subtendril(f, n))
+}
+
+/// Parse `html` with `tokenizer`, handing plain tokens to its sink
+/// directly; see the module documentation. A leading byte order mark is
+/// left out (the tokenizer must not be told to: it would drop one at the
+/// start of every piece it is handed).
+pub(crate) fn feed<S: TokenSink>(tokenizer: &Tokenizer<S>, html: StrTendril) {
+    let input = BufferQueue::default();
+    let bytes = html.as_bytes();
+    let start = if bytes.starts_with("\u{feff}".as_bytes()) {
+        3
+    } else {
+        0
+    };
+    // Input from `pending` on goes to the tokenizer; `i` is where the text
+    // before the next construct starts, `plain` whether that text, from
+    // the end of a construct, can go past the tokenizer.
+    let (mut pending, mut i, mut plain) = (start, start, true);
+    let through = |from: usize, to: usize| {
+        if let Some(piece) = slice(&html, from, to).filter(|t| t.len32() > 0) {
+            input.push_back(piece);
+            while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
+        }
+    };
+    while let Some(at) = bytes.get(i..).and_then(|r| memchr::memchr(b'<', r)) {
+        let at = i + at;
+        let text = bytes.get(i..at).unwrap_or_default();
+        let tag = (plain && plain_text(text))
+            .then(|| plain_tag(&html, at))
+            .flatten();
+        if let Some((tag, past)) = tag {
+            through(pending, i);
+            if let Some(t) = slice(&html, i, at).filter(|t| t.len32() > 0) {
+                let _ = tokenizer.sink.process_token(Token::CharacterTokens(t), 0);
+            }
+            let _ = tokenizer.sink.process_token(Token::TagToken(tag), 0);
+            (pending, i) = (past, past);
+            continue;
+        }
+        match construct_end(bytes, at) {
+            // A `<` of text: what follows it is not plain.
+            Some(past) if past == at => (i, plain) = (at + 1, false),
+            Some(past) => (i, plain) = (past, true),
+            None => break,
+        }
+    }
+    through(pending, bytes.len());
+    tokenizer.end();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tag's name, attributes, self-closing flag and end, as read.
+    type Read = (String, Vec<(String, String)>, bool, usize);
+
+    fn tag(html: &str) -> Option<Read> {
+        let (t, past) = plain_tag(&StrTendril::from_slice(html), 0)?;
+        let attrs = t
+            .attrs
+            .iter()
+            .map(|a| (a.name.local.to_string(), a.value.to_string()))
+            .collect();
+        Some((t.name.to_string(), attrs, t.self_closing, past))
+    }
+
+    #[test]
+    fn plain_tags_are_read_as_the_tokenizer_reads_them() {
+        let pair = |n: &str, v: &str| (n.to_string(), v.to_string());
+        assert_eq!(
+            tag("<DIV Class=nav ID='main' hidden>x"),
+            Some((
+                "div".into(),
+                vec![pair("class", "nav"), pair("id", "main"), pair("hidden", "")],
+                false,
+                32
+            ))
+        );
+        assert_eq!(tag("<br/>"), Some(("br".into(), vec![], true, 5)));
+        assert_eq!(tag("</P>"), Some(("p".into(), vec![], false, 4)));
+    }
+
+    #[test]
+    fn the_rest_goes_through_the_tokenizer() {
+        // Character references, repeated attributes, end tags with more
+        // than a name, raw text and foreign elements.
+        for html in [
+            "<a title='&amp;'>",
+            "<a b=1 b=2>",
+            "</p >",
+            "<title>",
+            "<svg>",
+            "<p\0>",
+        ] {
+            assert_eq!(tag(html), None, "{html}");
+        }
+        let end = |s: &str| construct_end(s.as_bytes(), 0);
+        assert_eq!(end("<title><b></title>x"), Some(18));
+        assert_eq!(end("<script><!--<script></script>--></script>x"), Some(41));
+        assert_eq!(end("<svg a=1></svg>x"), Some(15));
+        assert_eq!(end("<svg><g/></svg>"), None);
+        assert_eq!(end("< b"), Some(0));
+    }
+}
