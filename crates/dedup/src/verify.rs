@@ -17,6 +17,7 @@ use neardup_sketch::{containment as set_containment, Method, Signature, Sketcher
 use neardup_text::{Segmenter, ShingleUnit, Shingler};
 
 use crate::refusal::VerifyRefusal;
+use crate::shingle_set::ShingleSet;
 
 /// A document's token shingles, in text order, as 32-bit hashes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -148,15 +149,25 @@ pub fn compare(a: &ShingleSeq, b: &ShingleSeq, k: usize) -> Comparison {
 /// below `least` (before the runs are measured): what verification needs
 /// of most candidate pairs, which are not near-duplicates.
 fn compare_from(a: &ShingleSeq, b: &ShingleSeq, k: usize, least: f64) -> Option<Comparison> {
-    crate::shingle_set::with_sets(&a.seq, &b.seq, |sa, sb| {
-        let shared = sa.shared_with(sb);
+    crate::shingle_set::with_sets(|sa, sb| {
+        sa.fill(&a.seq);
+        // One pass over `b`: its set, the shingles both have, and its runs
+        // (which need only `a`'s set).
+        sb.reset(b.seq.len());
+        let mut runs_b = Runs::new(k);
+        let mut shared = 0;
+        for (i, &h) in b.seq.iter().enumerate() {
+            let in_a = sa.contains(h);
+            shared += usize::from(sb.insert(h) & in_a);
+            runs_b.step(i, in_a);
+        }
         let (na, nb) = (sa.len(), sb.len());
         if comparison(na, nb, shared, (0, 0), (0, 0)).jaccard < least {
             return None;
         }
+        let sb: &ShingleSet = sb;
         let ra = uncovered_runs(a, |h| sb.contains(h), k);
-        let rb = uncovered_runs(b, |h| sa.contains(h), k);
-        Some(comparison(na, nb, shared, ra, rb))
+        Some(comparison(na, nb, shared, ra, runs_b.finish(b.tokens)))
     })
 }
 
@@ -193,19 +204,50 @@ pub fn containment(a: &ShingleSeq, b: &ShingleSeq) -> f64 {
 /// shingle at position `i` covers tokens `i..i + k`): the run at the head
 /// (before the first covered token) and the longest run anywhere.
 fn uncovered_runs(a: &ShingleSeq, in_other: impl Fn(u32) -> bool, k: usize) -> (usize, usize) {
-    let k = k.max(1);
-    let mut covered_until = 0usize; // tokens below this index are covered
-    let mut head = None;
-    let mut best = 0usize;
+    let mut runs = Runs::new(k);
     for (i, &h) in a.seq.iter().enumerate() {
-        if in_other(h) {
-            head.get_or_insert(i);
-            best = best.max(i.saturating_sub(covered_until));
-            covered_until = covered_until.max(i + k);
+        runs.step(i, in_other(h));
+    }
+    runs.finish(a.tokens)
+}
+
+/// The uncovered runs of [`uncovered_runs`], measured one shingle at a time.
+struct Runs {
+    k: usize,
+    /// Tokens below this index are covered.
+    covered_until: usize,
+    /// The first covered shingle.
+    head: Option<usize>,
+    /// The longest run so far.
+    best: usize,
+}
+
+impl Runs {
+    fn new(k: usize) -> Runs {
+        Runs {
+            k: k.max(1),
+            covered_until: 0,
+            head: None,
+            best: 0,
         }
     }
-    let best = best.max(a.tokens.saturating_sub(covered_until));
-    (head.unwrap_or(a.tokens), best)
+
+    /// The shingle at position `i` is (`covered`) or is not in the other
+    /// document.
+    #[inline]
+    fn step(&mut self, i: usize, covered: bool) {
+        if covered {
+            self.head.get_or_insert(i);
+            self.best = self.best.max(i.saturating_sub(self.covered_until));
+            self.covered_until = self.covered_until.max(i + self.k);
+        }
+    }
+
+    /// (head run, longest run) of a sequence covering `tokens` tokens.
+    fn finish(self, tokens: usize) -> (usize, usize) {
+        let best = self.best.max(tokens.saturating_sub(self.covered_until));
+        (self.head.unwrap_or(tokens), best)
+    }
 }
 
 /// The decision rule of exact verification.
