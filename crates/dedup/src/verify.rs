@@ -13,11 +13,20 @@
 //!   one (a "merged" page) makes a long one, even when the other article is
 //!   short enough to keep the Jaccard similarity high.
 
+use std::cell::RefCell;
+
 use neardup_sketch::{containment as set_containment, Method, Signature, Sketcher};
 use neardup_text::{Segmenter, ShingleUnit, Shingler};
 
 use crate::refusal::VerifyRefusal;
 use crate::shingle_set::ShingleSet;
+
+thread_local! {
+    /// The thread's shingler (kept while its shingle length and segmenter
+    /// stay the same) and hash buffer: a document's sequence is made
+    /// without growing buffers, then copied to its exact size.
+    static SCRATCH: RefCell<(Option<Shingler>, Vec<u32>)> = const { RefCell::new((None, Vec::new())) };
+}
 
 /// A document's token shingles, in text order, as 32-bit hashes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -39,13 +48,26 @@ impl ShingleSeq {
     /// words for Han runs with a dictionary segmenter).
     pub fn with_segmenter(text: &str, k: usize, segmenter: &Segmenter) -> ShingleSeq {
         let k = k.max(1);
-        let mut shingler = Shingler::with_segmenter(ShingleUnit::Token, k, segmenter.clone());
-        let mut seq = Vec::with_capacity(text.len() / 5);
-        // The high half of each 64-bit shingle hash: the half MinHash uses,
-        // so a signature can be recomputed from the sequence.
-        shingler.for_each_normalizing(text, |h| seq.push((h >> 32) as u32));
-        seq.shrink_to_fit();
-        ShingleSeq::from_hashes(seq, k)
+        SCRATCH.with(|cell| {
+            let mut scratch = cell.borrow_mut();
+            let (shingler, hashes) = &mut *scratch;
+            let reusable = shingler
+                .as_ref()
+                .is_some_and(|s| s.k() == k && s.segmenter() == segmenter);
+            if !reusable {
+                *shingler = None;
+            }
+            let shingler = shingler.get_or_insert_with(|| {
+                Shingler::with_segmenter(ShingleUnit::Token, k, segmenter.clone())
+            });
+            hashes.clear();
+            // The high half of each 64-bit shingle hash: the half MinHash
+            // uses, so a signature can be recomputed from the sequence.
+            shingler.for_each_normalizing(text, |h| hashes.push((h >> 32) as u32));
+            let seq = ShingleSeq::from_hashes(hashes.to_vec(), k);
+            crate::templates::shrink_large(hashes);
+            seq
+        })
     }
 
     /// A sequence of `k`-gram hashes, covering `len + k - 1` tokens.
