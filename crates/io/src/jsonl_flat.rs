@@ -24,7 +24,7 @@ pub(crate) fn pick_flat(line: &[u8], fields: &JsonlFields) -> Option<Picked> {
     if has_control(body) {
         return None;
     }
-    let text = std::str::from_utf8(body).ok()?;
+    let text = simdutf8::basic::from_utf8(body).ok()?;
     let mut p = Parser { text, at: 0 };
     let mut picked = Picked::default();
     p.spaces();
