@@ -23,15 +23,21 @@ impl ShingleSet {
     /// Makes the set hold exactly the distinct values of `seq`, reusing its
     /// table.
     pub(crate) fn fill(&mut self, seq: &[u32]) {
-        let size = (seq.len() * 2).next_power_of_two().max(16);
+        self.reset(seq.len());
+        for &h in seq {
+            self.insert(h);
+        }
+    }
+
+    /// Empties the set, with a table for up to `n` distinct values (kept
+    /// at most half full).
+    pub(crate) fn reset(&mut self, n: usize) {
+        let size = (n * 2).next_power_of_two().max(16);
         self.slots.clear();
         self.slots.resize(size, 0);
         self.shift = 32 - size.trailing_zeros();
         self.len = 0;
         self.has_zero = false;
-        for &h in seq {
-            self.insert(h);
-        }
     }
 
     fn slot(&self, h: u32) -> usize {
@@ -40,11 +46,15 @@ impl ShingleSet {
         (h.wrapping_mul(0x9E37_79B9) >> self.shift) as usize
     }
 
-    fn insert(&mut self, h: u32) {
+    /// Adds `h` (the set must have been [`ShingleSet::reset`] for at least
+    /// as many values as it is given); whether it was new.
+    #[inline]
+    pub(crate) fn insert(&mut self, h: u32) -> bool {
         if h == 0 {
-            self.len += usize::from(!self.has_zero);
+            let new = !self.has_zero;
+            self.len += usize::from(new);
             self.has_zero = true;
-            return;
+            return new;
         }
         let mask = self.slots.len() - 1;
         let mut i = self.slot(h);
@@ -53,15 +63,16 @@ impl ShingleSet {
                 0 => {
                     self.slots[i] = h;
                     self.len += 1;
-                    return;
+                    return true;
                 }
-                x if x == h => return,
+                x if x == h => return false,
                 _ => i = (i + 1) & mask,
             }
         }
     }
 
     /// Whether `h` is in the set.
+    #[inline]
     pub(crate) fn contains(&self, h: u32) -> bool {
         if h == 0 {
             return self.has_zero;
@@ -83,6 +94,7 @@ impl ShingleSet {
     }
 
     /// How many hashes of this set `other` holds too.
+    #[cfg(test)]
     pub(crate) fn shared_with(&self, other: &ShingleSet) -> usize {
         let zero = usize::from(self.has_zero && other.has_zero);
         zero + self
@@ -98,26 +110,16 @@ thread_local! {
     static PAIR: RefCell<(ShingleSet, ShingleSet)> = RefCell::default();
 }
 
-/// Runs `f` with the sets of `a` and `b` (the thread's scratch sets).
-pub(crate) fn with_sets<R>(
-    a: &[u32],
-    b: &[u32],
-    f: impl FnOnce(&ShingleSet, &ShingleSet) -> R,
-) -> R {
+/// Runs `f` with two empty sets (the thread's scratch sets, which `f`
+/// fills): a comparison allocates nothing.
+pub(crate) fn with_sets<R>(f: impl FnOnce(&mut ShingleSet, &mut ShingleSet) -> R) -> R {
     PAIR.with(|pair| match pair.try_borrow_mut() {
         Ok(mut pair) => {
             let (sa, sb) = &mut *pair;
-            sa.fill(a);
-            sb.fill(b);
             f(sa, sb)
         }
         // Re-entered on this thread (f compared another pair): own sets.
-        Err(_) => {
-            let (mut sa, mut sb) = (ShingleSet::default(), ShingleSet::default());
-            sa.fill(a);
-            sb.fill(b);
-            f(&sa, &sb)
-        }
+        Err(_) => f(&mut ShingleSet::default(), &mut ShingleSet::default()),
     })
 }
 
@@ -141,7 +143,11 @@ mod tests {
             probes in proptest::collection::vec(0u32..60, 0..50),
         ) {
             let (sa, sb) = (sorted(&a), sorted(&b));
-            with_sets(&a, &b, |x, y| {
+            with_sets(|x, y| {
+                x.fill(&a);
+                y.fill(&b);
+                let x: &ShingleSet = x;
+                let y: &ShingleSet = y;
                 prop_assert_eq!(x.len(), sa.len());
                 prop_assert_eq!(y.len(), sb.len());
                 for &p in probes.iter().chain(&a).chain(&b) {

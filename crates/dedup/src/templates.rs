@@ -21,6 +21,7 @@
 //! side in input order, so the pass costs a bounded number of comparisons
 //! per page and its result does not depend on the number of threads.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use rayon::prelude::*;
@@ -340,14 +341,29 @@ impl Dedup {
     }
 }
 
-/// The MinHash signature of a shingle sequence (its hashes are the high
-/// halves of the 64-bit shingle hashes MinHash uses).
 /// The MinHash signature of a shingle sequence: the same as the
 /// signature of its text (MinHash reads the high 32 bits of each 64-bit
 /// shingle hash, which the sequence keeps).
 pub(crate) fn resketch(m: &MinHash, seq: &ShingleSeq) -> Signature {
-    let wide: Vec<u64> = seq.hashes().iter().map(|&h| u64::from(h) << 32).collect();
-    Signature::MinHash(m.signature_of_shingles(&wide))
+    thread_local! {
+        /// The widened hashes (the thread's buffer, not one per document).
+        static WIDE: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+    }
+    WIDE.with(|wide| {
+        let mut wide = wide.borrow_mut();
+        wide.clear();
+        wide.extend(seq.hashes().iter().map(|&h| u64::from(h) << 32));
+        let sig = Signature::MinHash(m.signature_of_shingles(&wide));
+        shrink_large(&mut wide);
+        sig
+    })
+}
+
+/// Lets go of a thread's buffer after a very long document.
+pub(crate) fn shrink_large<T>(buf: &mut Vec<T>) {
+    if buf.capacity() > 1 << 20 {
+        *buf = Vec::new();
+    }
 }
 
 /// `seq` without its `removed` shingles, and its new signature; `None` when

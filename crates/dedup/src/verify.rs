@@ -13,10 +13,20 @@
 //!   one (a "merged" page) makes a long one, even when the other article is
 //!   short enough to keep the Jaccard similarity high.
 
+use std::cell::RefCell;
+
 use neardup_sketch::{containment as set_containment, Method, Signature, Sketcher};
 use neardup_text::{Segmenter, ShingleUnit, Shingler};
 
 use crate::refusal::VerifyRefusal;
+use crate::shingle_set::ShingleSet;
+
+thread_local! {
+    /// The thread's shingler (kept while its shingle length and segmenter
+    /// stay the same) and hash buffer: a document's sequence is made
+    /// without growing buffers, then copied to its exact size.
+    static SCRATCH: RefCell<(Option<Shingler>, Vec<u32>)> = const { RefCell::new((None, Vec::new())) };
+}
 
 /// A document's token shingles, in text order, as 32-bit hashes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -38,13 +48,26 @@ impl ShingleSeq {
     /// words for Han runs with a dictionary segmenter).
     pub fn with_segmenter(text: &str, k: usize, segmenter: &Segmenter) -> ShingleSeq {
         let k = k.max(1);
-        let mut shingler = Shingler::with_segmenter(ShingleUnit::Token, k, segmenter.clone());
-        let mut seq = Vec::with_capacity(text.len() / 5);
-        // The high half of each 64-bit shingle hash: the half MinHash uses,
-        // so a signature can be recomputed from the sequence.
-        shingler.for_each_normalizing(text, |h| seq.push((h >> 32) as u32));
-        seq.shrink_to_fit();
-        ShingleSeq::from_hashes(seq, k)
+        SCRATCH.with(|cell| {
+            let mut scratch = cell.borrow_mut();
+            let (shingler, hashes) = &mut *scratch;
+            let reusable = shingler
+                .as_ref()
+                .is_some_and(|s| s.k() == k && s.segmenter() == segmenter);
+            if !reusable {
+                *shingler = None;
+            }
+            let shingler = shingler.get_or_insert_with(|| {
+                Shingler::with_segmenter(ShingleUnit::Token, k, segmenter.clone())
+            });
+            hashes.clear();
+            // The high half of each 64-bit shingle hash: the half MinHash
+            // uses, so a signature can be recomputed from the sequence.
+            shingler.for_each_normalizing(text, |h| hashes.push((h >> 32) as u32));
+            let seq = ShingleSeq::from_hashes(hashes.to_vec(), k);
+            crate::templates::shrink_large(hashes);
+            seq
+        })
     }
 
     /// A sequence of `k`-gram hashes, covering `len + k - 1` tokens.
@@ -148,15 +171,25 @@ pub fn compare(a: &ShingleSeq, b: &ShingleSeq, k: usize) -> Comparison {
 /// below `least` (before the runs are measured): what verification needs
 /// of most candidate pairs, which are not near-duplicates.
 fn compare_from(a: &ShingleSeq, b: &ShingleSeq, k: usize, least: f64) -> Option<Comparison> {
-    crate::shingle_set::with_sets(&a.seq, &b.seq, |sa, sb| {
-        let shared = sa.shared_with(sb);
+    crate::shingle_set::with_sets(|sa, sb| {
+        sa.fill(&a.seq);
+        // One pass over `b`: its set, the shingles both have, and its runs
+        // (which need only `a`'s set).
+        sb.reset(b.seq.len());
+        let mut runs_b = Runs::new(k);
+        let mut shared = 0;
+        for (i, &h) in b.seq.iter().enumerate() {
+            let in_a = sa.contains(h);
+            shared += usize::from(sb.insert(h) & in_a);
+            runs_b.step(i, in_a);
+        }
         let (na, nb) = (sa.len(), sb.len());
         if comparison(na, nb, shared, (0, 0), (0, 0)).jaccard < least {
             return None;
         }
+        let sb: &ShingleSet = sb;
         let ra = uncovered_runs(a, |h| sb.contains(h), k);
-        let rb = uncovered_runs(b, |h| sa.contains(h), k);
-        Some(comparison(na, nb, shared, ra, rb))
+        Some(comparison(na, nb, shared, ra, runs_b.finish(b.tokens)))
     })
 }
 
@@ -193,19 +226,50 @@ pub fn containment(a: &ShingleSeq, b: &ShingleSeq) -> f64 {
 /// shingle at position `i` covers tokens `i..i + k`): the run at the head
 /// (before the first covered token) and the longest run anywhere.
 fn uncovered_runs(a: &ShingleSeq, in_other: impl Fn(u32) -> bool, k: usize) -> (usize, usize) {
-    let k = k.max(1);
-    let mut covered_until = 0usize; // tokens below this index are covered
-    let mut head = None;
-    let mut best = 0usize;
+    let mut runs = Runs::new(k);
     for (i, &h) in a.seq.iter().enumerate() {
-        if in_other(h) {
-            head.get_or_insert(i);
-            best = best.max(i.saturating_sub(covered_until));
-            covered_until = covered_until.max(i + k);
+        runs.step(i, in_other(h));
+    }
+    runs.finish(a.tokens)
+}
+
+/// The uncovered runs of [`uncovered_runs`], measured one shingle at a time.
+struct Runs {
+    k: usize,
+    /// Tokens below this index are covered.
+    covered_until: usize,
+    /// The first covered shingle.
+    head: Option<usize>,
+    /// The longest run so far.
+    best: usize,
+}
+
+impl Runs {
+    fn new(k: usize) -> Runs {
+        Runs {
+            k: k.max(1),
+            covered_until: 0,
+            head: None,
+            best: 0,
         }
     }
-    let best = best.max(a.tokens.saturating_sub(covered_until));
-    (head.unwrap_or(a.tokens), best)
+
+    /// The shingle at position `i` is (`covered`) or is not in the other
+    /// document.
+    #[inline]
+    fn step(&mut self, i: usize, covered: bool) {
+        if covered {
+            self.head.get_or_insert(i);
+            self.best = self.best.max(i.saturating_sub(self.covered_until));
+            self.covered_until = self.covered_until.max(i + self.k);
+        }
+    }
+
+    /// (head run, longest run) of a sequence covering `tokens` tokens.
+    fn finish(self, tokens: usize) -> (usize, usize) {
+        let best = self.best.max(tokens.saturating_sub(self.covered_until));
+        (self.head.unwrap_or(tokens), best)
+    }
 }
 
 /// The decision rule of exact verification.

@@ -7,6 +7,7 @@
 //! [`DocErrorKind::DuplicateId`] error, which callers may treat as fatal.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex};
 
 use crate::document::Item;
@@ -16,7 +17,27 @@ use crate::error::{DocError, DocErrorKind};
 /// (about 40 bytes a document, whatever the length of the URL).
 #[derive(Debug, Default)]
 pub(crate) struct IdRegistry {
-    seen: HashMap<u128, u32>,
+    seen: HashMap<u128, u32, BuildHasherDefault<KeyHasher>>,
+}
+
+/// The hasher of the registry's keys, which are hashes already: their
+/// two halves folded, without hashing them again.
+#[derive(Debug, Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Not reached for `u128` keys; any bytes still hash.
+        self.0 = xxhash_rust::xxh3::xxh3_64_with_seed(bytes, self.0);
+    }
+
+    fn write_u128(&mut self, k: u128) {
+        self.0 ^= (k as u64) ^ ((k >> 64) as u64);
+    }
 }
 
 fn key(id: &str) -> u128 {

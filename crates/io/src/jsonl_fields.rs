@@ -24,12 +24,53 @@ pub(crate) struct Picked {
 }
 
 /// Parses `line` as one JSON object and keeps the fields `fields` names;
-/// `None` when the line is not a JSON object.
+/// `None` when the line is not a JSON object. A flat object of strings
+/// takes the fast path of [`crate::jsonl_flat`].
 pub(crate) fn pick(line: &[u8], fields: &JsonlFields) -> Option<Picked> {
+    crate::jsonl_flat::pick_flat(line, fields).or_else(|| pick_serde(line, fields))
+}
+
+/// [`pick`] by `serde_json`, for any line.
+pub(crate) fn pick_serde(line: &[u8], fields: &JsonlFields) -> Option<Picked> {
     let mut de = serde_json::Deserializer::from_slice(line);
     let picked = PickSeed(fields).deserialize(&mut de).ok()?;
     de.end().ok()?;
     Some(picked)
+}
+
+impl Picked {
+    /// Gives `value` to the fields of `roles` (a bit per field).
+    pub(crate) fn set(&mut self, roles: u8, value: Value) {
+        let slots = [
+            (ID, &mut self.id),
+            (URL, &mut self.url),
+            (HTML, &mut self.html),
+            (TEXT, &mut self.text),
+        ];
+        let mut left = roles.count_ones();
+        let mut value = Some(value);
+        for (bit, slot) in slots {
+            if roles & bit != 0 {
+                left -= 1;
+                // The last role takes the value, the others a copy.
+                *slot = if left == 0 {
+                    value.take()
+                } else {
+                    value.clone()
+                };
+            }
+        }
+    }
+}
+
+/// The roles of a key: a bit per field it names (one key may name several
+/// when the field names coincide).
+pub(crate) fn roles(fields: &JsonlFields, key: &str) -> u8 {
+    let f = fields;
+    [(&f.id, ID), (&f.url, URL), (&f.html, HTML), (&f.text, TEXT)]
+        .iter()
+        .filter(|(name, _)| name.as_str() == key)
+        .fold(0, |acc, (_, bit)| acc | bit)
 }
 
 const ID: u8 = 1;
@@ -37,19 +78,8 @@ const URL: u8 = 2;
 const HTML: u8 = 4;
 const TEXT: u8 = 8;
 
-/// The roles of a key (a bit per field it names: one key may name several
-/// when the field names coincide).
+/// The roles of a key, read by `serde_json`.
 struct KeySeed<'f>(&'f JsonlFields);
-
-impl KeySeed<'_> {
-    fn roles(&self, key: &str) -> u8 {
-        let f = self.0;
-        [(&f.id, ID), (&f.url, URL), (&f.html, HTML), (&f.text, TEXT)]
-            .iter()
-            .filter(|(name, _)| name.as_str() == key)
-            .fold(0, |acc, (_, bit)| acc | bit)
-    }
-}
 
 impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
     type Value = u8;
@@ -67,7 +97,7 @@ impl Visitor<'_> for KeySeed<'_> {
     }
 
     fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<u8, E> {
-        Ok(self.roles(key))
+        Ok(roles(self.0, key))
     }
 }
 
@@ -95,26 +125,7 @@ impl<'de> Visitor<'de> for PickSeed<'_> {
                 map.next_value::<IgnoredAny>()?;
                 continue;
             }
-            let value: Value = map.next_value()?;
-            let slots = [
-                (ID, &mut picked.id),
-                (URL, &mut picked.url),
-                (HTML, &mut picked.html),
-                (TEXT, &mut picked.text),
-            ];
-            let mut left = roles.count_ones();
-            let mut value = Some(value);
-            for (bit, slot) in slots {
-                if roles & bit != 0 {
-                    left -= 1;
-                    // The last role takes the value, the others a copy.
-                    *slot = if left == 0 {
-                        value.take()
-                    } else {
-                        value.clone()
-                    };
-                }
-            }
+            picked.set(roles, map.next_value()?);
         }
         Ok(picked)
     }

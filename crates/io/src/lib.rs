@@ -39,6 +39,7 @@ mod http;
 mod ids;
 mod jsonl;
 mod jsonl_fields;
+mod jsonl_flat;
 #[cfg(feature = "parquet")]
 mod parquet_input;
 mod prescan;

@@ -145,6 +145,11 @@ impl Shingler {
         self.k
     }
 
+    /// The segmenter that cuts this shingler's tokens.
+    pub fn segmenter(&self) -> &Segmenter {
+        &self.segmenter
+    }
+
     /// Calls `f` with every shingle hash of `text`, in text order
     /// (duplicates included).
     #[inline]

@@ -6,8 +6,10 @@ use std::time::Instant;
 
 use anyhow::Result;
 use clap::Args;
+use neardup::dedup::Outcome;
 use neardup::io::{Inputs, ReadCounter, TruncatedIds};
-use neardup::{SeqSpill, Spill};
+use neardup::{Fingerprinted, SeqSpill, Spill};
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::corpus;
@@ -87,6 +89,49 @@ struct OutLine<'a> {
     truncated: bool,
 }
 
+/// Entries per block of output lines formatted by one task.
+const OUTPUT_BLOCK: usize = 4096;
+
+/// The output lines of every document, formatted in parallel, as blocks of
+/// consecutive lines in input order.
+fn output_lines(
+    entries: &[Fingerprinted],
+    outcome: &Outcome,
+    truncated: &TruncatedIds,
+) -> Result<Vec<Vec<u8>>> {
+    let assignments = &outcome.groups.assignments;
+    // Looked up per document only when some record was cut short.
+    let any_truncated = !truncated.is_empty();
+    let block = |start: usize| -> Result<Vec<u8>> {
+        let end = (start + OUTPUT_BLOCK).min(entries.len());
+        let mut out = Vec::with_capacity((end - start) * 96);
+        for (j, (e, a)) in entries[start..end]
+            .iter()
+            .zip(&assignments[start..end])
+            .enumerate()
+        {
+            let i = start + j;
+            let within = outcome.contained_in.get(&(i as u32));
+            let line = OutLine {
+                id: &e.id,
+                cluster: &entries[a.representative as usize].id,
+                duplicate_of: a.duplicate_of.map(|d| entries[d as usize].id.as_str()),
+                similarity: a.duplicate_of.map(|_| (a.similarity * 1e4).round() / 1e4),
+                empty: e.error.is_none() && e.signature.is_none(),
+                contained_in: within.map(|&(c, _)| entries[c as usize].id.as_str()),
+                containment: within.map(|&(_, c)| (c * 1e4).round() / 1e4),
+                error: e.error.as_deref(),
+                truncated: any_truncated && truncated.contains(&e.id),
+            };
+            serde_json::to_writer(&mut out, &line)?;
+            out.push(b'\n');
+        }
+        Ok(out)
+    };
+    let starts: Vec<usize> = (0..entries.len()).step_by(OUTPUT_BLOCK).collect();
+    starts.into_par_iter().map(block).collect()
+}
+
 /// Runs the command.
 pub fn run(args: DedupArgs) -> Result<()> {
     let start = Instant::now();
@@ -158,21 +203,8 @@ pub fn run(args: DedupArgs) -> Result<()> {
     let groups = &outcome.groups;
 
     let mut out = output::open(args.output.as_deref())?;
-    for (i, (e, a)) in entries.iter().zip(&groups.assignments).enumerate() {
-        let within = outcome.contained_in.get(&(i as u32));
-        let line = OutLine {
-            id: &e.id,
-            cluster: &entries[a.representative as usize].id,
-            duplicate_of: a.duplicate_of.map(|d| entries[d as usize].id.as_str()),
-            similarity: a.duplicate_of.map(|_| (a.similarity * 1e4).round() / 1e4),
-            empty: e.error.is_none() && e.signature.is_none(),
-            contained_in: within.map(|&(c, _)| entries[c as usize].id.as_str()),
-            containment: within.map(|&(_, c)| (c * 1e4).round() / 1e4),
-            error: e.error.as_deref(),
-            truncated: truncated.contains(&e.id),
-        };
-        serde_json::to_writer(&mut out, &line)?;
-        out.write_all(b"\n")?;
+    for block in pool.install(|| output_lines(&entries, &outcome, &truncated))? {
+        out.write_all(&block)?;
     }
     out.flush()?;
 
