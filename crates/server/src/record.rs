@@ -98,6 +98,22 @@ pub(crate) struct Record {
 }
 
 impl Record {
+    /// A record for tests: stored at `n`, `n` as its signature bytes, no
+    /// text.
+    #[cfg(test)]
+    pub(crate) fn sample(n: u64) -> Record {
+        Record {
+            seq: 0,
+            stored_at_ms: n,
+            text_len: 0,
+            url: None,
+            signature: Some(n.to_le_bytes().to_vec()),
+            duplicate_of: None,
+            original_seq: None,
+            text: None,
+        }
+    }
+
     /// The record's bytes, its text compressed with a fresh context.
     #[cfg(test)]
     pub fn encode(&self) -> Vec<u8> {

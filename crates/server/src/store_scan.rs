@@ -116,16 +116,7 @@ mod tests {
     use neardup_testkit::TempDir;
 
     fn record(n: u64) -> Record {
-        Record {
-            seq: 0,
-            stored_at_ms: n,
-            text_len: 0,
-            url: None,
-            signature: Some(n.to_le_bytes().to_vec()),
-            duplicate_of: None,
-            original_seq: None,
-            text: None,
-        }
+        Record::sample(n)
     }
 
     /// Ids whose key order is not their insertion order, over several
