@@ -152,13 +152,14 @@ impl Journal {
     /// Appends batch `batch` and syncs it: once this returns, the batch
     /// survives a crash.
     pub fn append(&mut self, batch: u64, ops: &[Logged]) -> Result<(), Error> {
-        let payload = encode(batch, ops);
-        let mut buf = Vec::with_capacity(payload.len() + 12);
-        let len = u32::try_from(payload.len())
+        // The entry is encoded in place after room for its length and
+        // checksum, filled in once the payload is there: no second copy.
+        let mut buf = encode(batch, ops);
+        let len = u32::try_from(buf.len() - 12)
             .map_err(|_| Error::new(ErrorKind::Io("a batch of 4 GiB or more".into())))?;
-        buf.extend_from_slice(&len.to_le_bytes());
-        buf.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&payload).to_le_bytes());
-        buf.extend_from_slice(&payload);
+        let sum = xxhash_rust::xxh3::xxh3_64(&buf[12..]);
+        buf[..4].copy_from_slice(&len.to_le_bytes());
+        buf[4..12].copy_from_slice(&sum.to_le_bytes());
         let path = &self.path;
         self.file
             .seek(SeekFrom::Start(HEADER + self.len))
@@ -216,6 +217,8 @@ fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
+/// An entry for `batch`: 12 bytes left for the length and checksum, then
+/// the payload.
 fn encode(batch: u64, ops: &[Logged]) -> Vec<u8> {
     let size: usize = ops
         .iter()
@@ -225,7 +228,8 @@ fn encode(batch: u64, ops: &[Logged]) -> Vec<u8> {
             Logged::Prune { .. } => 9,
         })
         .sum();
-    let mut out = Vec::with_capacity(8 + size);
+    let mut out = Vec::with_capacity(12 + 8 + size);
+    out.extend_from_slice(&[0; 12]);
     out.extend_from_slice(&batch.to_le_bytes());
     for op in ops {
         match op {

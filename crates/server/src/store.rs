@@ -190,9 +190,9 @@ impl Store {
     }
 
     /// Runs `f` over the tables of one write transaction and commits it
-    /// durably when `f` succeeds; aborts it when `f` fails.
-    /// The commit is durable when it returns: in the journal, or in the
-    /// store itself at a checkpoint (see the `journal` module).
+    /// when `f` succeeds (durable when this returns: in the journal, or in
+    /// the store itself at a checkpoint; see the `journal` module); aborts
+    /// it when `f` fails.
     pub fn write<R>(
         &self,
         f: impl FnOnce(&mut Tables<'_>) -> Result<R, Error>,

@@ -20,7 +20,7 @@ impl Store {
             return Ok(Vec::new());
         };
         let stored = unwinding("reading the store's metadata", || {
-            let txn = self.db.begin_read().map_err(crate::error::Error::store)?;
+            let txn = self.db.begin_read().map_err(Error::store)?;
             match txn.open_table(META) {
                 Ok(meta) => Ok(Some((
                     meta_u64(&meta, "instance")?,
