@@ -93,6 +93,10 @@ def test_a_wrong_token_is_refused(service):
         assert d.find_element("tag name", "label").text == "Token"
         assert overflow(d) <= 1
         log_in(d, service, "not-the-token")
+        # The refusal comes back from the service: wait for it, not race it.
+        wait_for(d, "the refusal shown",
+                 lambda d: d.find_elements("id", "login-error")
+                 and d.find_element("id", "login-error").text)
         assert d.find_element("id", "login-error").text == "Wrong token."
         assert not d.find_elements("id", "counts-h"), "the page stays closed"
         d.save_screenshot(str(SHOTS / "ui-login-refused-390.png"))
