@@ -3,6 +3,7 @@
 mod commands;
 mod corpus;
 mod explain;
+mod heap;
 mod input_args;
 mod kept;
 mod method_args;

@@ -312,7 +312,7 @@ impl<'s, 'a> CompositeIndex<'s, 'a> {
                     s.hashes()
                         .iter()
                         .filter(|&&h| {
-                            maybe(h) && cfg.is_sampled(h) && wanted.binary_search(&h).is_ok()
+                            cfg.is_sampled(h) && maybe(h) && wanted.binary_search(&h).is_ok()
                         })
                         .map(move |&h| (h, d))
                 })

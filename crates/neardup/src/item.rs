@@ -20,8 +20,9 @@ pub fn fingerprint_item(dedup: &Dedup, item: Item, extractor: &Extractor) -> Opt
         }) => {
             // Plain text needs no page: its paragraphs are its lines, which
             // every method reads from the text itself when given none.
-            let text = crate::page::plain_text(text);
-            Some(dedup.fingerprint_doc(id, url, &text, &[]))
+            Some(crate::page::with_plain_text(&text, |text| {
+                dedup.fingerprint_doc(id, url, text, &[])
+            }))
         }
         Item::Document(raw) => {
             let (id, url) = (raw.id.clone(), raw.url.clone());

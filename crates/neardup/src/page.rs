@@ -65,26 +65,56 @@ impl Page {
     }
 }
 
-/// The main text of plain-text input, as [`Page::from_text`] makes it:
-/// its non-empty lines, trimmed, joined by newlines. `text` itself when it
-/// already is so (no copy).
-pub(crate) fn plain_text(text: String) -> String {
-    let clean = !text.is_empty()
-        && text
-            .split('\n')
-            .all(|l| !l.is_empty() && l.trim().len() == l.len())
-        && !text.ends_with('\n');
-    if clean || text.is_empty() {
-        return text;
-    }
-    let mut out = String::with_capacity(text.len());
-    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+/// Longest text whose buffer [`with_plain_text`] keeps for the next
+/// document (a larger one is freed after use).
+const PLAIN_TEXT_KEPT: usize = 1 << 20;
+
+thread_local! {
+    /// The buffer [`with_plain_text`] writes into, one per thread.
+    static PLAIN: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// Writes the main text of plain-text input, as [`Page::from_text`] makes
+/// it (its non-empty lines, trimmed, joined by newlines), into `out`.
+fn plain_text_into(text: &str, out: &mut String) {
+    out.clear();
+    out.reserve(text.len());
+    let mut from = 0;
+    // Lines found with SIMD (`str::split` looks a word at a time); a
+    // newline byte is always a character boundary in UTF-8.
+    for end in memchr::memchr_iter(b'\n', text.as_bytes()).chain([text.len()]) {
+        let line = text.get(from..end).unwrap_or_default().trim();
+        from = end + 1;
+        if line.is_empty() {
+            continue;
+        }
         if !out.is_empty() {
             out.push('\n');
         }
         out.push_str(line);
     }
-    out
+}
+
+/// Calls `f` with the main text of plain-text input (see
+/// [`plain_text_into`]), written into a buffer of this thread that the
+/// next document reuses: no allocation per document.
+pub(crate) fn with_plain_text<R>(text: &str, f: impl FnOnce(&str) -> R) -> R {
+    PLAIN.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buf) => {
+            plain_text_into(text, &mut buf);
+            let r = f(&buf);
+            if buf.capacity() > PLAIN_TEXT_KEPT {
+                *buf = String::new();
+            }
+            r
+        }
+        // Called from inside `f`: a buffer of its own.
+        Err(_) => {
+            let mut own = String::new();
+            plain_text_into(text, &mut own);
+            f(&own)
+        }
+    })
 }
 
 #[cfg(test)]
@@ -108,7 +138,34 @@ mod tests {
         ];
         for t in texts {
             let page = Page::from_text(String::new(), None, t.to_string());
-            assert_eq!(plain_text(t.to_string()), page.text, "{t:?}");
+            assert_eq!(with_plain_text(t, str::to_string), page.text, "{t:?}");
+            // Nested, and after a long text: the same.
+            let nested = with_plain_text("x", |_| with_plain_text(t, str::to_string));
+            assert_eq!(nested, page.text, "{t:?}");
+        }
+        let long = "word ".repeat(PLAIN_TEXT_KEPT);
+        assert_eq!(with_plain_text(&long, str::len), long.len() - 1);
+        assert_eq!(with_plain_text(" a \n", str::to_string), "a");
+    }
+
+    #[test]
+    fn plain_text_equals_the_page_on_generated_texts() {
+        // Line breaks, Unicode spaces and letters in every order: the
+        // buffer reused across calls gives what the page gives.
+        let alphabet = [
+            "\n", "\r", " ", "\t", "\u{a0}", "\u{3000}", "a", "é", "中", "\n\n",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..2000 {
+            let mut t = String::new();
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            for k in 0..(state % 24) {
+                t.push_str(alphabet[((state >> (k * 2)) % alphabet.len() as u64) as usize]);
+            }
+            let page = Page::from_text(String::new(), None, t.clone());
+            assert_eq!(with_plain_text(&t, str::to_string), page.text, "{t:?}");
         }
     }
 

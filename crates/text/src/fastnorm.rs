@@ -20,9 +20,13 @@
 //!   [`crate::chartable`]); characters beyond the BMP (emoji, rare Han)
 //!   are classified on the fly.
 //! * **Runs, not characters**: ASCII runs are mapped by byte tables eight
-//!   bytes at a time ([`crate::asciirun`]) and appended as a whole; a kept
-//!   non-ASCII character whose lowercase is itself is appended as the
-//!   slice of the input it is (no UTF-8 encoding, no validation).
+//!   bytes at a time ([`crate::asciirun`]) straight into the output bytes;
+//!   a kept non-ASCII character whose lowercase is itself is appended as
+//!   the slice of the input it is (no UTF-8 encoding).
+//! * **Bytes out**: the output is written as UTF-8 bytes
+//!   ([`normalize_non_ascii_bytes`]); the shingler validates them once
+//!   (SIMD) instead of every ASCII run being checked on its way into a
+//!   `String`.
 //!
 //! The per-character rules it replaces are kept as the reference
 //! (`reference.rs`, compiled for tests); a property test checks that both
@@ -37,11 +41,10 @@ use crate::chartable::{
 };
 use crate::normalize::{NormalizeOptions, Punctuation, IS_SEPARATOR_KEEP, IS_SEPARATOR_STRIP};
 
-/// The output being written and the state of whitespace collapsing.
+/// The output being written (UTF-8) and the state of whitespace
+/// collapsing.
 struct Writer<'a> {
-    out: &'a mut String,
-    /// Where ASCII runs are written before they are appended to `out`.
-    scratch: Vec<u8>,
+    out: &'a mut Vec<u8>,
     /// Where this call's output starts (no leading space before it).
     start: usize,
     pending_space: bool,
@@ -54,7 +57,7 @@ impl Writer<'_> {
     fn flush_space(&mut self) {
         if self.pending_space {
             if self.out.len() > self.start {
-                self.out.push(' ');
+                self.out.push(b' ');
             }
             self.pending_space = false;
         }
@@ -69,9 +72,7 @@ impl Writer<'_> {
         }
     }
 
-    /// Writes a run of ASCII bytes (see [`crate::asciirun`]) through the
-    /// scratch buffer, whose first byte stands for the output before it
-    /// when there is some (no leading space otherwise).
+    /// Writes a run of ASCII bytes (see [`crate::asciirun`]).
     fn ascii_run(&mut self, run: &[u8]) {
         if run.len() < 16 {
             // A few digits or spaces between CJK characters: byte by byte.
@@ -80,19 +81,13 @@ impl Writer<'_> {
             }
             return;
         }
-        let before = (self.out.len() > self.start) as usize;
-        self.scratch.clear();
-        self.scratch.resize(before, b' ');
         write_ascii_run(
-            &mut self.scratch,
-            0,
+            self.out,
+            self.start,
             &mut self.pending_space,
             self.options,
             run,
         );
-        // Only ASCII was written: the check is a fast one, and cannot fail.
-        self.out
-            .push_str(std::str::from_utf8(&self.scratch[before..]).unwrap_or_default());
     }
 
     #[inline]
@@ -105,7 +100,7 @@ impl Writer<'_> {
                 b.to_ascii_lowercase()
             } else {
                 b
-            } as char);
+            });
         }
     }
 
@@ -129,13 +124,21 @@ impl Writer<'_> {
         let lower = e & CHAR_BITS;
         if !self.options.lowercase || lower == c as u32 {
             if e & MULTI != 0 && self.options.lowercase {
-                self.out.extend(c.to_lowercase());
+                for l in c.to_lowercase() {
+                    self.push_char(l);
+                }
             } else {
-                self.out.push_str(raw);
+                self.out.extend_from_slice(raw.as_bytes());
             }
         } else {
-            self.out.push(char::from_u32(lower).unwrap_or(c));
+            self.push_char(char::from_u32(lower).unwrap_or(c));
         }
+    }
+
+    #[inline]
+    fn push_char(&mut self, c: char) {
+        self.out
+            .extend_from_slice(c.encode_utf8(&mut [0u8; 4]).as_bytes());
     }
 
     /// Writes any character of NFKC text.
@@ -158,6 +161,25 @@ fn decode(text: &str, i: usize) -> (char, usize) {
     (c, c.len_utf8())
 }
 
+/// Where the first byte of 0x80 or more at or after `from` is (the length
+/// of `bytes` when there is none), looked for eight bytes at a time.
+#[inline]
+fn next_non_ascii(bytes: &[u8], from: usize) -> usize {
+    let rest = &bytes[from.min(bytes.len())..];
+    let mut words = rest.chunks_exact(8);
+    for (n, w) in (&mut words).enumerate() {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(w);
+        let high = u64::from_le_bytes(b) & 0x8080_8080_8080_8080;
+        if high != 0 {
+            return from + n * 8 + (high.trailing_zeros() / 8) as usize;
+        }
+    }
+    let tail = words.remainder();
+    let at = tail.iter().position(|&b| b >= 0x80).unwrap_or(tail.len());
+    from + rest.len() - tail.len() + at
+}
+
 /// Whether a normalization boundary precedes byte `i` of `text` (a
 /// character boundary): at the end, before ASCII, before a [`STABLE`] or a
 /// [`REPLACED`] character.
@@ -173,11 +195,20 @@ fn is_boundary(text: &str, i: usize, table: &CharTable) -> bool {
 /// Normalizes `text` (not pure ASCII), appending to `out`; same result as
 /// the per-character rules (see the module documentation).
 pub(crate) fn normalize_non_ascii(text: &str, options: NormalizeOptions, out: &mut String) {
+    let mut bytes = std::mem::take(out).into_bytes();
+    normalize_non_ascii_bytes(text, options, &mut bytes);
+    // Only whole characters were written: this cannot fail.
+    *out = String::from_utf8(bytes)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+}
+
+/// [`normalize_non_ascii`] appending UTF-8 to bytes (`out` holds UTF-8
+/// before the call and after it).
+pub(crate) fn normalize_non_ascii_bytes(text: &str, options: NormalizeOptions, out: &mut Vec<u8>) {
     let start = out.len();
     out.reserve(text.len());
     let mut w = Writer {
         out,
-        scratch: Vec::new(),
         start,
         pending_space: false,
         options,
@@ -191,7 +222,7 @@ pub(crate) fn normalize_non_ascii(text: &str, options: NormalizeOptions, out: &m
     let mut copy: Option<usize> = None;
     let flush = |w: &mut Writer<'_>, copy: &mut Option<usize>, i: usize| {
         if let Some(from) = copy.take() {
-            w.out.push_str(&text[from..i]);
+            w.out.extend_from_slice(&bytes[from..i]);
         }
     };
     // The last normalization boundary: input position, and the output
@@ -204,10 +235,7 @@ pub(crate) fn normalize_non_ascii(text: &str, options: NormalizeOptions, out: &m
             flush(&mut w, &mut copy, i);
             // A run of ASCII: every byte is a boundary; only the last one
             // is remembered.
-            let end = bytes[i..]
-                .iter()
-                .position(|&b| b >= 0x80)
-                .map_or(bytes.len(), |p| i + p);
+            let end = next_non_ascii(bytes, i);
             w.ascii_run(&bytes[i..end - 1]);
             mark = (end - 1, w.out.len(), w.pending_space);
             w.ascii(bytes[end - 1]);
@@ -285,6 +313,22 @@ mod tests {
             normalize_reference(text, o, &mut slow);
             assert_eq!(fast, slow, "{text:?} {o:?}");
         }
+    }
+
+    #[test]
+    fn next_non_ascii_finds_the_first_high_byte() {
+        let text = "abcdefghijklmnopqrstuvwxyz é";
+        let b = text.as_bytes();
+        for from in 0..=b.len() {
+            let want = b[from..]
+                .iter()
+                .position(|&x| x >= 0x80)
+                .map_or(b.len(), |p| from + p);
+            assert_eq!(next_non_ascii(b, from), want, "{from}");
+        }
+        assert_eq!(next_non_ascii(b"", 0), 0);
+        assert_eq!(next_non_ascii("é".as_bytes(), 0), 0);
+        assert_eq!(next_non_ascii(&[b'a'; 17], 3), 17);
     }
 
     #[test]

@@ -101,6 +101,17 @@ pub fn normalize_into(text: &str, options: NormalizeOptions, out: &mut String) {
     crate::fastnorm::normalize_non_ascii(text, options, out);
 }
 
+/// [`normalize_into`] appending the UTF-8 bytes of the result to `out`
+/// (which holds UTF-8 before and after): no validation of each ASCII run
+/// on its way into a `String`.
+pub(crate) fn normalize_into_bytes(text: &str, options: NormalizeOptions, out: &mut Vec<u8>) {
+    if text.is_ascii() {
+        normalize_ascii_bytes(text.as_bytes(), options, out);
+        return;
+    }
+    crate::fastnorm::normalize_non_ascii_bytes(text, options, out);
+}
+
 /// Normalizes each paragraph independently. The result has one entry per
 /// input paragraph (possibly empty), so indices stay aligned with the input.
 ///
@@ -119,26 +130,34 @@ pub fn normalize_paragraphs(paragraphs: &[String], options: NormalizeOptions) ->
 /// branch per byte: each byte is written unconditionally and the write index
 /// advances only when the byte (or a pending separator space) is kept.
 fn normalize_ascii(bytes: &[u8], options: NormalizeOptions, out: &mut String) {
+    let mut buf = Vec::new();
+    normalize_ascii_bytes(bytes, options, &mut buf);
+    // Only ASCII bytes were written, so this cannot fail.
+    out.push_str(std::str::from_utf8(&buf).unwrap_or_default());
+}
+
+/// [`normalize_ascii`] appending to bytes.
+fn normalize_ascii_bytes(bytes: &[u8], options: NormalizeOptions, out: &mut Vec<u8>) {
     let sep = if options.punctuation == Punctuation::Strip {
         &IS_SEPARATOR_STRIP
     } else {
         &IS_SEPARATOR_KEEP
     };
     let map = if options.lowercase { &LOWER } else { &IDENTITY };
-    let mut buf = vec![0u8; bytes.len() + 1];
-    let mut n = 0usize;
+    let start = out.len();
+    out.resize(start + bytes.len() + 1, 0);
+    let buf = &mut out[..];
+    let mut n = start;
     let mut pending = false;
     for &b in bytes {
         let is_sep = sep[b as usize];
         buf[n] = b' ';
-        n += (pending & !is_sep & (n > 0)) as usize;
+        n += (pending & !is_sep & (n > start)) as usize;
         buf[n] = map[b as usize];
         n += (!is_sep) as usize;
         pending = is_sep;
     }
-    buf.truncate(n);
-    // Only ASCII bytes were written, so this cannot fail.
-    out.push_str(std::str::from_utf8(&buf).unwrap_or_default());
+    out.truncate(n);
 }
 
 /// ASCII separators: whitespace and control characters.

@@ -17,10 +17,12 @@
 //! Words ([`ShingleUnit::Word`]) and CJK bigrams ([`ShingleUnit::Bigram`])
 //! hash like tokens; only the tokenization differs (see [`Segmenter`]).
 
+use std::borrow::Cow;
+
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::ascii::ascii_token_hashes;
-use crate::normalize::{normalize_into, NormalizeOptions};
+use crate::normalize::{normalize_into_bytes, NormalizeOptions};
 use crate::segment::Segmenter;
 use crate::spaced::spaced_token_hashes;
 use crate::tokens::{char_ngrams, tokens};
@@ -29,6 +31,16 @@ use crate::tokens::{char_ngrams, tokens};
 pub const TOKEN_SEED: u64 = 0x6E65_6172_6475_7031; // "neardup1"
 /// Seed of shingle hashes.
 pub const SHINGLE_SEED: u64 = 0x7368_696E_676C_6531; // "shingle1"
+
+/// Normalized text held as bytes, as a string: validated once (SIMD).
+/// Normalization writes whole characters only, so the lossy branch is
+/// never taken.
+fn as_str(bytes: &[u8]) -> Cow<'_, str> {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
 
 /// Stable 64-bit hash of one token.
 ///
@@ -97,7 +109,7 @@ pub struct Shingler {
     segmenter: Segmenter,
     buf: Vec<u8>,
     bounds: Vec<u32>,
-    norm: String,
+    norm: Vec<u8>,
     lower: Vec<u8>,
 }
 
@@ -130,7 +142,7 @@ impl Shingler {
             segmenter,
             buf: Vec::new(),
             bounds: Vec::new(),
-            norm: String::new(),
+            norm: Vec::new(),
             lower: Vec::new(),
         }
     }
@@ -185,8 +197,8 @@ impl Shingler {
         if self.unit == ShingleUnit::Char {
             let mut norm = std::mem::take(&mut self.norm);
             norm.clear();
-            normalize_into(text, NormalizeOptions::default(), &mut norm);
-            self.for_each(&norm, f);
+            normalize_into_bytes(text, NormalizeOptions::default(), &mut norm);
+            self.for_each(&as_str(&norm), f);
             self.norm = norm;
             return;
         }
@@ -203,8 +215,8 @@ impl Shingler {
         } else {
             let mut norm = std::mem::take(&mut self.norm);
             norm.clear();
-            normalize_into(text, NormalizeOptions::default(), &mut norm);
-            self.token_hashes(&norm);
+            normalize_into_bytes(text, NormalizeOptions::default(), &mut norm);
+            self.token_hashes(&as_str(&norm));
             self.norm = norm;
         }
         self.windows(f);

@@ -135,6 +135,7 @@ fn output_lines(
 /// Runs the command.
 pub fn run(args: DedupArgs) -> Result<()> {
     let start = Instant::now();
+    crate::heap::grow_in_large_steps();
     crate::validate::writable_file(args.output.as_deref().unwrap_or("-".as_ref()), "output")?;
     if let Some(report) = &args.report {
         crate::validate::writable_file(report, "--report file")?;
