@@ -46,18 +46,18 @@ fn word_mask64(chunk: &[u8]) -> u64 {
     m
 }
 
-/// Token hashes of ASCII bytes, as little-endian bytes appended to `out`.
+/// Token hashes of ASCII bytes, appended to `out`.
 ///
 /// Same tokens as [`tokens`], found without a data-dependent branch per
 /// byte: each 64-byte block becomes a bit mask of word bytes, the
 /// word/non-word transitions of the mask are the token boundaries, and the
 /// loop runs once per boundary. (Word lengths vary, so a byte-by-byte scan
 /// mispredicts about twice per token.)
-pub(crate) fn ascii_token_hashes(bytes: &[u8], bounds: &mut Vec<u32>, out: &mut Vec<u8>) {
+pub(crate) fn ascii_token_hashes(bytes: &[u8], bounds: &mut Vec<u32>, out: &mut Vec<u64>) {
     bounds.clear();
     // At most one token per two bytes: reserve once instead of growing.
     bounds.reserve(bytes.len() + 2);
-    out.reserve((bytes.len() / 2 + 1) * 8);
+    out.reserve(bytes.len() / 2 + 1);
     let mut carry = 0u64;
     for (ci, chunk) in bytes.chunks(64).enumerate() {
         let m = word_mask64(chunk);
@@ -74,7 +74,7 @@ pub(crate) fn ascii_token_hashes(bytes: &[u8], bounds: &mut Vec<u32>, out: &mut 
     }
     for pair in bounds.chunks_exact(2) {
         let tok = &bytes[pair[0] as usize..pair[1] as usize];
-        out.extend_from_slice(&xxh3_64_with_seed(tok, TOKEN_SEED).to_le_bytes());
+        out.push(xxh3_64_with_seed(tok, TOKEN_SEED));
     }
 }
 
@@ -110,9 +110,7 @@ mod tests {
             let mut bounds = Vec::new();
             let mut fast = Vec::new();
             ascii_token_hashes(text.as_bytes(), &mut bounds, &mut fast);
-            let slow: Vec<u8> = tokens(text)
-                .flat_map(|t| token_hash(t).to_le_bytes())
-                .collect();
+            let slow: Vec<u64> = tokens(text).map(token_hash).collect();
             assert_eq!(fast, slow, "{text:?}");
         }
     }

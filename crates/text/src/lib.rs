@@ -50,6 +50,7 @@ mod sentence;
 mod shingle;
 mod spaced;
 mod tokens;
+mod windows;
 
 pub use normalize::{
     normalize, normalize_into, normalize_paragraphs, NormalizeOptions, Punctuation,

@@ -26,6 +26,7 @@ use crate::normalize::{normalize_into_bytes, NormalizeOptions};
 use crate::segment::Segmenter;
 use crate::spaced::spaced_token_hashes;
 use crate::tokens::{char_ngrams, tokens};
+use crate::windows::for_each_window;
 
 /// Seed of [`token_hash`].
 pub const TOKEN_SEED: u64 = 0x6E65_6172_6475_7031; // "neardup1"
@@ -107,7 +108,10 @@ pub struct Shingler {
     unit: ShingleUnit,
     k: usize,
     segmenter: Segmenter,
-    buf: Vec<u8>,
+    /// The token hashes of the text at hand.
+    buf: Vec<u64>,
+    /// Scratch for windows whose bytes are hashed as they are.
+    bytes: Vec<u8>,
     bounds: Vec<u32>,
     norm: Vec<u8>,
     lower: Vec<u8>,
@@ -141,6 +145,7 @@ impl Shingler {
             k: k.max(1),
             segmenter,
             buf: Vec::new(),
+            bytes: Vec::new(),
             bounds: Vec::new(),
             norm: Vec::new(),
             lower: Vec::new(),
@@ -222,7 +227,7 @@ impl Shingler {
         self.windows(f);
     }
 
-    /// Fills `self.buf` with the token hashes of `text` (little-endian).
+    /// Fills `self.buf` with the token hashes of `text`.
     fn token_hashes(&mut self, text: &str) {
         self.buf.clear();
         if text.is_ascii() {
@@ -231,8 +236,8 @@ impl Shingler {
             // No CJK character: every segmenter cuts plain tokens.
         } else {
             self.buf.clear();
-            self.buf.reserve(text.len() * 8 / 3 + 8);
-            let mut push = |t: &str| self.buf.extend_from_slice(&token_hash(t).to_le_bytes());
+            self.buf.reserve(text.len() / 3 + 1);
+            let mut push = |t: &str| self.buf.push(token_hash(t));
             // Plain tokens directly: through the segmenter the
             // loop is not inlined, 12% slower on Chinese text.
             if self.unit != ShingleUnit::Token {
@@ -245,16 +250,8 @@ impl Shingler {
 
     /// Hashes every window of `k` token hashes held in `self.buf`.
     #[inline]
-    fn windows(&self, mut f: impl FnMut(u64)) {
-        let buf = &self.buf;
-        let n = buf.len() / 8;
-        if n == 0 {
-            return;
-        }
-        let w = self.k.min(n) * 8;
-        for start in (0..=buf.len() - w).step_by(8) {
-            f(xxh3_64_with_seed(&buf[start..start + w], SHINGLE_SEED));
-        }
+    fn windows(&mut self, f: impl FnMut(u64)) {
+        for_each_window(&self.buf, self.k, &mut self.bytes, f);
     }
 
     /// Appends every shingle hash of `text` to `out` (duplicates included).

@@ -51,14 +51,14 @@ fn masks64(chunk: &[u8]) -> (u64, u64) {
     (word, high)
 }
 
-/// Token hashes of `text`, as little-endian bytes appended to `out`, when
+/// Token hashes of `text`, appended to `out`, when
 /// `text` holds no CJK character; `false` (with `out` in an unspecified
 /// state) as soon as one is found.
-pub(crate) fn spaced_token_hashes(text: &str, bounds: &mut Vec<u32>, out: &mut Vec<u8>) -> bool {
+pub(crate) fn spaced_token_hashes(text: &str, bounds: &mut Vec<u32>, out: &mut Vec<u64>) -> bool {
     let bytes = text.as_bytes();
     bounds.clear();
     bounds.reserve(bytes.len() + 2);
-    out.reserve((bytes.len() / 2 + 1) * 8);
+    out.reserve(bytes.len() / 2 + 1);
     let mut carry = 0u64;
     // Word bytes of a character that runs into the next block.
     let mut spill = 0u64;
@@ -100,7 +100,7 @@ pub(crate) fn spaced_token_hashes(text: &str, bounds: &mut Vec<u32>, out: &mut V
     }
     for pair in bounds.chunks_exact(2) {
         let tok = &bytes[pair[0] as usize..pair[1] as usize];
-        out.extend_from_slice(&xxh3_64_with_seed(tok, TOKEN_SEED).to_le_bytes());
+        out.push(xxh3_64_with_seed(tok, TOKEN_SEED));
     }
     true
 }
@@ -113,15 +113,13 @@ mod tests {
     use crate::{token_hash, tokens};
 
     /// `Some(token hashes)` when the fast path takes `text`.
-    fn fast(text: &str) -> Option<Vec<u8>> {
+    fn fast(text: &str) -> Option<Vec<u64>> {
         let (mut bounds, mut out) = (Vec::new(), Vec::new());
         spaced_token_hashes(text, &mut bounds, &mut out).then_some(out)
     }
 
-    fn slow(text: &str) -> Vec<u8> {
-        tokens(text)
-            .flat_map(|t| token_hash(t).to_le_bytes())
-            .collect()
+    fn slow(text: &str) -> Vec<u64> {
+        tokens(text).map(token_hash).collect()
     }
 
     #[test]
