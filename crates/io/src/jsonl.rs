@@ -155,13 +155,44 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
     }
 }
 
+/// `reader.take(limit).read_until(b'\n', buf)`, with the newline found by
+/// SIMD (`memchr`) in the reader's buffer: the bytes up to and including
+/// the next newline, or up to the end of input, or `limit` bytes, whichever
+/// comes first, appended to `buf`; how many.
+fn read_line_limited<R: BufRead>(
+    reader: &mut R,
+    limit: u64,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<usize> {
+    let mut read = 0usize;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let room = usize::try_from(limit.saturating_sub(read as u64))
+            .unwrap_or(usize::MAX)
+            .min(available.len());
+        let chunk = &available[..room];
+        let (used, newline) = match memchr::memchr(b'\n', chunk) {
+            Some(i) => (i + 1, true),
+            None => (room, false),
+        };
+        buf.extend_from_slice(&chunk[..used]);
+        reader.consume(used);
+        read += used;
+        if newline || used == 0 {
+            return Ok(read);
+        }
+    }
+}
+
 impl<R: BufRead> JsonlReader<R> {
     fn next_line(&mut self, buf: &mut Vec<u8>) -> Option<Item> {
         while !self.done {
             buf.clear();
-            let read = (&mut self.reader)
-                .take(self.limit + 1)
-                .read_until(b'\n', buf);
+            let read = read_line_limited(&mut self.reader, self.limit + 1, buf);
             self.line += 1;
             match read {
                 Ok(0) => self.done = true,
@@ -209,6 +240,23 @@ mod tests {
 
     fn read(data: &str) -> Vec<Item> {
         JsonlReader::new(data.as_bytes(), "c.jsonl", JsonlFields::default(), 1000).collect()
+    }
+
+    #[test]
+    fn lines_are_read_as_take_read_until_reads_them() {
+        let data = b"ab\ncdef\n\nlonger line here\nno newline at the end";
+        for capacity in [1, 2, 3, 5, 64] {
+            for limit in [0, 1, 2, 3, 4, 7, 100] {
+                let mut ours = std::io::BufReader::with_capacity(capacity, &data[..]);
+                let mut std_ = std::io::BufReader::with_capacity(capacity, &data[..]);
+                for _ in 0..12 {
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    let n = read_line_limited(&mut ours, limit, &mut a).unwrap();
+                    let m = (&mut std_).take(limit).read_until(b'\n', &mut b).unwrap();
+                    assert_eq!((n, &a), (m, &b), "{capacity} {limit}");
+                }
+            }
+        }
     }
 
     #[test]
