@@ -287,8 +287,12 @@ impl Dedup {
 fn signature_key(sig: &Signature, scratch: &mut Vec<u8>) -> u128 {
     match sig {
         Signature::MinHash(m) => {
+            let values = m.values();
             scratch.clear();
-            scratch.extend(m.values().iter().flat_map(|v| v.to_le_bytes()));
+            scratch.resize(values.len() * 4, 0);
+            for (bytes, v) in scratch.chunks_exact_mut(4).zip(values) {
+                bytes.copy_from_slice(&v.to_le_bytes());
+            }
             xxhash_rust::xxh3::xxh3_128(scratch)
         }
         _ => xxhash_rust::xxh3::xxh3_128(&sig.to_bytes()),
