@@ -74,16 +74,25 @@ impl Dedup {
                 Some(signature_key(d.signature?, scratch))
             })
             .collect();
-        let mut first_of: HashMap<u128, u32> = HashMap::with_capacity(docs.len());
+        // Each key's documents in keep order, by a parallel sort (a hash
+        // map of a million keys is a cache miss per document, on one
+        // thread): the first of each run is the one the others copy.
+        let mut keyed: Vec<(u128, u32, u32)> = order
+            .iter()
+            .enumerate()
+            .filter_map(|(rank, &d)| Some((sig_keys[d as usize]?, rank as u32, d)))
+            .collect();
+        drop(sig_keys);
+        keyed.par_sort_unstable();
+        let with_text = keyed.len();
         let mut copy_of: Vec<Option<u32>> = vec![None; docs.len()];
-        let mut with_text = 0;
-        for &d in &order {
-            if let Some(key) = sig_keys[d as usize] {
-                with_text += 1;
-                copy_of[d as usize] = Some(*first_of.entry(key).or_insert(d));
+        for run in keyed.chunk_by(|x, y| x.0 == y.0) {
+            let first = run[0].2;
+            for &(_, _, d) in run {
+                copy_of[d as usize] = Some(first);
             }
         }
-        drop((sig_keys, first_of));
+        drop(keyed);
         // Distinct signatures, by document index; their visiting order.
         let distinct: Vec<u32> = (0..docs.len() as u32)
             .filter(|&d| copy_of[d as usize] == Some(d))

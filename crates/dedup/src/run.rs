@@ -36,12 +36,17 @@ impl Outcome {
     /// Group sizes: size -> number of groups of that size (every document
     /// is in one group; a kept document with no copies is a group of 1).
     pub fn group_sizes(&self) -> BTreeMap<u64, u64> {
-        let mut sizes: HashMap<u32, u64> = HashMap::new();
+        // Representatives are document indices: a count per document.
+        let mut sizes = vec![0u64; self.groups.assignments.len()];
         for a in &self.groups.assignments {
-            *sizes.entry(a.representative).or_default() += 1;
+            let r = a.representative as usize;
+            if r >= sizes.len() {
+                sizes.resize(r + 1, 0);
+            }
+            sizes[r] += 1;
         }
         let mut histogram = BTreeMap::new();
-        for &n in sizes.values() {
+        for &n in sizes.iter().filter(|&&n| n > 0) {
             *histogram.entry(n).or_default() += 1;
         }
         histogram
