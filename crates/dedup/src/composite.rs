@@ -286,35 +286,15 @@ const PREFILTER_BITS: u32 = 20;
 impl<'s, 'a> CompositeIndex<'s, 'a> {
     /// The postings of the `wanted` hashes (sorted) in `seqs`.
     fn new(cfg: CompositeCheck, seqs: &'s [Option<&'a ShingleSeq>], wanted: &[u32]) -> Self {
+        let filter = PostingFilter::new(cfg, wanted);
         let mut postings: Vec<(u32, u32)> = if wanted.is_empty() {
             Vec::new()
         } else {
-            // Most hashes are not wanted: a bit per value of the high
-            // [`PREFILTER_BITS`] bits of the wanted ones rules them out
-            // before the search.
-            let mut high = vec![0u64; 1 << (PREFILTER_BITS - 6)];
-            let slot = |h: u32| {
-                let top = h >> (32 - PREFILTER_BITS);
-                ((top >> 6) as usize, 1u64 << (top & 63))
-            };
-            for &h in wanted {
-                let (word, bit) = slot(h);
-                high[word] |= bit;
-            }
-            let maybe = |h: u32| {
-                let (word, bit) = slot(h);
-                high[word] & bit != 0
-            };
-            let look_up = |h: u32| maybe(h) && wanted.binary_search(&h).is_ok();
             seqs.par_iter()
                 .enumerate()
                 .filter_map(|(d, s)| Some((d as u32, (*s)?)))
                 .fold(Vec::new, |mut found, (d, s)| {
-                    sampled_hashes(&cfg, s.hashes(), |h| {
-                        if look_up(h) {
-                            found.push((h, d));
-                        }
-                    });
+                    filter.postings(d, s.hashes(), &mut found);
                     found
                 })
                 .flatten_iter()
@@ -346,6 +326,46 @@ impl<'s, 'a> CompositeIndex<'s, 'a> {
         };
         self.cfg
             .made_up_by_third(&l.run, other, docs_with, |z| self.seqs[z as usize])
+    }
+}
+
+/// Which hashes of a document the composite check's index holds: the
+/// sampled ones among those some run looks up. The one filter of the index
+/// in memory and of the pass over spilled sequences.
+pub(crate) struct PostingFilter<'w> {
+    cfg: CompositeCheck,
+    /// The hashes looked up, sorted.
+    wanted: &'w [u32],
+    /// A bit per value of the high [`PREFILTER_BITS`] bits of the wanted
+    /// hashes: most hashes are ruled out before the search.
+    high: Vec<u64>,
+}
+
+impl<'w> PostingFilter<'w> {
+    /// The filter of the `wanted` hashes (sorted).
+    pub(crate) fn new(cfg: CompositeCheck, wanted: &'w [u32]) -> Self {
+        let mut high = vec![0u64; 1 << (PREFILTER_BITS - 6)];
+        for &h in wanted {
+            let (word, bit) = Self::slot(h);
+            high[word] |= bit;
+        }
+        PostingFilter { cfg, wanted, high }
+    }
+
+    #[inline]
+    fn slot(h: u32) -> (usize, u64) {
+        let top = h >> (32 - PREFILTER_BITS);
+        ((top >> 6) as usize, 1u64 << (top & 63))
+    }
+
+    /// Appends `(hash, d)` for every hash of document `d` the index holds.
+    pub(crate) fn postings(&self, d: u32, hashes: &[u32], out: &mut Vec<(u32, u32)>) {
+        sampled_hashes(&self.cfg, hashes, |h| {
+            let (word, bit) = Self::slot(h);
+            if self.high[word] & bit != 0 && self.wanted.binary_search(&h).is_ok() {
+                out.push((h, d));
+            }
+        });
     }
 }
 

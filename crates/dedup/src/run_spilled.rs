@@ -13,7 +13,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::composite::CompositeCheck;
+use rayon::prelude::*;
+
+use crate::composite::{CompositeCheck, PostingFilter};
 use crate::dedup::Dedup;
 use crate::error::Error;
 use crate::fingerprinted::Fingerprinted;
@@ -195,16 +197,12 @@ pub(crate) fn load_for_rules(
     // holds them, then the third documents it reads for each run.
     let mut all: Vec<u32> = distinct.to_vec();
     all.sort_unstable();
-    let mut postings: Vec<(u32, u32)> = Vec::new();
-    spill.scan(&all, |d, seq| {
+    let filter = PostingFilter::new(cfg, &hashes);
+    let mut postings: Vec<(u32, u32)> = spill.par_scan(&all, |d, seq, out| {
         let k = distinct.binary_search(&d).unwrap_or(usize::MAX) as u32;
-        for &h in seq {
-            if cfg.is_sampled(h) && hashes.binary_search(&h).is_ok() {
-                postings.push((h, k));
-            }
-        }
+        filter.postings(k, seq, out);
     })?;
-    postings.sort_unstable();
+    postings.par_sort_unstable();
     postings.dedup();
     for ((a, b), run) in &runs {
         let docs_with = |h: u32| {

@@ -11,8 +11,10 @@
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
 
 use crate::error::Error;
 use crate::verify::ShingleSeq;
@@ -23,6 +25,39 @@ const WRITE_BUFFER: usize = 1 << 20;
 const SCAN_BUFFER: usize = 4 << 20;
 /// `len` of a document without a sequence.
 const NONE: u32 = u32::MAX;
+/// Documents read back by one task of [`SeqSpill::load`].
+const LOAD_CHUNK: usize = 512;
+
+/// Fills `buf` from `file` at `offset`, without moving the file's cursor
+/// (so that threads can read at once).
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> Result<(), Error> {
+    use std::os::unix::fs::FileExt;
+    file.read_exact_at(buf, offset).map_err(Error::io)
+}
+
+/// Fills `buf` from `file` at `offset`, without moving the file's cursor
+/// (so that threads can read at once).
+#[cfg(windows)]
+fn read_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> Result<(), Error> {
+    use std::os::windows::fs::FileExt;
+    while !buf.is_empty() {
+        match file.seek_read(buf, offset) {
+            Ok(0) => {
+                return Err(Error::io(std::io::Error::from(
+                    std::io::ErrorKind::UnexpectedEof,
+                )))
+            }
+            Ok(n) => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io(e)),
+        }
+    }
+    Ok(())
+}
 
 /// The spilled shingle sequences of a corpus, one slot per document in
 /// input order.
@@ -135,61 +170,86 @@ impl SeqSpill {
     }
 
     /// The sequences of `docs` (each at most once) that have one, read in
-    /// file order.
+    /// file order: in parallel, [`LOAD_CHUNK`] documents a task, with
+    /// positional reads (the disk and the page cache serve several at once,
+    /// and the decoding is spread over the cores).
     pub(crate) fn load(&mut self, docs: &[u32]) -> Result<HashMap<u32, ShingleSeq>, Error> {
         self.flush()?;
         let mut wanted: Vec<u32> = docs.iter().copied().filter(|&d| self.has(d)).collect();
         wanted.sort_unstable_by_key(|&d| self.offsets[d as usize]);
         wanted.dedup();
+        let this = &*self;
+        let chunks: Vec<Vec<(u32, ShingleSeq)>> = wanted
+            .par_chunks(LOAD_CHUNK)
+            .map(|chunk| {
+                let mut bytes = Vec::new();
+                chunk
+                    .iter()
+                    .map(|&d| {
+                        let (offset, len) = (this.offsets[d as usize], this.lens[d as usize]);
+                        bytes.resize(len as usize * 4, 0);
+                        read_at(&this.file, &mut bytes, offset)?;
+                        let seq = ShingleSeq::from_bytes(&bytes, this.k)
+                            .ok_or_else(|| Error::signature("a spilled sequence is cut short"))?;
+                        Ok((d, seq))
+                    })
+                    .collect()
+            })
+            .collect::<Result<_, Error>>()?;
         let mut out = HashMap::with_capacity(wanted.len());
-        let mut bytes = Vec::new();
-        for d in wanted {
-            let (offset, len) = (self.offsets[d as usize], self.lens[d as usize] as usize);
-            bytes.resize(len * 4, 0);
-            self.file.seek(SeekFrom::Start(offset)).map_err(Error::io)?;
-            self.file.read_exact(&mut bytes).map_err(Error::io)?;
-            let seq = ShingleSeq::from_bytes(&bytes, self.k)
-                .ok_or_else(|| Error::signature("a spilled sequence is cut short"))?;
-            out.insert(d, seq);
-        }
+        out.extend(chunks.into_iter().flatten());
         Ok(out)
     }
 
-    /// Calls `f` with every document of `docs` (sorted) that has a sequence
-    /// and its hashes, reading the file front to back in large blocks.
-    pub(crate) fn scan(
+    /// What `f` appends for every document of `docs` that has a sequence,
+    /// given its hashes, in file order: the file is read in spans of about
+    /// [`SCAN_BUFFER`] bytes, each span by one task (positional reads, in
+    /// parallel), the tasks' outputs joined in order.
+    pub(crate) fn par_scan<T: Send>(
         &mut self,
         docs: &[u32],
-        mut f: impl FnMut(u32, &[u32]),
-    ) -> Result<(), Error> {
+        f: impl Fn(u32, &[u32], &mut Vec<T>) + Sync,
+    ) -> Result<Vec<T>, Error> {
         self.flush()?;
         let mut order: Vec<u32> = docs.iter().copied().filter(|&d| self.has(d)).collect();
         order.sort_unstable_by_key(|&d| self.offsets[d as usize]);
-        let mut block: Vec<u8> = Vec::new();
-        let mut block_start = 0u64;
-        let mut hashes: Vec<u32> = Vec::new();
-        for d in order {
-            let (offset, len) = (self.offsets[d as usize], self.lens[d as usize] as u64 * 4);
-            let block_end = block_start + block.len() as u64;
-            if offset < block_start || offset + len > block_end {
-                let size = (len as usize)
-                    .max(SCAN_BUFFER)
-                    .min((self.end - offset) as usize);
-                block.resize(size, 0);
-                self.file.seek(SeekFrom::Start(offset)).map_err(Error::io)?;
-                self.file.read_exact(&mut block).map_err(Error::io)?;
-                block_start = offset;
+        let end_of = |d: u32| self.offsets[d as usize] + u64::from(self.lens[d as usize]) * 4;
+        // Spans of consecutive documents (in file order) at most
+        // SCAN_BUFFER bytes from first to last byte, or one document.
+        let mut spans: Vec<&[u32]> = Vec::new();
+        let mut from = 0;
+        for i in 1..=order.len() {
+            let split = i == order.len()
+                || end_of(order[i]) - self.offsets[order[from] as usize] > SCAN_BUFFER as u64;
+            if split {
+                spans.push(&order[from..i]);
+                from = i;
             }
-            let from = (offset - block_start) as usize;
-            hashes.clear();
-            hashes.extend(
-                block[from..from + len as usize]
-                    .chunks_exact(4)
-                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-            );
-            f(d, &hashes);
         }
-        Ok(())
+        let this = &*self;
+        let parts: Vec<Vec<T>> = spans
+            .into_par_iter()
+            .map(|span| {
+                let first = this.offsets[span[0] as usize];
+                let last = span.iter().map(|&d| end_of(d)).max().unwrap_or(first);
+                let mut block = vec![0u8; (last - first) as usize];
+                read_at(&this.file, &mut block, first)?;
+                let (mut hashes, mut out) = (Vec::new(), Vec::new());
+                for &d in span {
+                    let at = (this.offsets[d as usize] - first) as usize;
+                    let bytes = &block[at..(end_of(d) - first) as usize];
+                    hashes.clear();
+                    hashes.extend(
+                        bytes
+                            .chunks_exact(4)
+                            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+                    );
+                    f(d, &hashes, &mut out);
+                }
+                Ok(out)
+            })
+            .collect::<Result<_, Error>>()?;
+        Ok(parts.into_iter().flatten().collect())
     }
 }
 
@@ -233,10 +293,9 @@ mod tests {
         for &d in &docs {
             assert_eq!(loaded.get(&d), seqs[d as usize].as_ref(), "{d}");
         }
-        let mut scanned = Vec::new();
         let all: Vec<u32> = (0..2000).collect();
-        spill
-            .scan(&all, |d, h| scanned.push((d, h.to_vec())))
+        let scanned = spill
+            .par_scan(&all, |d, h, out| out.push((d, h.to_vec())))
             .unwrap();
         let expected: Vec<(u32, Vec<u32>)> = (0..2000u32)
             .filter_map(|d| Some((d, seqs[d as usize].as_ref()?.hashes().to_vec())))

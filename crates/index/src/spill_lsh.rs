@@ -8,6 +8,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use rayon::prelude::*;
+
 use crate::error::{Error, ErrorKind, Result};
 use crate::lsh::{band_key, check_signatures, SignatureValue};
 use crate::params::LshParams;
@@ -139,7 +141,7 @@ struct Sorter<R> {
     runs: Vec<u32>,
 }
 
-impl<R: Record> Sorter<R> {
+impl<R: Record + Send> Sorter<R> {
     fn new(cap: usize) -> Self {
         Self {
             buf: Vec::new(),
@@ -157,7 +159,7 @@ impl<R: Record> Sorter<R> {
     }
 
     fn spill<S: SpillStorage>(&mut self, storage: &mut S, ids: &mut u32) -> Result<()> {
-        self.buf.sort_unstable();
+        self.buf.par_sort_unstable();
         self.buf.dedup();
         let run = *ids;
         *ids = ids
@@ -177,7 +179,7 @@ impl<R: Record> Sorter<R> {
         ids: &mut u32,
     ) -> Result<Sorted<S::Reader, R>> {
         if self.runs.is_empty() {
-            self.buf.sort_unstable();
+            self.buf.par_sort_unstable();
             self.buf.dedup();
             return Ok(Sorted {
                 mem: self.buf.into_iter(),
