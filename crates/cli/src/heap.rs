@@ -7,8 +7,8 @@
 //! threads' heaps grow all the time: `neardup dedup` on 100,000 real-text
 //! documents made 43,259 `mprotect` calls (`strace -c`), about one per
 //! page of memory it kept. With a top pad of [`TOP_PAD`] the heap grows in
-//! steps of that size instead (17 calls for the same run, about 10% less
-//! wall time; `BENCHMARKS.md`).
+//! steps of that size instead (17 calls for the same run, 4% to 10% less
+//! wall time in two A/B runs; `BENCHMARKS.md`).
 //!
 //! The pad is address space made accessible, not memory in use: pages are
 //! only backed when written. It also lets a heap keep up to the pad of
