@@ -135,7 +135,8 @@ impl LshParams {
     }
 }
 
-/// The nodes of [`simpson`] on `[a, b]`, in the order it adds their values.
+/// The nodes of the composite Simpson rule on `[a, b]`
+/// ([`SIMPSON_INTERVALS`] intervals), in the order their values are added.
 struct Nodes {
     /// `a`, `b`, then the inner nodes; empty when `b <= a`.
     at: Vec<f64>,
@@ -163,9 +164,11 @@ impl Nodes {
         self.at.iter().map(|s| s.powi(r)).collect()
     }
 
-    /// [`simpson`] of `f(s^r)`, given the powers of the nodes.
-    fn integrate(&self, powers: &[f64], f: impl Fn(f64) -> f64) -> f64 {
-        let Some((ends, inner)) = powers.split_at_checked(2) else {
+    /// The Simpson sum of `f` over `values`, one per node in the order of
+    /// `at`: the nodes themselves ([`simpson`]), or their powers `s^r`
+    /// (the S-curve search, which computes them once per row count).
+    fn integrate(&self, values: &[f64], f: impl Fn(f64) -> f64) -> f64 {
+        let Some((ends, inner)) = values.split_at_checked(2) else {
             return 0.0;
         };
         let mut sum = f(ends[0]) + f(ends[1]);
@@ -179,17 +182,8 @@ impl Nodes {
 
 /// Composite Simpson rule with [`SIMPSON_INTERVALS`] intervals.
 fn simpson(f: impl Fn(f64) -> f64, a: f64, b: f64) -> f64 {
-    if b <= a {
-        return 0.0;
-    }
-    let n = SIMPSON_INTERVALS;
-    let h = (b - a) / n as f64;
-    let mut sum = f(a) + f(b);
-    for i in 1..n {
-        let w = if i % 2 == 1 { 4.0 } else { 2.0 };
-        sum += w * f(a + h * i as f64);
-    }
-    sum * h / 3.0
+    let nodes = Nodes::new(a, b);
+    nodes.integrate(&nodes.at, f)
 }
 
 #[cfg(test)]

@@ -48,9 +48,11 @@ impl Page {
 
     /// A page from plain text: paragraphs are its non-empty lines, trimmed.
     pub fn from_text(id: String, url: Option<String>, text: String) -> Page {
-        let paragraphs: Vec<String> = text
-            .lines()
-            .map(str::trim)
+        let mut plain = String::new();
+        plain_text_into(&text, &mut plain);
+        // The main text's lines are trimmed and non-empty: its paragraphs.
+        let paragraphs: Vec<String> = plain
+            .split('\n')
             .filter(|l| !l.is_empty())
             .map(str::to_string)
             .collect();
@@ -58,7 +60,7 @@ impl Page {
             id,
             url,
             title: String::new(),
-            text: paragraphs.join("\n"),
+            text: plain,
             paragraphs,
             charset: None,
         }
@@ -121,6 +123,15 @@ pub(crate) fn with_plain_text<R>(text: &str, f: impl FnOnce(&str) -> R) -> R {
 mod tests {
     use super::*;
 
+    /// The rule, written out: non-empty lines, trimmed, joined by newlines.
+    fn by_lines(t: &str) -> String {
+        t.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
     #[test]
     fn plain_text_is_the_text_of_a_page_from_text() {
         let texts = [
@@ -138,6 +149,8 @@ mod tests {
         ];
         for t in texts {
             let page = Page::from_text(String::new(), None, t.to_string());
+            assert_eq!(page.text, by_lines(t), "{t:?}");
+            assert_eq!(page.paragraphs.join("\n"), page.text, "{t:?}");
             assert_eq!(with_plain_text(t, str::to_string), page.text, "{t:?}");
             // Nested, and after a long text: the same.
             let nested = with_plain_text("x", |_| with_plain_text(t, str::to_string));
@@ -165,6 +178,7 @@ mod tests {
                 t.push_str(alphabet[((state >> (k * 2)) % alphabet.len() as u64) as usize]);
             }
             let page = Page::from_text(String::new(), None, t.clone());
+            assert_eq!(page.text, by_lines(&t), "{t:?}");
             assert_eq!(with_plain_text(&t, str::to_string), page.text, "{t:?}");
         }
     }
