@@ -1,0 +1,166 @@
+//! What one document contributes to a run: its units, their keys and its
+//! matches against the reference set. Computed by [`SpanFinder::analyze`],
+//! a pure function of the text that any thread can run.
+
+use std::cell::RefCell;
+
+use crate::options::SpanFinder;
+use crate::units::{unit_ranges, Range, UnitKeyer};
+use crate::words::Words;
+
+/// A stretch of a document that shares n-grams with a reference item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RefMatch {
+    /// Byte range in the document's text, on word boundaries.
+    pub range: Range,
+    /// Index of the reference item (see [`crate::ReferenceIndex::id`]).
+    pub reference: u32,
+}
+
+/// One document's units, keys and reference matches.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Analysis {
+    /// Byte ranges of the units that have keys, in order.
+    pub(crate) units: Vec<Range>,
+    /// Keys: one per unit (exact units) or the unit's n-grams (fuzzy).
+    pub(crate) keys: Vec<u64>,
+    /// The unit of each key (index into `units`), non-decreasing.
+    pub(crate) key_unit: Vec<u32>,
+    /// Reference matches, in order, not overlapping.
+    pub(crate) references: Vec<RefMatch>,
+}
+
+impl Analysis {
+    /// Number of units with keys.
+    pub fn units(&self) -> usize {
+        self.units.len()
+    }
+
+    /// Byte range of unit `i` (of those with keys).
+    pub fn unit_range(&self, i: usize) -> (usize, usize) {
+        self.units[i]
+    }
+
+    /// Number of keys.
+    pub fn keys(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// The reference matches.
+    pub fn references(&self) -> &[RefMatch] {
+        &self.references
+    }
+}
+
+thread_local! {
+    static SCRATCH: RefCell<(UnitKeyer, Words, Vec<Range>)> = RefCell::default();
+}
+
+impl SpanFinder {
+    /// Analyzes one document: `text` is its text, `paragraphs` the
+    /// extractor's paragraphs that `text` joins with line breaks (`None`
+    /// for plain text, whose paragraphs are its lines).
+    ///
+    /// ```
+    /// let finder = neardup_spans::SpanFinder::new();
+    /// let a = finder.analyze("A line long enough to count as a paragraph.\nshort", None);
+    /// assert_eq!(a.units(), 1);
+    /// ```
+    pub fn analyze(&self, text: &str, paragraphs: Option<&[String]>) -> Analysis {
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut s) => {
+                let (keyer, words, ranges) = &mut *s;
+                self.analyze_with(text, paragraphs, keyer, words, ranges)
+            }
+            Err(_) => self.analyze_with(
+                text,
+                paragraphs,
+                &mut UnitKeyer::default(),
+                &mut Words::default(),
+                &mut Vec::new(),
+            ),
+        })
+    }
+
+    fn analyze_with(
+        &self,
+        text: &str,
+        paragraphs: Option<&[String]>,
+        keyer: &mut UnitKeyer,
+        words: &mut Words,
+        ranges: &mut Vec<Range>,
+    ) -> Analysis {
+        let c = &self.config;
+        let mut a = Analysis::default();
+        if c.units_on {
+            ranges.clear();
+            unit_ranges(text, c.unit, paragraphs, ranges);
+            for &(s, e) in ranges.iter() {
+                let unit = &text[s..e];
+                let Some(key) = keyer.key(unit, c.min_chars) else {
+                    continue;
+                };
+                let u = a.units.len() as u32;
+                if c.fuzzy {
+                    words.fill(unit);
+                    let w = words.len();
+                    if w == 0 {
+                        continue;
+                    }
+                    if w < c.ngram {
+                        a.keys.push(words.run(0, w));
+                        a.key_unit.push(u);
+                    } else {
+                        for i in 0..=w - c.ngram {
+                            a.keys.push(words.ngram(i, c.ngram));
+                            a.key_unit.push(u);
+                        }
+                    }
+                } else {
+                    a.keys.push(key);
+                    a.key_unit.push(u);
+                }
+                a.units.push((s, e));
+            }
+        }
+        if let Some(r) = &c.reference {
+            words.fill(text);
+            a.references = r.find(words);
+        }
+        a
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::Unit;
+
+    #[test]
+    fn exact_units_have_one_key_each() {
+        let f = SpanFinder::builder().unit(Unit::Line).build().unwrap();
+        let a = f.analyze(
+            "A first line that is long enough.\nshort\nA second line that is long enough.",
+            None,
+        );
+        assert_eq!(a.units, vec![(0, 33), (40, 74)]);
+        assert_eq!(a.keys.len(), 2);
+        assert_eq!(a.key_unit, vec![0, 1]);
+    }
+
+    #[test]
+    fn fuzzy_paragraphs_have_their_ngrams() {
+        let f = SpanFinder::builder().fuzzy(true).ngram(3).build().unwrap();
+        let a = f.analyze(
+            "one two three four five six seven\nalpha beta gamma delta epsilon\nunder a third",
+            None,
+        );
+        // 5 + 3 windows; the last line has exactly 3 words and 13 chars:
+        // below the 20-character minimum.
+        assert_eq!(a.units.len(), 2);
+        assert_eq!(a.key_unit, vec![0, 0, 0, 0, 0, 1, 1, 1]);
+        let short = SpanFinder::builder().fuzzy(true).build().unwrap();
+        let b = short.analyze("a paragraph shorter than thirteen words", None);
+        assert_eq!(b.keys.len(), 1);
+    }
+}

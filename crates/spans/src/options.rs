@@ -1,0 +1,239 @@
+//! The span finder's options: a builder over a private configuration.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::error::Error;
+use crate::reference::ReferenceIndex;
+use crate::units::Unit;
+
+/// Default of [`SpanFinderBuilder::min_chars`]: units shorter than this
+/// (normalized, in characters) are never spans. Twenty characters is a
+/// short boilerplate line ("All rights reserved.", "Share this article")
+/// and a long Chinese sentence; shorter lines repeat by chance ("Thank you
+/// very much").
+pub const DEFAULT_MIN_CHARS: usize = 20;
+/// Default of [`SpanFinderBuilder::overlap`] (dolma's n-gram mode).
+pub const DEFAULT_OVERLAP: f64 = 0.8;
+/// Default n-gram length of fuzzy paragraphs and of decontamination, in
+/// words (CJK characters): the 13-grams of GPT-3's and NeMo Curator's
+/// decontamination.
+pub const DEFAULT_NGRAM: usize = 13;
+/// Default memory budget of a run's index: 4 GiB.
+pub const DEFAULT_MEMORY: u64 = 4 << 30;
+
+/// Which copy of a repeated passage survives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Keep {
+    /// The first occurrence in input order survives; every later one is a
+    /// span (the default).
+    #[default]
+    First,
+    /// Every copy is a span, the first too (Lee et al.'s behaviour).
+    None,
+}
+
+impl Keep {
+    /// The policy's name (`first`, `none`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Keep::First => "first",
+            Keep::None => "none",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Config {
+    pub unit: Unit,
+    pub min_chars: usize,
+    pub keep: Keep,
+    pub fuzzy: bool,
+    pub overlap: f64,
+    pub ngram: usize,
+    pub memory: u64,
+    pub spill_dir: Option<PathBuf>,
+    pub reference: Option<Arc<ReferenceIndex>>,
+    pub units_on: bool,
+}
+
+/// Finds repeated passages; built by [`SpanFinder::builder`].
+///
+/// [`SpanFinder::analyze`] looks at one document (pure, run it on any
+/// thread); [`SpanFinder::run`] starts a run that takes the analyses in
+/// input order and gives each document's spans.
+#[derive(Debug, Clone)]
+pub struct SpanFinder {
+    pub(crate) config: Config,
+}
+
+/// Builder of a [`SpanFinder`].
+#[derive(Debug, Clone)]
+pub struct SpanFinderBuilder {
+    config: Config,
+}
+
+impl Default for SpanFinderBuilder {
+    fn default() -> Self {
+        SpanFinderBuilder {
+            config: Config {
+                unit: Unit::Paragraph,
+                min_chars: DEFAULT_MIN_CHARS,
+                keep: Keep::First,
+                fuzzy: false,
+                overlap: DEFAULT_OVERLAP,
+                ngram: DEFAULT_NGRAM,
+                memory: DEFAULT_MEMORY,
+                spill_dir: None,
+                reference: None,
+                units_on: true,
+            },
+        }
+    }
+}
+
+impl SpanFinder {
+    /// A finder with the defaults: exact paragraphs, keep the first copy.
+    pub fn new() -> SpanFinder {
+        SpanFinder {
+            config: SpanFinderBuilder::default().config,
+        }
+    }
+
+    /// A builder starting from the defaults.
+    pub fn builder() -> SpanFinderBuilder {
+        SpanFinderBuilder::default()
+    }
+
+    /// The unit compared.
+    pub fn unit(&self) -> Unit {
+        self.config.unit
+    }
+
+    /// The keep policy.
+    pub fn keep(&self) -> Keep {
+        self.config.keep
+    }
+
+    /// Whether paragraphs are compared by their n-grams.
+    pub fn fuzzy(&self) -> bool {
+        self.config.fuzzy
+    }
+
+    /// The reference set, if any.
+    pub fn reference(&self) -> Option<&ReferenceIndex> {
+        self.config.reference.as_deref()
+    }
+}
+
+impl Default for SpanFinder {
+    fn default() -> Self {
+        SpanFinder::new()
+    }
+}
+
+impl SpanFinderBuilder {
+    /// The unit compared (default: paragraphs).
+    pub fn unit(mut self, unit: Unit) -> Self {
+        self.config.unit = unit;
+        self
+    }
+
+    /// Units shorter than this, normalized, in characters, are never spans
+    /// (default [`DEFAULT_MIN_CHARS`]).
+    pub fn min_chars(mut self, n: usize) -> Self {
+        self.config.min_chars = n;
+        self
+    }
+
+    /// Which copy survives (default: the first).
+    pub fn keep(mut self, keep: Keep) -> Self {
+        self.config.keep = keep;
+        self
+    }
+
+    /// Paragraphs are repeats when `overlap` of their word n-grams appeared
+    /// before (dolma's n-gram mode); paragraphs only.
+    pub fn fuzzy(mut self, on: bool) -> Self {
+        self.config.fuzzy = on;
+        self
+    }
+
+    /// Share of a paragraph's n-grams seen before that makes it a repeat
+    /// (fuzzy mode; default [`DEFAULT_OVERLAP`]).
+    pub fn overlap(mut self, overlap: f64) -> Self {
+        self.config.overlap = overlap;
+        self
+    }
+
+    /// N-gram length in words of fuzzy mode (default [`DEFAULT_NGRAM`]).
+    pub fn ngram(mut self, n: usize) -> Self {
+        self.config.ngram = n;
+        self
+    }
+
+    /// Memory budget of the run's index in bytes (default
+    /// [`DEFAULT_MEMORY`]); past it the run partitions its keys by hash
+    /// onto the spill directory.
+    pub fn memory(mut self, bytes: u64) -> Self {
+        self.config.memory = bytes;
+        self
+    }
+
+    /// Where a run that outgrows its budget (or keeps no copy) writes its
+    /// partitions; default: the system's temporary directory.
+    pub fn spill_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.config.spill_dir = Some(dir.into());
+        self
+    }
+
+    /// Decontamination against a reference set: spans sharing its n-grams.
+    pub fn reference(mut self, index: ReferenceIndex) -> Self {
+        self.config.reference = Some(Arc::new(index));
+        self
+    }
+
+    /// Whether repeated units are looked for at all (default `true`);
+    /// `false` with a reference set finds reference spans only.
+    pub fn units(mut self, on: bool) -> Self {
+        self.config.units_on = on;
+        self
+    }
+
+    /// The finder, or an error naming the option out of range.
+    pub fn build(self) -> Result<SpanFinder, Error> {
+        let c = &self.config;
+        if c.fuzzy && c.unit != Unit::Paragraph {
+            return Err(Error::option(format!(
+                "fuzzy matching compares paragraphs; it does not apply to --unit {}",
+                c.unit.name()
+            )));
+        }
+        if !(c.overlap > 0.0 && c.overlap <= 1.0) {
+            return Err(Error::option(format!(
+                "the overlap must be in (0, 1], not {}",
+                c.overlap
+            )));
+        }
+        if c.ngram == 0 || c.ngram > 1000 {
+            return Err(Error::option(format!(
+                "the n-gram length must be 1 to 1000 words, not {}",
+                c.ngram
+            )));
+        }
+        if c.memory < (64 << 10) {
+            return Err(Error::option(format!(
+                "the memory budget must be at least 64 KiB, not {} bytes",
+                c.memory
+            )));
+        }
+        if !c.units_on && c.reference.is_none() {
+            return Err(Error::option(
+                "nothing to look for: no units and no reference set",
+            ));
+        }
+        Ok(SpanFinder {
+            config: self.config,
+        })
+    }
+}

@@ -1,0 +1,100 @@
+//! Words of a text with their byte ranges, and hashes of word n-grams: what
+//! fuzzy paragraphs and decontamination compare.
+//!
+//! A word is a token of [`neardup_text::tokens`]: a maximal run of letters,
+//! digits and marks, or one CJK character (so Chinese and Japanese text is
+//! compared character by character). Each word is hashed after
+//! normalization (NFKC, lowercase), so `The` and `ＴＨＥ` are the same word.
+//! An n-gram's hash is the xxh3 hash of its words' hashes.
+
+use neardup_text::{normalize_into, token_hash, NormalizeOptions};
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+/// Seed of n-gram hashes.
+const NGRAM_SEED: u64 = 0x7370_616E_6E67_7261; // "spanngra"
+
+/// The words of one text: byte ranges and hashes, in order.
+#[derive(Debug, Default, Clone)]
+pub struct Words {
+    /// Byte range of each word in the text.
+    pub ranges: Vec<(usize, usize)>,
+    /// Hash of each normalized word, as little-endian bytes (8 per word),
+    /// laid out so that an n-gram is one contiguous slice.
+    hash_bytes: Vec<u8>,
+    norm: String,
+}
+
+impl Words {
+    /// Clears and fills with the words of `text`.
+    pub fn fill(&mut self, text: &str) {
+        self.ranges.clear();
+        self.hash_bytes.clear();
+        let base = text.as_ptr() as usize;
+        let mut lower = [0u8; 64];
+        for tok in neardup_text::tokens(text) {
+            let start = tok.as_ptr() as usize - base;
+            self.ranges.push((start, start + tok.len()));
+            let h = if tok.is_ascii() && tok.len() <= lower.len() {
+                let b = &mut lower[..tok.len()];
+                b.copy_from_slice(tok.as_bytes());
+                b.make_ascii_lowercase();
+                // ASCII bytes are UTF-8: the token's own characters.
+                token_hash(std::str::from_utf8(b).unwrap_or(tok))
+            } else {
+                self.norm.clear();
+                normalize_into(tok, NormalizeOptions::KEEP_PUNCTUATION, &mut self.norm);
+                token_hash(&self.norm)
+            };
+            self.hash_bytes.extend_from_slice(&h.to_le_bytes());
+        }
+    }
+
+    /// Number of words.
+    pub fn len(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// Hash of the `n` words from word `i` (`i + n <= len`).
+    #[inline]
+    pub fn ngram(&self, i: usize, n: usize) -> u64 {
+        xxh3_64_with_seed(&self.hash_bytes[i * 8..(i + n) * 8], NGRAM_SEED)
+    }
+
+    /// Hash of the words `from..to` (a whole short paragraph).
+    #[inline]
+    pub fn run(&self, from: usize, to: usize) -> u64 {
+        self.ngram(from, to - from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_and_their_ranges() {
+        let mut w = Words::default();
+        let t = "Hello, 世界! It's ＴＨＥ end";
+        w.fill(t);
+        let got: Vec<&str> = w.ranges.iter().map(|&(a, b)| &t[a..b]).collect();
+        assert_eq!(got, ["Hello", "世", "界", "It", "s", "ＴＨＥ", "end"]);
+        let mut v = Words::default();
+        v.fill("hello 世界 it s the END");
+        assert_eq!(w.len(), v.len());
+        for i in 0..w.len() {
+            assert_eq!(w.ngram(i, 1), v.ngram(i, 1), "word {i}");
+        }
+        assert_eq!(w.ngram(0, 7), v.ngram(0, 7));
+        assert_ne!(w.ngram(0, 2), w.ngram(1, 2));
+    }
+
+    #[test]
+    fn long_ascii_words_are_hashed_alike() {
+        let long = "A".repeat(100);
+        let mut w = Words::default();
+        w.fill(&long);
+        let mut v = Words::default();
+        v.fill(&long.to_lowercase());
+        assert_eq!(w.ngram(0, 1), v.ngram(0, 1));
+    }
+}
