@@ -48,11 +48,12 @@ impl InputArgs {
 
     /// The extractor: main text, or all visible text.
     pub fn extractor(&self) -> Extractor {
-        let mode = if self.all_text {
-            Mode::AllText
-        } else {
-            Mode::Main
-        };
+        Self::extractor_for(self.all_text)
+    }
+
+    /// The extractor of main text, or of all visible text with `all_text`.
+    pub fn extractor_for(all_text: bool) -> Extractor {
+        let mode = if all_text { Mode::AllText } else { Mode::Main };
         Extractor::builder().mode(mode).build()
     }
 }

@@ -12,6 +12,7 @@ mod pipeline;
 mod plot;
 mod progress;
 mod report;
+mod span_outputs;
 mod validate;
 
 use std::process::ExitCode;
@@ -42,6 +43,9 @@ enum Command {
     Serve(commands::serve::ServeArgs),
     /// Look at, check or compact a service store, offline.
     Store(commands::store::StoreArgs),
+    /// Find repeated passages inside documents (paragraphs, lines,
+    /// sentences) and passages leaked from a reference set.
+    Spans(commands::spans::SpansArgs),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +58,7 @@ fn main() -> ExitCode {
         Command::Report(args) => commands::report::run(args),
         Command::Serve(args) => commands::serve::run(args),
         Command::Store(args) => commands::store::run(args),
+        Command::Spans(args) => commands::spans::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -44,22 +44,39 @@ pub fn map_ordered<T, M, S>(
     sources: &[Source],
     pool: &rayon::ThreadPool,
     map: M,
-    mut sink: S,
+    sink: S,
 ) -> Result<()>
 where
     T: Send,
     M: Fn(Item) -> T + Sync + Send,
     S: FnMut(T) -> Result<()>,
 {
+    map_ordered_sourced(inputs, sources, pool, |(_, item)| map(item), sink)
+}
+
+/// As [`map_ordered`], each item with the index of its source in
+/// `sources`.
+pub fn map_ordered_sourced<T, M, S>(
+    inputs: &Inputs,
+    sources: &[Source],
+    pool: &rayon::ThreadPool,
+    map: M,
+    mut sink: S,
+) -> Result<()>
+where
+    T: Send,
+    M: Fn((usize, Item)) -> T + Sync + Send,
+    S: FnMut(T) -> Result<()>,
+{
     let stop = AtomicBool::new(false);
     let repeated: Mutex<Option<DocError>> = Mutex::new(None);
     let result = std::thread::scope(|scope| {
-        let (tx, rx) = sync_channel::<Vec<Item>>(2);
+        let (tx, rx) = sync_channel::<Vec<(usize, Item)>>(2);
         let (stop, repeated) = (&stop, &repeated);
         scope.spawn(move || {
             let mut chunk = Vec::with_capacity(CHUNK_ITEMS);
             let mut bytes = 0usize;
-            for item in inputs.read_all(sources) {
+            for (source, item) in inputs.read_all_sourced(sources) {
                 if let Item::Error(
                     e @ DocError {
                         kind: DocErrorKind::DuplicateId(_),
@@ -74,7 +91,7 @@ where
                     return;
                 }
                 bytes += item_bytes(&item);
-                chunk.push(item);
+                chunk.push((source, item));
                 if chunk.len() >= CHUNK_ITEMS || bytes >= CHUNK_BYTES {
                     bytes = 0;
                     let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_ITEMS));

@@ -151,22 +151,32 @@ impl Inputs {
     /// module `ids`: a repeated archive URI becomes `URI#2`; a repeated
     /// JSONL or Parquet id is a [`DocErrorKind::DuplicateId`] error).
     pub fn read_all<'a>(&'a self, sources: &'a [Source]) -> impl Iterator<Item = Item> + 'a {
+        self.read_all_sourced(sources).map(|(_, item)| item)
+    }
+
+    /// As [`Inputs::read_all`], each item with the index of its source in
+    /// `sources` (for outputs written per input file).
+    pub fn read_all_sourced<'a>(
+        &'a self,
+        sources: &'a [Source],
+    ) -> impl Iterator<Item = (usize, Item)> + 'a {
         let mut ids = IdRegistry::default();
         sources
             .iter()
-            .flat_map(move |s| {
+            .enumerate()
+            .flat_map(move |(i, s)| {
                 let strict = matches!(s.kind, SourceKind::Jsonl | SourceKind::Parquet);
                 self.read_marked(s)
-                    .map(move |(item, truncated)| (item, truncated, strict))
+                    .map(move |(item, truncated)| (i, item, truncated, strict))
             })
-            .map(move |(item, truncated, strict)| {
+            .map(move |(i, item, truncated, strict)| {
                 let item = ids.assign(item, strict);
                 if let (true, Some(log), Item::Document(d)) =
                     (truncated, &self.config.truncated, &item)
                 {
                     log.insert(&d.id);
                 }
-                item
+                (i, item)
             })
     }
 

@@ -30,12 +30,14 @@
 
 mod item;
 mod page;
+mod span_item;
 
 pub use neardup_dedup as dedup;
 pub use neardup_extract as extract;
 pub use neardup_index as index;
 pub use neardup_io as io;
 pub use neardup_sketch as sketch;
+pub use neardup_spans as spans;
 pub use neardup_text as text;
 
 pub use item::fingerprint_item;
@@ -46,3 +48,4 @@ pub use neardup_dedup::{
     SiteTemplates, Spill, TemplateStats, Verifier,
 };
 pub use page::Page;
+pub use span_item::{span_item, SpanDoc};

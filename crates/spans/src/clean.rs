@@ -23,7 +23,8 @@ pub fn clean(text: &str, spans: &[Span]) -> String {
     let mut line_start = 0usize;
     let bytes = text.as_bytes();
     while line_start <= text.len() {
-        let line_end = memchr::memchr(b'\n', &bytes[line_start..]).map_or(text.len(), |i| line_start + i);
+        let line_end =
+            memchr::memchr(b'\n', &bytes[line_start..]).map_or(text.len(), |i| line_start + i);
         let mut kept = String::new();
         let mut cut = false;
         let mut pos = line_start;

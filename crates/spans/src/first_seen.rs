@@ -66,10 +66,12 @@ mod tests {
 
     #[test]
     fn first_occurrences_win() {
-        let mut a = Analysis::default();
-        a.units = vec![(0, 1), (2, 3)];
-        a.keys = vec![5, 6, 6];
-        a.key_unit = vec![0, 1, 1];
+        let a = Analysis {
+            units: vec![(0, 1), (2, 3)],
+            keys: vec![5, 6, 6],
+            key_unit: vec![0, 1, 1],
+            references: Vec::new(),
+        };
         let mut fs = FirstSeen::default();
         let mut out = Vec::new();
         fs.observe(0, &a, &mut out);

@@ -53,7 +53,10 @@ mod tests {
         assert_eq!(t.push("a"), 0);
         t.push("");
         t.push("網頁-3");
-        assert_eq!((t.get(0), t.get(1), t.get(2), t.get(9)), ("a", "", "網頁-3", ""));
+        assert_eq!(
+            (t.get(0), t.get(1), t.get(2), t.get(9)),
+            ("a", "", "網頁-3", "")
+        );
         assert_eq!(t.len(), 3);
     }
 }

@@ -174,7 +174,12 @@ mod tests {
         w.fill(text);
         idx.find(&w)
             .iter()
-            .map(|m| (text[m.range.0..m.range.1].to_string(), idx.id(m.reference).to_string()))
+            .map(|m| {
+                (
+                    text[m.range.0..m.range.1].to_string(),
+                    idx.id(m.reference).to_string(),
+                )
+            })
             .collect()
     }
 
@@ -183,7 +188,8 @@ mod tests {
         let mut idx = ReferenceIndex::new(4);
         idx.add("q1", "What is the boiling point of water at sea level?");
         idx.add("q2", "Name the largest planet of the solar system.");
-        let doc = "Intro text. Quiz: what is the BOILING point of water at sea level? Answer below.";
+        let doc =
+            "Intro text. Quiz: what is the BOILING point of water at sea level? Answer below.";
         assert_eq!(
             matches(&idx, doc),
             [(

@@ -72,7 +72,9 @@ impl SpanFinder {
     pub fn run(&self) -> Result<SpanRun<'_>, Error> {
         let path = match self.config.keep {
             Keep::First => Path::Streaming(FirstSeen::default()),
-            Keep::None => Path::Partitioned(Deferred::start(&self.spill_parent(), 0, [].into_iter())?),
+            Keep::None => {
+                Path::Partitioned(Deferred::start(&self.spill_parent(), 0, [].into_iter())?)
+            }
         };
         Ok(SpanRun {
             finder: self,
@@ -84,7 +86,10 @@ impl SpanFinder {
     }
 
     fn spill_parent(&self) -> PathBuf {
-        self.config.spill_dir.clone().unwrap_or_else(std::env::temp_dir)
+        self.config
+            .spill_dir
+            .clone()
+            .unwrap_or_else(std::env::temp_dir)
     }
 
     fn unit_kind(&self) -> SpanKind {
@@ -138,7 +143,17 @@ impl<'f> SpanRun<'f> {
                     Err(e) => ("", Vec::new(), Some(e.as_str())),
                 };
                 self.stats.keys = fs.len() as u64;
-                emit(self.finder, &self.ids, &mut self.stats, index, text, &spans, error, body.as_ref().ok().map(|(_, a)| a), sink)
+                emit(
+                    self.finder,
+                    &self.ids,
+                    &mut self.stats,
+                    index,
+                    text,
+                    &spans,
+                    error,
+                    body.as_ref().ok().map(|(_, a)| a),
+                    sink,
+                )
             }
             Path::Partitioned(d) => d.push(&body),
         }
@@ -161,11 +176,18 @@ impl<'f> SpanRun<'f> {
                     Ok((text, a)) => {
                         let units =
                             unit_spans(a, &doc.matches, finder.unit_kind(), finder.config.overlap);
-                        (text.as_str(), join(text, units, &a.references), None, Some(a))
+                        (
+                            text.as_str(),
+                            join(text, units, &a.references),
+                            None,
+                            Some(a),
+                        )
                     }
                     Err(e) => ("", Vec::new(), Some(e.as_str()), None),
                 };
-                emit(finder, &ids, &mut stats, doc.index, text, &spans, error, a, sink)
+                emit(
+                    finder, &ids, &mut stats, doc.index, text, &spans, error, a, sink,
+                )
             })?;
         }
         stats.finish(finder.config.keep);

@@ -141,7 +141,10 @@ pub fn char_len(text: &str) -> usize {
     if text.is_ascii() {
         text.len()
     } else {
-        text.as_bytes().iter().filter(|&&x| x & 0xC0 != 0x80).count()
+        text.as_bytes()
+            .iter()
+            .filter(|&&x| x & 0xC0 != 0x80)
+            .count()
     }
 }
 
@@ -166,8 +169,10 @@ mod tests {
             reference: 3,
         }];
         let got = join(text, vec![unit(0, text.len())], &refs);
-        let shown: Vec<(&str, SpanKind)> =
-            got.iter().map(|s| (&text[s.start..s.end], s.kind)).collect();
+        let shown: Vec<(&str, SpanKind)> = got
+            .iter()
+            .map(|s| (&text[s.start..s.end], s.kind))
+            .collect();
         assert_eq!(
             shown,
             [

@@ -161,7 +161,10 @@ mod tests {
         occ.write(&mut w).unwrap();
         occ.write(&mut w).unwrap();
         drop(w);
-        assert_eq!(Occurrence::read_all(&spill.read_all("o").unwrap()), [occ, occ]);
+        assert_eq!(
+            Occurrence::read_all(&spill.read_all("o").unwrap()),
+            [occ, occ]
+        );
         let d = Decision {
             doc: 1,
             key_idx: 2,

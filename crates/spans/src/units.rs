@@ -225,7 +225,13 @@ mod tests {
         let t = "He said “stop.” Then left! Pi is 3.14 today.\n第一句。第二句！";
         assert_eq!(
             texts(t, Unit::Sentence, None),
-            ["He said “stop.”", "Then left!", "Pi is 3.14 today.", "第一句。", "第二句！"]
+            [
+                "He said “stop.”",
+                "Then left!",
+                "Pi is 3.14 today.",
+                "第一句。",
+                "第二句！"
+            ]
         );
     }
 

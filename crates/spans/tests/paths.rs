@@ -27,7 +27,9 @@ const LINES: &[&str] = &[
 fn corpus(n: usize, seed: u64) -> Vec<(String, String)> {
     let mut s = seed;
     let mut next = move || {
-        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (s >> 33) as usize
     };
     (0..n)
@@ -81,7 +83,11 @@ fn units(text: &str, unit: Unit) -> Vec<(usize, usize)> {
     let base = text.as_ptr() as usize;
     match unit {
         Unit::Sentence => {
-            let f = SpanFinder::builder().unit(Unit::Sentence).min_chars(0).build().unwrap();
+            let f = SpanFinder::builder()
+                .unit(Unit::Sentence)
+                .min_chars(0)
+                .build()
+                .unwrap();
             // Sentence ranges come from the library; the reference checks
             // what is decided about them.
             let a = f.analyze(text, None);

@@ -6,4 +6,5 @@ pub mod eval;
 pub mod extract;
 pub mod report;
 pub mod serve;
+pub mod spans;
 pub mod store;
