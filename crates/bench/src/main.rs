@@ -1,11 +1,10 @@
 //! `neardup-bench`: tools to measure neardup at scale.
 
-mod mix;
-mod paragraphs;
 mod realtext;
-mod rng;
 mod sketch;
 mod synth;
+
+use neardup_bench::{mix, paragraphs, rng, spancorpus};
 
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -75,6 +74,31 @@ enum Command {
         /// Output file (default: standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
+    },
+    /// Write a corpus of real paragraphs with planted repeated passages
+    /// (boilerplate lines, pasted and near-identical paragraphs, leaked
+    /// reference items) for `neardup spans`: DIR/corpus.jsonl,
+    /// DIR/reference.jsonl and DIR/truth.jsonl (the planted passages, code
+    /// point offsets).
+    Spancorpus {
+        /// Number of documents.
+        #[arg(long, default_value_t = 2000)]
+        docs: usize,
+        /// Share of CJK documents.
+        #[arg(long, default_value_t = 0.15)]
+        cjk_share: f64,
+        /// Reference items.
+        #[arg(long, default_value_t = 200)]
+        reference_items: usize,
+        /// Directory of the extraction datasets (`*/ground-truth.json`).
+        #[arg(long, default_value = "../shared/eval/extraction")]
+        eval: PathBuf,
+        /// Seed.
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Output directory.
+        #[arg(short, long)]
+        output: PathBuf,
     },
     /// Signatures per second of fingerprinting methods, one thread, on the
     /// texts of a JSONL corpus; prints one JSON object per method.
@@ -156,6 +180,34 @@ fn main() -> Result<()> {
                 sum.duplicates,
                 share(sum.non_ascii),
                 share(sum.cjk),
+            );
+        }
+        Command::Spancorpus {
+            docs,
+            cjk_share,
+            reference_items,
+            eval,
+            seed,
+            output,
+        } => {
+            let pools = paragraphs::Pools::load(&eval)?;
+            let corpus = spancorpus::generate(
+                &pools,
+                &spancorpus::SpanCorpusConfig {
+                    docs,
+                    cjk_share,
+                    reference_items,
+                    seed,
+                },
+            );
+            spancorpus::write(&corpus, &output)?;
+            let planted: usize = corpus.truth.iter().map(Vec::len).sum();
+            eprintln!(
+                "{} documents, {} planted passages (origins included), {} reference items, in {}",
+                corpus.docs.len(),
+                planted,
+                corpus.reference.len(),
+                output.display()
             );
         }
         Command::Sketch {

@@ -113,51 +113,37 @@ impl ReferenceIndex {
         if self.grams.is_empty() || w == 0 {
             return Vec::new();
         }
-        // End (exclusive) of the furthest matching window covering each
-        // word, and the window's item per starting word.
-        let mut covered_to = vec![0usize; w];
-        let mut item_at: Vec<(usize, u32)> = Vec::new();
+        // Matching windows: (first word, end word, item).
+        let mut windows: Vec<(usize, usize, u32)> = Vec::new();
         for &n in self.lengths.iter().rev() {
             if n > w {
                 continue;
             }
             for i in 0..=w - n {
                 if let Some(&item) = self.grams.get(&words.ngram(i, n)) {
-                    item_at.push((i, item));
-                    for c in &mut covered_to[i..i + n] {
-                        *c = (*c).max(i + n);
-                    }
+                    windows.push((i, i + n, item));
                 }
             }
         }
-        if item_at.is_empty() {
-            return Vec::new();
-        }
-        item_at.sort_unstable();
+        windows.sort_unstable();
+        // Windows that share a word make one match; windows that only touch
+        // do not (two items leaked one after the other are two matches).
         let mut out = Vec::new();
         let mut i = 0;
-        let mut next_item = 0;
-        while i < w {
-            if covered_to[i] == 0 {
-                i += 1;
-                continue;
-            }
-            let start = i;
-            while i < w && covered_to[i] > 0 {
-                i += 1;
-            }
-            // Items of the windows starting in the run: most frequent.
+        while i < windows.len() {
+            let (start, mut end, _) = windows[i];
             let mut votes: HashMap<u32, u32> = HashMap::new();
-            while next_item < item_at.len() && item_at[next_item].0 < i {
-                *votes.entry(item_at[next_item].1).or_default() += 1;
-                next_item += 1;
+            while i < windows.len() && windows[i].0 < end.max(start + 1) {
+                end = end.max(windows[i].1);
+                *votes.entry(windows[i].2).or_default() += 1;
+                i += 1;
             }
             let reference = votes
                 .iter()
                 .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
                 .map_or(0, |(&r, _)| r);
             out.push(RefMatch {
-                range: (words.ranges[start].0, words.ranges[i - 1].1),
+                range: (words.ranges[start].0, words.ranges[end - 1].1),
                 reference,
             });
         }
@@ -208,6 +194,20 @@ mod tests {
         assert_eq!(
             matches(&idx, doc),
             [("请计算下列各题的答案".to_string(), "zh".to_string())]
+        );
+    }
+
+    #[test]
+    fn items_leaked_one_after_the_other_are_two_matches() {
+        let mut idx = ReferenceIndex::new(3);
+        idx.add("a", "alpha beta gamma delta");
+        idx.add("b", "one two three four");
+        assert_eq!(
+            matches(&idx, "x alpha beta gamma delta one two three four y"),
+            [
+                ("alpha beta gamma delta".to_string(), "a".to_string()),
+                ("one two three four".to_string(), "b".to_string())
+            ]
         );
     }
 
