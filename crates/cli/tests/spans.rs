@@ -1,0 +1,263 @@
+//! `neardup spans` end to end: output snapshots, the same output for any
+//! thread count and memory budget, the side outputs, bad input.
+
+mod common;
+
+use common::{json_lines, neardup, temp_dir};
+use std::path::{Path, PathBuf};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/spans")
+        .join(name)
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn spans(args: &[&str]) -> String {
+    let out = neardup(&[&["spans", "-q"], args].concat());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn output_snapshots() {
+    let corpus = data("corpus.jsonl");
+    let reference = data("reference.jsonl");
+    for (args, snapshot) in [
+        (vec![], "paragraph.jsonl"),
+        (vec!["--unit", "sentence"], "sentence.jsonl"),
+        (vec!["--keep", "none"], "keep-none.jsonl"),
+        (
+            vec!["--reference", path(&reference), "--ref-ngram", "8"],
+            "reference-out.jsonl",
+        ),
+    ] {
+        let got = spans(&[&[path(&corpus)], args.as_slice()].concat());
+        let want = std::fs::read_to_string(data(snapshot)).unwrap();
+        assert_eq!(got, want, "{snapshot}");
+    }
+}
+
+#[test]
+fn offsets_are_code_points_of_the_users_text() {
+    let out = spans(&[path(&data("corpus.jsonl"))]);
+    let docs: Vec<serde_json::Value> = std::fs::read_to_string(data("corpus.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for (line, doc) in json_lines(out.as_bytes()).iter().zip(&docs) {
+        let chars: Vec<char> = doc["text"].as_str().unwrap().chars().collect();
+        assert_eq!(line["chars"], chars.len());
+        for s in line["spans"].as_array().unwrap() {
+            let (a, b) = (
+                s["start"].as_u64().unwrap() as usize,
+                s["end"].as_u64().unwrap() as usize,
+            );
+            let piece: String = chars[a..b].iter().collect();
+            assert_eq!(piece, piece.trim(), "spans are trimmed");
+            assert!(!piece.is_empty());
+        }
+    }
+    let b = &json_lines(out.as_bytes())[1];
+    let text: Vec<char> = docs[1]["text"].as_str().unwrap().chars().collect();
+    let s = &b["spans"][1];
+    let piece: String = text
+        [s["start"].as_u64().unwrap() as usize..s["end"].as_u64().unwrap() as usize]
+        .iter()
+        .collect();
+    assert_eq!(piece, "图书馆周一重新开放，市民可以免费借阅图书！");
+}
+
+/// A corpus of articles sharing boilerplate lines and pasted paragraphs.
+fn corpus(dir: &Path, docs: usize) -> PathBuf {
+    let mut s = String::new();
+    for d in 0..docs {
+        let mut lines = vec![common::article(d)];
+        if d % 3 == 0 {
+            lines.push("Subscribe to our newsletter — the latest stories every morning.".into());
+        }
+        if d % 7 == 1 && d > 7 {
+            lines.push(common::article(d - 7));
+        }
+        if d % 11 == 0 {
+            lines.push("本网站所有内容均受版权保护，未经许可不得转载。".into());
+        }
+        lines.push(format!(
+            "Published on day {d} of the year, in the morning edition."
+        ));
+        let text = lines.join("\n");
+        s.push_str(&serde_json::json!({"id": format!("d{d}"), "text": text}).to_string());
+        s.push('\n');
+    }
+    let p = dir.join("corpus.jsonl");
+    std::fs::write(&p, s).unwrap();
+    p
+}
+
+#[test]
+fn same_spans_for_any_thread_count_memory_budget_and_keep_policy() {
+    let dir = temp_dir("spans-threads");
+    let c = corpus(&dir, 3000);
+    let spill = dir.join("spill");
+    std::fs::create_dir(&spill).unwrap();
+    for mode in [
+        vec!["--unit", "paragraph"],
+        vec!["--unit", "sentence"],
+        vec!["--fuzzy", "--ngram", "5"],
+        vec!["--keep", "none"],
+    ] {
+        let base = spans(&[&[path(&c), "-j", "1"], mode.as_slice()].concat());
+        assert!(base.contains("\"first\":\"d0\""), "{mode:?}");
+        let two = spans(&[&[path(&c), "-j", "2"], mode.as_slice()].concat());
+        assert_eq!(base, two, "{mode:?}: threads");
+        let small = spans(
+            &[
+                &[
+                    path(&c),
+                    "-j",
+                    "2",
+                    "--memory",
+                    "64K",
+                    "--spill-dir",
+                    path(&spill),
+                ],
+                mode.as_slice(),
+            ]
+            .concat(),
+        );
+        assert_eq!(base, small, "{mode:?}: memory budget");
+    }
+    assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0);
+}
+
+#[test]
+fn clean_attributes_and_report() {
+    let dir = temp_dir("spans-outputs");
+    let c = corpus(&dir, 50);
+    let (clean, attrs, report) = (
+        dir.join("clean.jsonl"),
+        dir.join("attrs"),
+        dir.join("report.json"),
+    );
+    let out = spans(&[
+        path(&c),
+        "--clean",
+        path(&clean),
+        "--attributes",
+        path(&attrs),
+        "--report",
+        path(&report),
+    ]);
+    let lines = json_lines(out.as_bytes());
+    let cleaned = json_lines(&std::fs::read(&clean).unwrap());
+    assert_eq!(cleaned.len(), 50);
+    let d3 = cleaned.iter().find(|l| l["id"] == "d3").unwrap();
+    assert!(!d3["text"].as_str().unwrap().contains("Subscribe"));
+    let d0 = cleaned.iter().find(|l| l["id"] == "d0").unwrap();
+    assert!(
+        d0["text"].as_str().unwrap().contains("Subscribe"),
+        "the first copy stays"
+    );
+    // dolma attributes: one file named as the input, the same spans.
+    let a = json_lines(&std::fs::read(attrs.join("corpus.jsonl")).unwrap());
+    assert_eq!(a.len(), 50);
+    for (line, attr) in lines.iter().zip(&a) {
+        assert_eq!(line["id"], attr["id"]);
+        let spans = line["spans"].as_array().unwrap();
+        let got = attr["attributes"]["neardup_repeated_spans"]
+            .as_array()
+            .unwrap();
+        assert_eq!(spans.len(), got.len());
+        for (s, g) in spans.iter().zip(got) {
+            assert_eq!(
+                (s["start"].clone(), s["end"].clone(), g[2].as_f64()),
+                (g[0].clone(), g[1].clone(), Some(1.0))
+            );
+        }
+    }
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(r["documents"], 50);
+    let top = &r["most_repeated"][0];
+    assert_eq!(top["copies"], 17);
+    assert!(top["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("Subscribe to our newsletter"));
+    assert!(r["by_kind"]["paragraph"]["spans"].as_u64().unwrap() > 16);
+}
+
+#[test]
+fn bad_input_is_a_document_error_and_the_run_goes_on() {
+    let dir = temp_dir("spans-bad");
+    let p = dir.join("bad.jsonl");
+    let mut bytes =
+        b"{\"id\":\"ok1\",\"text\":\"A line that is long enough to count here.\"}\n".to_vec();
+    bytes.extend_from_slice(b"{\"id\":\"bad\",\"text\":\"\xff\xfe not UTF-8\"}\n");
+    bytes.extend_from_slice(b"not json at all\n");
+    bytes.extend_from_slice(b"{\"id\":\"empty\",\"text\":\"\"}\n");
+    // One document of 200,000 identical lines, and one giant line.
+    let repeated = "The same boilerplate line, again and again.\n".repeat(200_000);
+    bytes.extend_from_slice(
+        serde_json::json!({"id": "rep", "text": repeated})
+            .to_string()
+            .as_bytes(),
+    );
+    bytes.push(b'\n');
+    let giant = "word ".repeat(2_000_000);
+    bytes.extend_from_slice(
+        serde_json::json!({"id": "giant", "text": giant})
+            .to_string()
+            .as_bytes(),
+    );
+    bytes.push(b'\n');
+    bytes.extend_from_slice(
+        b"{\"id\":\"ok2\",\"text\":\"A line that is long enough to count here!\"}\n",
+    );
+    std::fs::write(&p, bytes).unwrap();
+    let out = neardup(&["spans", "-q", path(&p)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out.stdout);
+    let ids: Vec<&str> = lines.iter().map(|l| l["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), 7, "{ids:?}");
+    assert!(lines[1]["error"].is_string() && lines[2]["error"].is_string());
+    let rep = lines.iter().find(|l| l["id"] == "rep").unwrap();
+    assert_eq!(rep["spans"].as_array().unwrap().len(), 199_999);
+    assert_eq!(rep["spans"][0]["first"], "rep");
+    let giant = lines.iter().find(|l| l["id"] == "giant").unwrap();
+    assert_eq!(giant["chars"], 10_000_000);
+    let ok2 = lines.iter().find(|l| l["id"] == "ok2").unwrap();
+    assert_eq!(ok2["spans"][0]["first"], "ok1");
+}
+
+#[test]
+fn bad_options_fail_before_any_work() {
+    let c = data("corpus.jsonl");
+    for (args, says) in [
+        (vec!["--unit", "word"], "--unit"),
+        (vec!["--unit", "line", "--fuzzy"], "fuzzy"),
+        (vec!["--keep", "longest"], "--keep"),
+        (vec!["--overlap", "1.5"], "overlap"),
+        (vec!["--memory", "lots"], "--memory"),
+        (vec!["-o", "/nonexistent/dir/out.jsonl"], "cannot write"),
+        (vec!["--spill-dir", "/nonexistent/spill"], "--spill-dir"),
+        (vec!["--reference", "/nonexistent/ref.jsonl"], "reference"),
+    ] {
+        let out = neardup(&[&["spans", path(&c)], args.as_slice()].concat());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
