@@ -26,6 +26,7 @@ mod minhash_core;
 mod signature;
 mod spark;
 mod spark_passes;
+mod spans;
 
 use pyo3::prelude::*;
 
@@ -49,6 +50,8 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(method::methods, m)?)?;
     m.add_function(wrap_pyfunction!(batch::read_documents, m)?)?;
     m.add_function(wrap_pyfunction!(batch::dedup_files, m)?)?;
+    m.add_class::<spans::SpanFinder>()?;
+    m.add_function(wrap_pyfunction!(spans::spans, m)?)?;
     m.add_function(wrap_pyfunction!(spark::fingerprint_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark::candidate_keys_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark::verify_batch, m)?)?;

@@ -58,8 +58,8 @@ enum Path {
 }
 
 /// A run of a [`SpanFinder`] over a corpus; see the module documentation.
-pub struct SpanRun<'f> {
-    finder: &'f SpanFinder,
+pub struct SpanRun {
+    finder: SpanFinder,
     ids: IdTable,
     path: Path,
     stats: Stats,
@@ -69,7 +69,7 @@ pub struct SpanRun<'f> {
 impl SpanFinder {
     /// Starts a run. `--keep none` creates its partition files at once
     /// (an error when the spill directory cannot be written).
-    pub fn run(&self) -> Result<SpanRun<'_>, Error> {
+    pub fn run(&self) -> Result<SpanRun, Error> {
         let path = match self.config.keep {
             Keep::First => Path::Streaming(FirstSeen::default()),
             Keep::None => {
@@ -77,7 +77,7 @@ impl SpanFinder {
             }
         };
         Ok(SpanRun {
-            finder: self,
+            finder: self.clone(),
             ids: IdTable::default(),
             path,
             stats: Stats::default(),
@@ -97,7 +97,7 @@ impl SpanFinder {
     }
 }
 
-impl<'f> SpanRun<'f> {
+impl SpanRun {
     /// Adds the next document in input order: its text and analysis, or
     /// the error that kept it from being read. `sink` gets every document
     /// whose spans are known (with `--keep first`, this one).
@@ -144,7 +144,7 @@ impl<'f> SpanRun<'f> {
                 };
                 self.stats.keys = fs.len() as u64;
                 emit(
-                    self.finder,
+                    &self.finder,
                     &self.ids,
                     &mut self.stats,
                     index,
@@ -171,6 +171,7 @@ impl<'f> SpanRun<'f> {
         } = self;
         if let Path::Partitioned(d) = path {
             stats.spilled_bytes = d.bytes();
+            let finder = &finder;
             d.finish(finder.config.keep, |doc: DeferredDoc| {
                 let (text, spans, error, a) = match &doc.body {
                     Ok((text, a)) => {

@@ -22,6 +22,10 @@ The Rust core of neardup behind a small Python API:
 - ``Client(url, token=None)`` talks to ``neardup serve`` over HTTP;
   ``neardup.scrapy.ContentSeenMiddleware`` drops already-seen responses in
   a Scrapy crawl (in-process or against the service).
+- ``spans`` finds repeated passages inside documents of files (as
+  ``neardup spans``: paragraphs, lines, sentences, fuzzy paragraphs,
+  leaked reference items); ``SpanFinder`` does it per document
+  (``add(id, text)``) or over an iterable of texts (``spans(texts)``).
 - ``neardup.spark.dedup`` runs the whole pipeline on a Spark DataFrame.
 """
 
@@ -35,6 +39,7 @@ from ._neardup import (
     NeardupError,
     Record,
     Signature,
+    SpanFinder,
     Verdict,
     __version__,
     dedup_files,
@@ -42,6 +47,7 @@ from ._neardup import (
     methods,
     read_documents,
     sketch,
+    spans,
 )
 from ._text import SimHash, TextMinHash
 
@@ -61,6 +67,7 @@ __all__ = [
     "Record",
     "SimHash",
     "Signature",
+    "SpanFinder",
     "TextMinHash",
     "Verdict",
     "__version__",
@@ -69,4 +76,5 @@ __all__ = [
     "methods",
     "read_documents",
     "sketch",
+    "spans",
 ]

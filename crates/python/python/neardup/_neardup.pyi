@@ -286,3 +286,44 @@ def candidate_rule(
     threshold: Optional[float] = None,
     max_distance: Optional[int] = None,
 ) -> Tuple[int, Optional[int]]: ...
+
+
+SpanRow = Dict[str, Union[str, int]]
+
+def spans(
+    paths: List[str],
+    unit: Optional[str] = "paragraph",
+    *,
+    keep: str = "first",
+    fuzzy: bool = False,
+    overlap: float = 0.8,
+    ngram: int = 13,
+    min_chars: int = 20,
+    reference: Optional[List[str]] = None,
+    ref_ngram: int = 13,
+    memory: Optional[int] = None,
+    spill_dir: Optional[str] = None,
+    all_text: bool = False,
+    threads: int = 0,
+) -> List[Dict[str, Any]]: ...
+
+class SpanFinder:
+    def __init__(
+        self,
+        unit: Optional[str] = "paragraph",
+        *,
+        keep: str = "first",
+        fuzzy: bool = False,
+        overlap: float = 0.8,
+        ngram: int = 13,
+        min_chars: int = 20,
+        reference: Optional[List[Tuple[str, str]]] = None,
+        ref_ngram: int = 13,
+        memory: Optional[int] = None,
+        spill_dir: Optional[str] = None,
+    ) -> None: ...
+    def add(self, id: str, text: str) -> List[SpanRow]: ...
+    def spans(
+        self, texts: Iterable[str], ids: Optional[List[str]] = None, threads: int = 0
+    ) -> List[Dict[str, Any]]: ...
+    def __len__(self) -> int: ...
