@@ -104,16 +104,24 @@ where
                 let _ = tx.send(chunk);
             }
         });
+        // Each chunk is mapped on the pool while this thread feeds the
+        // results of the chunk before it to the sink.
+        let mut pending: Vec<T> = Vec::new();
         for chunk in rx {
             if stop.load(Ordering::SeqCst) {
                 break;
             }
-            let results: Vec<T> = pool.install(|| chunk.into_par_iter().map(&map).collect());
-            for r in results {
-                sink(r)?;
-            }
+            let mut next: Vec<T> = Vec::new();
+            let map = &map;
+            let sunk = pool.in_place_scope(|s| {
+                let next = &mut next;
+                s.spawn(move |_| *next = chunk.into_par_iter().map(map).collect());
+                pending.drain(..).try_for_each(&mut sink)
+            });
+            sunk?;
+            pending = next;
         }
-        Ok(())
+        pending.into_iter().try_for_each(&mut sink)
     });
     if let Some(e) = repeated.into_inner().ok().flatten() {
         if let DocErrorKind::DuplicateId(id) = &e.kind {

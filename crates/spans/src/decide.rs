@@ -48,6 +48,7 @@ pub(crate) fn unit_spans(
                 end,
                 kind,
                 source: Source::First(majority(&mut votes)),
+                key: if total == 1 { a.keys[lo] } else { 0 },
             });
         }
         lo = hi;

@@ -62,6 +62,10 @@ pub struct Span {
     pub kind: SpanKind,
     /// Where it was seen.
     pub source: Source,
+    /// The key of the repeated unit (exact units; 0 for fuzzy paragraphs,
+    /// reference matches, pieces of units and spans read back from a
+    /// partitioned run): what the statistics count copies by.
+    pub key: u64,
 }
 
 /// Joins the repeated units of a document with its reference matches:
@@ -79,6 +83,7 @@ pub(crate) fn join(text: &str, units: Vec<Span>, refs: &[RefMatch]) -> Vec<Span>
             end: m.range.1,
             kind: SpanKind::Reference,
             source: Source::Reference(m.reference),
+            key: 0,
         })
         .collect();
     for u in units {
@@ -106,9 +111,12 @@ fn push_piece(text: &str, unit: &Span, (s, e): Range, out: &mut Vec<Span>) {
     if !t.chars().any(neardup_text::is_word_char) && !t.chars().any(neardup_text::is_cjk) {
         return;
     }
+    let (start, end) = (s + lead, s + lead + t.len());
+    let whole = (start, end) == (unit.start, unit.end);
     out.push(Span {
-        start: s + lead,
-        end: s + lead + t.len(),
+        start,
+        end,
+        key: if whole { unit.key } else { 0 },
         ..*unit
     });
 }
@@ -158,6 +166,7 @@ mod tests {
             end,
             kind: SpanKind::Paragraph,
             source: Source::First(0),
+            key: 0,
         }
     }
 

@@ -82,8 +82,12 @@ impl Stats {
             match s.source {
                 Source::Reference(r) => self.scratch.push(r),
                 Source::First(_) => {
-                    let Some(key) = self.keyer.key(piece, 0) else {
-                        continue;
+                    let key = match s.key {
+                        0 => match self.keyer.key(piece, 0) {
+                            Some(k) => k,
+                            None => continue,
+                        },
+                        k => k,
                     };
                     let full = self.repeated.len() >= TRACKED_PASSAGES;
                     match self.repeated.get_mut(&key) {
