@@ -14,10 +14,10 @@ def python_blocks(repo):
 
 
 def test_readme_has_python_snippets(repo):
-    assert len(python_blocks(repo)) >= 2
+    assert len(python_blocks(repo)) >= 3
 
 
-@pytest.mark.parametrize("index", range(2))
+@pytest.mark.parametrize("index", range(3))
 def test_readme_python_snippet_runs(repo, index, capsys):
     blocks = python_blocks(repo)
     exec(compile(blocks[index], f"README.md python block {index}", "exec"), {})
@@ -38,6 +38,13 @@ def test_readme_datasketch_snippet_results(repo):
     exec(compile(python_blocks(repo)[1], "README.md", "exec"), ns)
     assert abs(ns["m1"].jaccard(ns["m2"]) - 0.714) < 0.16
     assert ns["lsh"].query(ns["m1"]) == ["m2"]
+
+
+def test_readme_spans_snippet_results(repo):
+    ns = {}
+    exec(compile(python_blocks(repo)[2], "README.md", "exec"), ns)
+    assert ns["spans"] == [{"start": 30, "end": 64, "kind": "line", "first": "a"}]
+    assert [r["spans"][0]["first"] for r in ns["rows"]] == ["0", "0"]
 
 
 def test_namespace_is_clean():
