@@ -24,9 +24,10 @@ mod method;
 mod minhash;
 mod minhash_core;
 mod signature;
+mod spans;
 mod spark;
 mod spark_passes;
-mod spans;
+mod spark_spans;
 
 use pyo3::prelude::*;
 
@@ -52,6 +53,8 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(batch::dedup_files, m)?)?;
     m.add_class::<spans::SpanFinder>()?;
     m.add_function(wrap_pyfunction!(spans::spans, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_spans::span_keys_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_spans::span_rows_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark::fingerprint_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark::candidate_keys_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark::verify_batch, m)?)?;

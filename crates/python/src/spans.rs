@@ -52,7 +52,11 @@ fn row(e: &Emitted<'_>) -> DocRow {
         .collect();
     DocRow {
         id: e.id.to_string(),
-        chars: if e.error.is_some() { 0 } else { char_len(e.text) },
+        chars: if e.error.is_some() {
+            0
+        } else {
+            char_len(e.text)
+        },
         spans,
         error: e.error.map(str::to_string),
     }
@@ -93,7 +97,7 @@ fn rows_list<'py>(py: Python<'py>, rows: &[DocRow]) -> PyResult<Bound<'py, PyLis
 
 /// The options both entry points take.
 #[allow(clippy::too_many_arguments)]
-fn finder(
+pub(crate) fn finder(
     unit: &str,
     keep: &str,
     fuzzy: bool,
@@ -105,8 +109,11 @@ fn finder(
     reference: Option<ReferenceIndex>,
     units: bool,
 ) -> PyResult<Finder> {
-    let unit = Unit::from_name(unit)
-        .ok_or_else(|| err(format!("unit {unit:?}: expected paragraph, line or sentence")))?;
+    let unit = Unit::from_name(unit).ok_or_else(|| {
+        err(format!(
+            "unit {unit:?}: expected paragraph, line or sentence"
+        ))
+    })?;
     let keep = match keep {
         "first" => Keep::First,
         "none" => Keep::None,
@@ -133,7 +140,10 @@ fn finder(
 }
 
 /// A reference index from `(id, text)` pairs.
-fn reference_of(items: Option<Vec<(String, String)>>, ngram: usize) -> Option<ReferenceIndex> {
+pub(crate) fn reference_of(
+    items: Option<Vec<(String, String)>>,
+    ngram: usize,
+) -> Option<ReferenceIndex> {
     items.map(|items| {
         let mut idx = ReferenceIndex::new(ngram);
         for (id, text) in items {
@@ -303,7 +313,12 @@ impl SpanFinder {
 
     /// The spans of the next document, against every document added
     /// before (keep first only).
-    fn add<'py>(&mut self, py: Python<'py>, id: String, text: String) -> PyResult<Bound<'py, PyList>> {
+    fn add<'py>(
+        &mut self,
+        py: Python<'py>,
+        id: String,
+        text: String,
+    ) -> PyResult<Bound<'py, PyList>> {
         if self.finder.keep() != Keep::First {
             return Err(err(
                 "add() gives each document's spans as it comes: it needs keep='first' (use spans() for keep='none')",
@@ -325,7 +340,9 @@ impl SpanFinder {
             })
         })
         .map_err(|e| err(e.to_string()))?;
-        let row = got.ok_or_else(|| err("the document was not given back"))?;
+        let row = got.ok_or_else(|| {
+            err("the index passed its memory budget and went to disk: add() needs it in memory (raise memory=, or use spans())")
+        })?;
         spans_list(py, &row.spans)
     }
 
@@ -346,13 +363,7 @@ impl SpanFinder {
             .collect::<PyResult<_>>()?;
         let ids: Vec<String> = match ids {
             Some(ids) if ids.len() == texts.len() => ids,
-            Some(ids) => {
-                return Err(err(format!(
-                    "{} ids for {} texts",
-                    ids.len(),
-                    texts.len()
-                )))
-            }
+            Some(ids) => return Err(err(format!("{} ids for {} texts", ids.len(), texts.len()))),
             None => (0..texts.len()).map(|i| i.to_string()).collect(),
         };
         let f = &self.finder;

@@ -46,6 +46,16 @@ impl Analysis {
         self.keys.len()
     }
 
+    /// The keys, in order.
+    pub fn key_values(&self) -> &[u64] {
+        &self.keys
+    }
+
+    /// The unit (index of [`Analysis::unit_range`]) of each key.
+    pub fn key_units(&self) -> &[u32] {
+        &self.key_unit
+    }
+
     /// The reference matches.
     pub fn references(&self) -> &[RefMatch] {
         &self.references

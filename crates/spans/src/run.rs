@@ -95,6 +95,17 @@ impl SpanFinder {
     fn unit_kind(&self) -> SpanKind {
         SpanKind::of_unit(self.config.unit)
     }
+
+    /// The spans of a document analysed as `a`, given for each of its keys
+    /// the document of the key's first occurrence when the key counts as
+    /// seen (see [`crate::decide`]): the rule every path of a run applies,
+    /// for drivers that find the first occurrences themselves (a shuffle by
+    /// key in Spark). `Source::First` of the result holds the values of
+    /// `matches`.
+    pub fn spans_of(&self, text: &str, a: &Analysis, matches: &[Option<u32>]) -> Vec<Span> {
+        let units = unit_spans(a, matches, self.unit_kind(), self.config.overlap);
+        join(text, units, &a.references)
+    }
 }
 
 impl SpanRun {
@@ -132,13 +143,8 @@ impl SpanRun {
                 let (text, spans, error) = match &body {
                     Ok((text, a)) => {
                         fs.observe(index, a, &mut self.matches);
-                        let units = unit_spans(
-                            a,
-                            &self.matches,
-                            self.finder.unit_kind(),
-                            self.finder.config.overlap,
-                        );
-                        (text.as_str(), join(text, units, &a.references), None)
+                        let spans = self.finder.spans_of(text, a, &self.matches);
+                        (text.as_str(), spans, None)
                     }
                     Err(e) => ("", Vec::new(), Some(e.as_str())),
                 };

@@ -12,6 +12,7 @@ use neardup::spans::{Emitted, Keep, ReferenceIndex, SpanFinder, Unit};
 
 use crate::input_args::InputArgs;
 use crate::progress::Progress;
+use crate::report::spans::SpanSite;
 use crate::span_outputs::{span_chars, write_line, AttributeWriter, CleanWriter};
 use crate::{output, pipeline};
 
@@ -77,6 +78,13 @@ pub struct SpansArgs {
     /// passages, leaked reference items) here.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    /// Also write a static HTML report here: the counts, the most repeated
+    /// passages, and a page per document with spans marked.
+    #[arg(long, value_name = "DIR")]
+    report_html: Option<PathBuf>,
+    /// Documents with spans that get a page in `--report-html`.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    report_docs: usize,
     /// Most repeated passages listed in the report.
     #[arg(long, default_value_t = 50, value_name = "N")]
     report_top: usize,
@@ -228,6 +236,9 @@ pub fn run(args: SpansArgs) -> Result<()> {
     if let Some(dir) = &args.attributes {
         crate::validate::writable_dir(dir, "--attributes directory", true)?;
     }
+    if let Some(dir) = &args.report_html {
+        crate::validate::writable_dir(dir, "--report-html directory", true)?;
+    }
     let finder = finder(&args)?;
     let inputs = Inputs::builder()
         .jsonl_fields(JsonlFields {
@@ -257,6 +268,10 @@ pub fn run(args: SpansArgs) -> Result<()> {
         )?),
         None => None,
     };
+    let mut site = match &args.report_html {
+        Some(dir) => Some(SpanSite::create(dir, args.report_docs)?),
+        None => None,
+    };
     // Documents come back in input order; the sink of the run writes each
     // one's line (with `--keep none` or past the budget, at the end).
     let doc_source: std::cell::RefCell<Vec<u32>> = std::cell::RefCell::default();
@@ -267,6 +282,9 @@ pub fn run(args: SpansArgs) -> Result<()> {
             write_line(&mut out, e, &chars)?;
             if let Some(c) = clean.as_mut() {
                 c.write(e)?;
+            }
+            if let Some(s) = site.as_mut() {
+                s.document(e)?;
             }
             if let Some(a) = attrs.as_mut() {
                 let source = doc_source
@@ -322,6 +340,9 @@ pub fn run(args: SpansArgs) -> Result<()> {
     }
     if let Some(c) = clean.take() {
         c.finish()?;
+    }
+    if let Some(s) = site.take() {
+        s.finish(&finder, &stats, args.report_top)?;
     }
     if !args.quiet {
         let kinds: Vec<String> = stats

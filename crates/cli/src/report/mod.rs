@@ -9,6 +9,7 @@ mod highlight;
 mod html;
 mod index;
 mod list;
+pub mod spans;
 
 use std::collections::BTreeMap;
 use std::path::Path;
