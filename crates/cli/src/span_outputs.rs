@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use flate2::write::GzEncoder;
 use neardup::io::Source;
 use neardup::spans::{
-    char_len, char_offsets, clean, Emitted, Source as SpanSource, SpanFinder, Stats,
+    char_len, clean, Emitted, Source as SpanSource, SpanFinder, Stats,
 };
 use serde::Serialize;
 
@@ -36,9 +36,7 @@ struct Line<'a> {
 
 /// The code point offsets of a document's spans, `(start, end)` each.
 pub fn span_chars(e: &Emitted<'_>) -> Vec<(usize, usize)> {
-    let bytes: Vec<usize> = e.spans.iter().flat_map(|s| [s.start, s.end]).collect();
-    let chars = char_offsets(e.text, &bytes);
-    chars.chunks_exact(2).map(|c| (c[0], c[1])).collect()
+    e.spans.iter().map(|s| s.chars).collect()
 }
 
 /// Writes the output line of one document.
@@ -63,11 +61,7 @@ pub fn write_line(out: &mut dyn Write, e: &Emitted<'_>, chars: &[(usize, usize)]
         .collect();
     let line = Line {
         id: e.id,
-        chars: if e.error.is_some() {
-            0
-        } else {
-            char_len(e.text)
-        },
+        chars: e.chars,
         spans,
         error: e.error,
     };

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use neardup::io::{DocErrorKind, Inputs, Item};
 use neardup::spans::{
-    char_len, char_offsets, Emitted, Keep, ReferenceIndex, SpanFinder as Finder, SpanRun, Unit,
+    Emitted, Keep, ReferenceIndex, SpanFinder as Finder, SpanRun, Unit,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -32,13 +32,11 @@ struct DocRow {
 }
 
 fn row(e: &Emitted<'_>) -> DocRow {
-    let bytes: Vec<usize> = e.spans.iter().flat_map(|s| [s.start, s.end]).collect();
-    let chars = char_offsets(e.text, &bytes);
     let spans = e
         .spans
         .iter()
-        .zip(chars.chunks_exact(2))
-        .map(|(s, c)| {
+        .map(|s| {
+            let c = [s.chars.0, s.chars.1];
             let source = e.source_id(s).to_string();
             let is_ref = s.kind == neardup::spans::SpanKind::Reference;
             SpanRow {
@@ -52,11 +50,7 @@ fn row(e: &Emitted<'_>) -> DocRow {
         .collect();
     DocRow {
         id: e.id.to_string(),
-        chars: if e.error.is_some() {
-            0
-        } else {
-            char_len(e.text)
-        },
+        chars: e.chars,
         spans,
         error: e.error.map(str::to_string),
     }

@@ -172,12 +172,10 @@ pub fn span_rows_batch(
                 }
             }
             let spans = f.spans_of(&text, &a, &key_first);
-            let bytes: Vec<usize> = spans.iter().flat_map(|s| [s.start, s.end]).collect();
-            let chars = neardup::spans::char_offsets(&text, &bytes);
             let rows = spans
                 .iter()
-                .zip(chars.chunks_exact(2))
-                .map(|(s, c)| {
+                .map(|s| {
+                    let c = [s.chars.0, s.chars.1];
                     let source = match s.source {
                         neardup::spans::Source::First(i) => {
                             firsts.get(i as usize).cloned().unwrap_or_default()
@@ -189,7 +187,7 @@ pub fn span_rows_batch(
                     (c[0], c[1], s.kind.name(), source)
                 })
                 .collect();
-            out.push((neardup::spans::char_len(&text), rows, None));
+            out.push((a.chars(), rows, None));
         }
         Ok(out)
     })

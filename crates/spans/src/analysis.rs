@@ -5,6 +5,7 @@
 use std::cell::RefCell;
 
 use crate::options::SpanFinder;
+use crate::span::{char_len, char_offsets};
 use crate::units::{unit_ranges, Range, UnitKeyer};
 use crate::words::Words;
 
@@ -13,6 +14,8 @@ use crate::words::Words;
 pub struct RefMatch {
     /// Byte range in the document's text, on word boundaries.
     pub range: Range,
+    /// The same range in code points.
+    pub chars: Range,
     /// Index of the reference item (see [`crate::ReferenceIndex::id`]).
     pub reference: u32,
 }
@@ -28,9 +31,43 @@ pub struct Analysis {
     pub(crate) key_unit: Vec<u32>,
     /// Reference matches, in order, not overlapping.
     pub(crate) references: Vec<RefMatch>,
+    /// Code point ranges of `units`.
+    pub(crate) unit_chars: Vec<Range>,
+    /// Code points of the whole text.
+    pub(crate) chars: usize,
 }
 
 impl Analysis {
+    /// Code points of the document's text.
+    pub fn chars(&self) -> usize {
+        self.chars
+    }
+
+    /// Fills in the code point offsets of the units and reference matches
+    /// and of the whole text (one pass over the text for each).
+    pub(crate) fn fill_chars(&mut self, text: &str) {
+        self.chars = char_len(text);
+        if text.is_ascii() {
+            self.unit_chars = self.units.clone();
+            for m in &mut self.references {
+                m.chars = m.range;
+            }
+            return;
+        }
+        let offs: Vec<usize> = self.units.iter().flat_map(|&(s, e)| [s, e]).collect();
+        let chars = char_offsets(text, &offs);
+        self.unit_chars = chars.chunks_exact(2).map(|c| (c[0], c[1])).collect();
+        let offs: Vec<usize> = self
+            .references
+            .iter()
+            .flat_map(|m| [m.range.0, m.range.1])
+            .collect();
+        let chars = char_offsets(text, &offs);
+        for (m, c) in self.references.iter_mut().zip(chars.chunks_exact(2)) {
+            m.chars = (c[0], c[1]);
+        }
+    }
+
     /// Number of units with keys.
     pub fn units(&self) -> usize {
         self.units.len()
@@ -137,6 +174,7 @@ impl SpanFinder {
             words.fill(text);
             a.references = r.find(words);
         }
+        a.fill_chars(text);
         a
     }
 }

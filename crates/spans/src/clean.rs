@@ -11,7 +11,7 @@ use crate::span::Span;
 /// ```
 /// use neardup_spans::{clean, Source, Span, SpanKind};
 /// let text = "Keep this line.\nCookie notice of the site.\nAnd this one.";
-/// let span = Span { start: 16, end: 42, kind: SpanKind::Line, source: Source::First(0), key: 0 };
+/// let span = Span { start: 16, end: 42, chars: (16, 42), kind: SpanKind::Line, source: Source::First(0), key: 0 };
 /// assert_eq!(clean(text, &[span]), "Keep this line.\nAnd this one.");
 /// ```
 pub fn clean(text: &str, spans: &[Span]) -> String {
@@ -82,6 +82,7 @@ mod tests {
         Span {
             start,
             end,
+            chars: (start, end),
             kind: SpanKind::Sentence,
             source: Source::First(0),
             key: 0,

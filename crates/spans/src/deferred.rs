@@ -300,9 +300,12 @@ fn read_doc(
             .chunks_exact(3)
             .map(|c| RefMatch {
                 range: (c[0] as usize, c[1] as usize),
+                chars: (0, 0),
                 reference: c[2],
             })
             .collect(),
+        unit_chars: Vec::new(),
+        chars: 0,
     };
     let in_text = |&(s, e): &(usize, usize)| s <= e && text.get(s..e).is_some();
     if !a.units.iter().all(in_text) || !a.references.iter().map(|m| m.range).all(|r| in_text(&r)) {
@@ -311,6 +314,6 @@ fn read_doc(
     if a.key_unit.iter().any(|&u| u as usize >= a.units.len()) {
         return Err(bad("a key's unit is out of range"));
     }
-    a.keys.shrink_to_fit();
+    a.fill_chars(&text);
     Ok(Ok((text, a)))
 }

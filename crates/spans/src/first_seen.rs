@@ -70,7 +70,7 @@ mod tests {
             units: vec![(0, 1), (2, 3)],
             keys: vec![5, 6, 6],
             key_unit: vec![0, 1, 1],
-            references: Vec::new(),
+            ..Analysis::default()
         };
         let mut fs = FirstSeen::default();
         let mut out = Vec::new();

@@ -144,6 +144,7 @@ impl ReferenceIndex {
                 .map_or(0, |(&r, _)| r);
             out.push(RefMatch {
                 range: (words.ranges[start].0, words.ranges[end - 1].1),
+                chars: (0, 0),
                 reference,
             });
         }

@@ -30,6 +30,8 @@ pub struct Emitted<'a> {
     pub id: &'a str,
     /// Its text (empty for a document that failed).
     pub text: &'a str,
+    /// Code points of its text.
+    pub chars: usize,
     /// Its spans, sorted, not overlapping, byte offsets into `text`.
     pub spans: &'a [Span],
     /// Why the document could not be read, when it could not.
@@ -228,6 +230,7 @@ fn emit(
         index,
         id: ids.get(index),
         text,
+        chars: analysis.map_or(0, |a| a.chars),
         spans,
         error,
         ids,

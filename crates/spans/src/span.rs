@@ -50,14 +50,16 @@ pub enum Source {
     Reference(u32),
 }
 
-/// One span of a document: byte offsets into its text (see
-/// [`char_offsets`] for the code point offsets of the output).
+/// One span of a document: byte offsets into its text and code point
+/// offsets (as Python indexes a `str`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Span {
     /// Start, in bytes.
     pub start: usize,
     /// End (exclusive), in bytes.
     pub end: usize,
+    /// Start and end, in code points.
+    pub chars: (usize, usize),
     /// What it is.
     pub kind: SpanKind,
     /// Where it was seen.
@@ -81,6 +83,7 @@ pub(crate) fn join(text: &str, units: Vec<Span>, refs: &[RefMatch]) -> Vec<Span>
         .map(|m| Span {
             start: m.range.0,
             end: m.range.1,
+            chars: m.chars,
             kind: SpanKind::Reference,
             source: Source::Reference(m.reference),
             key: 0,
@@ -113,9 +116,11 @@ fn push_piece(text: &str, unit: &Span, (s, e): Range, out: &mut Vec<Span>) {
     }
     let (start, end) = (s + lead, s + lead + t.len());
     let whole = (start, end) == (unit.start, unit.end);
+    let c0 = unit.chars.0 + char_len(&text[unit.start..start]);
     out.push(Span {
         start,
         end,
+        chars: (c0, c0 + char_len(t)),
         key: if whole { unit.key } else { 0 },
         ..*unit
     });
@@ -164,6 +169,7 @@ mod tests {
         Span {
             start,
             end,
+            chars: (start, end),
             kind: SpanKind::Paragraph,
             source: Source::First(0),
             key: 0,
@@ -175,6 +181,7 @@ mod tests {
         let text = "alpha beta gamma delta epsilon zeta";
         let refs = [RefMatch {
             range: (11, 22),
+            chars: (11, 22),
             reference: 3,
         }];
         let got = join(text, vec![unit(0, text.len())], &refs);
@@ -194,6 +201,7 @@ mod tests {
         let text2 = "gamma delta, !";
         let refs2 = [RefMatch {
             range: (0, 11),
+            chars: (0, 11),
             reference: 0,
         }];
         assert_eq!(join(text2, vec![unit(0, text2.len())], &refs2).len(), 1);

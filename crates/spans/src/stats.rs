@@ -8,7 +8,7 @@ use crate::analysis::Analysis;
 use crate::hashmap::IdentityBuild;
 use crate::options::Keep;
 use crate::run::Emitted;
-use crate::span::{char_len, Source, SpanKind};
+use crate::span::{Source, SpanKind};
 use crate::units::UnitKeyer;
 
 /// Distinct repeated passages whose counts and texts the statistics keep
@@ -69,7 +69,7 @@ impl Stats {
             self.errors += 1;
             return;
         }
-        self.chars += char_len(e.text) as u64;
+        self.chars += e.chars as u64;
         self.units += analysis.map_or(0, |a| a.units.len() as u64);
         if !e.spans.is_empty() {
             self.documents_with_spans += 1;
@@ -78,7 +78,7 @@ impl Stats {
         for s in e.spans {
             let piece = &e.text[s.start..s.end];
             *self.spans.entry(s.kind).or_default() += 1;
-            *self.span_chars.entry(s.kind).or_default() += char_len(piece) as u64;
+            *self.span_chars.entry(s.kind).or_default() += (s.chars.1 - s.chars.0) as u64;
             match s.source {
                 Source::Reference(r) => self.scratch.push(r),
                 Source::First(_) => {

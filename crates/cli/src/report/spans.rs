@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use neardup::spans::{char_len, Emitted, SpanFinder, Stats};
+use neardup::spans::{Emitted, SpanFinder, Stats};
 
 use super::html::{escape, page};
 
@@ -81,7 +81,7 @@ impl SpanSite {
                 escape(source),
                 escape(&e.text[s.start..s.end])
             );
-            span_chars += char_len(&e.text[s.start..s.end]);
+            span_chars += s.chars.1 - s.chars.0;
             pos = s.end;
         }
         body.push_str(&escape(&e.text[pos..]));
@@ -91,7 +91,7 @@ impl SpanSite {
                 body,
                 "<tr><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
                 s.kind.name(),
-                char_len(&e.text[s.start..s.end]),
+                s.chars.1 - s.chars.0,
                 escape(e.source_id(s))
             );
         }
@@ -104,7 +104,7 @@ impl SpanSite {
             file,
             spans: e.spans.len(),
             span_chars,
-            chars: char_len(e.text),
+            chars: e.chars,
         });
         Ok(())
     }
