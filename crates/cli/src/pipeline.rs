@@ -3,6 +3,9 @@
 //! parallel on a rayon pool and its results come back in input order, so
 //! output never depends on the thread count.
 //!
+//! With several input files, as many as there are worker threads are read
+//! (decompressed, parsed) at once, each up to 32 MiB ahead.
+//!
 //! A repeated id in JSON Lines or Parquet input stops the run as soon as it
 //! is read: the output names documents by id.
 
@@ -18,6 +21,9 @@ use rayon::prelude::*;
 const CHUNK_ITEMS: usize = 512;
 /// Bytes of content per chunk at most (a few large pages make a chunk).
 const CHUNK_BYTES: usize = 64 << 20;
+/// Content each input file being read ahead may hold in memory: with
+/// several inputs, as many files as worker threads are read at once.
+const READ_AHEAD_BYTES: usize = 32 << 20;
 
 /// Builds the rayon pool for `--threads` (0: one per core).
 pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
@@ -73,36 +79,39 @@ where
     let result = std::thread::scope(|scope| {
         let (tx, rx) = sync_channel::<Vec<(usize, Item)>>(2);
         let (stop, repeated) = (&stop, &repeated);
+        let parallel = pool.current_num_threads().min(sources.len()).max(1);
         scope.spawn(move || {
-            let mut chunk = Vec::with_capacity(CHUNK_ITEMS);
-            let mut bytes = 0usize;
-            for (source, item) in inputs.read_all_sourced(sources) {
-                if let Item::Error(
-                    e @ DocError {
-                        kind: DocErrorKind::DuplicateId(_),
-                        ..
-                    },
-                ) = &item
-                {
-                    if let Ok(mut r) = repeated.lock() {
-                        *r = Some(e.clone());
-                    }
-                    stop.store(true, Ordering::SeqCst);
-                    return;
-                }
-                bytes += item_bytes(&item);
-                chunk.push((source, item));
-                if chunk.len() >= CHUNK_ITEMS || bytes >= CHUNK_BYTES {
-                    bytes = 0;
-                    let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_ITEMS));
-                    if tx.send(full).is_err() {
+            inputs.with_items_read_ahead(sources, parallel, READ_AHEAD_BYTES, |items| {
+                let mut chunk = Vec::with_capacity(CHUNK_ITEMS);
+                let mut bytes = 0usize;
+                for (source, item) in items {
+                    if let Item::Error(
+                        e @ DocError {
+                            kind: DocErrorKind::DuplicateId(_),
+                            ..
+                        },
+                    ) = &item
+                    {
+                        if let Ok(mut r) = repeated.lock() {
+                            *r = Some(e.clone());
+                        }
+                        stop.store(true, Ordering::SeqCst);
                         return;
                     }
+                    bytes += item_bytes(&item);
+                    chunk.push((source, item));
+                    if chunk.len() >= CHUNK_ITEMS || bytes >= CHUNK_BYTES {
+                        bytes = 0;
+                        let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_ITEMS));
+                        if tx.send(full).is_err() {
+                            return;
+                        }
+                    }
                 }
-            }
-            if !chunk.is_empty() {
-                let _ = tx.send(chunk);
-            }
+                if !chunk.is_empty() {
+                    let _ = tx.send(chunk);
+                }
+            });
         });
         // Each chunk is mapped on the pool while this thread feeds the
         // results of the chunk before it to the sink.

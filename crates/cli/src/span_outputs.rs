@@ -9,9 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use flate2::write::GzEncoder;
 use neardup::io::Source;
-use neardup::spans::{
-    char_len, clean, Emitted, Source as SpanSource, SpanFinder, Stats,
-};
+use neardup::spans::{char_len, clean, Emitted, Source as SpanSource, SpanFinder, Stats};
 use serde::Serialize;
 
 #[derive(Serialize)]

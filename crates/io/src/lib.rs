@@ -42,6 +42,7 @@ mod jsonl_fields;
 mod jsonl_flat;
 #[cfg(feature = "parquet")]
 mod parquet_input;
+mod prefetch;
 mod prescan;
 mod read;
 mod record;

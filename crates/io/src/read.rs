@@ -18,7 +18,7 @@ use crate::source::{Inputs, Source, SourceKind};
 use crate::warc::WarcReader;
 
 /// Items of one source, each with whether its content was cut short.
-type Marked = Box<dyn Iterator<Item = (Item, bool)> + Send>;
+pub(crate) type Marked = Box<dyn Iterator<Item = (Item, bool)> + Send>;
 
 impl Inputs {
     /// The items of one source, read lazily (ids as the source gives them;
@@ -27,7 +27,7 @@ impl Inputs {
         Box::new(self.read_marked(source).map(|(item, _)| item))
     }
 
-    fn read_marked(&self, source: &Source) -> Marked {
+    pub(crate) fn read_marked(&self, source: &Source) -> Marked {
         let name = source.path.display().to_string();
         let limit = self.config.max_document_bytes;
         let one = |item: Item| -> Marked { Box::new(std::iter::once((item, false))) };

@@ -4,9 +4,7 @@
 use std::path::PathBuf;
 
 use neardup::io::{DocErrorKind, Inputs, Item};
-use neardup::spans::{
-    Emitted, Keep, ReferenceIndex, SpanFinder as Finder, SpanRun, Unit,
-};
+use neardup::spans::{Emitted, Keep, ReferenceIndex, SpanFinder as Finder, SpanRun, Unit};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use rayon::prelude::*;

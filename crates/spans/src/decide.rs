@@ -46,7 +46,11 @@ pub(crate) fn unit_spans(
             out.push(Span {
                 start,
                 end,
-                chars: a.unit_chars.get(unit as usize).copied().unwrap_or((start, end)),
+                chars: a
+                    .unit_chars
+                    .get(unit as usize)
+                    .copied()
+                    .unwrap_or((start, end)),
                 kind,
                 source: Source::First(majority(&mut votes)),
                 key: if total == 1 { a.keys[lo] } else { 0 },

@@ -1,0 +1,197 @@
+//! Reading several sources at once: each of the next few sources is read
+//! (decompressed, parsed) on a thread of its own, ahead of the one being
+//! consumed, and the items still come out in input order with the ids
+//! [`Inputs::read_all`] gives them. A corpus of many gzip files is then no
+//! longer read by one core.
+
+use std::collections::VecDeque;
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::thread::Scope;
+
+use crate::document::{Content, Item};
+use crate::ids::IdRegistry;
+use crate::source::{Inputs, Source, SourceKind};
+
+/// Items a reading thread hands over at a time.
+const BATCH_ITEMS: usize = 256;
+/// Bytes of content a reading thread hands over at a time, at most.
+const BATCH_BYTES: usize = 1 << 20;
+
+type Batch = Vec<(Item, bool)>;
+
+fn content_bytes(item: &Item) -> usize {
+    match item {
+        Item::Document(d) => match &d.content {
+            Content::Html { bytes, .. } => bytes.len(),
+            Content::Text(t) => t.len(),
+        },
+        _ => 0,
+    }
+}
+
+impl Inputs {
+    /// Calls `f` with the items of every source, each with the index of its
+    /// source, in input order and with the ids of [`Inputs::read_all`]
+    /// (and its sources' truncation marks), while up to `parallel` sources
+    /// are read at once, each up to about `ahead_bytes` of content ahead of
+    /// the consumer (so at most `parallel * ahead_bytes` wait in memory).
+    pub fn with_items_read_ahead<R>(
+        &self,
+        sources: &[Source],
+        parallel: usize,
+        ahead_bytes: usize,
+        f: impl FnOnce(&mut dyn Iterator<Item = (usize, Item)>) -> R,
+    ) -> R {
+        let parallel = parallel.max(1);
+        let slots = (ahead_bytes / BATCH_BYTES).max(2);
+        std::thread::scope(|scope| {
+            let mut it = ReadAhead {
+                inputs: self,
+                sources,
+                scope,
+                slots,
+                parallel,
+                started: 0,
+                queue: VecDeque::new(),
+                current: None,
+                ids: IdRegistry::default(),
+            };
+            let r = f(&mut it);
+            // Threads of sources not consumed end when their channels close.
+            it.queue.clear();
+            it.current = None;
+            r
+        })
+    }
+}
+
+struct ReadAhead<'a, 'scope, 'env> {
+    inputs: &'a Inputs,
+    sources: &'a [Source],
+    scope: &'scope Scope<'scope, 'env>,
+    slots: usize,
+    parallel: usize,
+    started: usize,
+    queue: VecDeque<(usize, Receiver<Batch>)>,
+    current: Option<(usize, std::vec::IntoIter<(Item, bool)>, Receiver<Batch>)>,
+    ids: IdRegistry,
+}
+
+impl<'a: 'scope, 'scope, 'env> ReadAhead<'a, 'scope, 'env> {
+    fn start_more(&mut self) {
+        while self.started < self.sources.len() && self.queue.len() < self.parallel {
+            let i = self.started;
+            self.started += 1;
+            let (tx, rx) = sync_channel::<Batch>(self.slots);
+            let (inputs, source) = (self.inputs, &self.sources[i]);
+            self.scope.spawn(move || {
+                let mut batch = Vec::with_capacity(BATCH_ITEMS);
+                let mut bytes = 0;
+                for marked in inputs.read_marked(source) {
+                    bytes += content_bytes(&marked.0);
+                    batch.push(marked);
+                    if batch.len() >= BATCH_ITEMS || bytes >= BATCH_BYTES {
+                        bytes = 0;
+                        let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_ITEMS));
+                        if tx.send(full).is_err() {
+                            return;
+                        }
+                    }
+                }
+                let _ = tx.send(batch);
+            });
+            self.queue.push_back((i, rx));
+        }
+    }
+}
+
+impl<'a: 'scope, 'scope, 'env> Iterator for ReadAhead<'a, 'scope, 'env> {
+    type Item = (usize, Item);
+
+    fn next(&mut self) -> Option<(usize, Item)> {
+        loop {
+            if let Some((i, items, rx)) = &mut self.current {
+                if let Some((item, truncated)) = items.next() {
+                    let i = *i;
+                    let strict = matches!(
+                        self.sources[i].kind,
+                        SourceKind::Jsonl | SourceKind::Parquet
+                    );
+                    let item = self.ids.assign(item, strict);
+                    if let (true, Some(log), Item::Document(d)) =
+                        (truncated, &self.inputs.config.truncated, &item)
+                    {
+                        log.insert(&d.id);
+                    }
+                    return Some((i, item));
+                }
+                match rx.recv() {
+                    Ok(batch) => *items = batch.into_iter(),
+                    Err(_) => self.current = None,
+                }
+                continue;
+            }
+            self.start_more();
+            let (i, rx) = self.queue.pop_front()?;
+            self.start_more();
+            self.current = Some((i, Vec::new().into_iter(), rx));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_come_in_order_with_the_ids_of_read_all() {
+        let dir = std::env::temp_dir().join(format!("neardup-prefetch-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut paths = Vec::new();
+        for f in 0..5 {
+            let p = dir.join(format!("p{f}.jsonl"));
+            let lines: String = (0..700)
+                .map(|i| format!("{{\"id\":\"f{f}-{i}\",\"text\":\"text {i}\"}}\n"))
+                .collect();
+            std::fs::write(&p, lines).unwrap();
+            paths.push(p);
+        }
+        // An archive given twice: its repeated URIs become URI#2.
+        let warc = dir.join("a.warc");
+        let http = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>hi</p>";
+        let rec = format!(
+            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://x/a\r\nContent-Length: {}\r\n\r\n{http}\r\n\r\n",
+            http.len()
+        );
+        std::fs::write(&warc, rec).unwrap();
+        paths.push(warc.clone());
+        paths.push(warc);
+        let inputs = Inputs::new();
+        let sources = inputs.sources(&paths).unwrap();
+        let want: Vec<(usize, String)> = inputs
+            .read_all_sourced(&sources)
+            .map(|(s, i)| (s, item_id(&i)))
+            .collect();
+        for parallel in [1, 2, 3, 8] {
+            let got: Vec<(usize, String)> =
+                inputs.with_items_read_ahead(&sources, parallel, 1, |it| {
+                    it.map(|(s, i)| (s, item_id(&i))).collect()
+                });
+            assert_eq!(got, want, "parallel {parallel}");
+        }
+        assert_eq!(want.last().unwrap().1, "http://x/a#2");
+        // Stopping early leaves no thread behind.
+        let first =
+            inputs.with_items_read_ahead(&sources, 4, 1, |it| it.next().map(|(_, i)| item_id(&i)));
+        assert_eq!(first.as_deref(), Some("f0-0"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn item_id(i: &Item) -> String {
+        match i {
+            Item::Document(d) => d.id.clone(),
+            Item::Error(e) => e.id.clone(),
+            Item::Skipped { id, .. } => id.clone(),
+        }
+    }
+}
