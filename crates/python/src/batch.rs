@@ -231,6 +231,34 @@ fn run_batch(
         .collect())
 }
 
+/// The batch engine of `neardup dedup` with its options, as every Python
+/// entry point of the batch engine builds it.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn batch_engine(
+    method: &str,
+    threshold: Option<f64>,
+    max_distance: Option<u32>,
+    keep: &str,
+    site_templates: bool,
+    composite_check: bool,
+    partial_check: bool,
+) -> PyResult<Dedup> {
+    let spec = MethodSpec {
+        name: method.to_string(),
+        threshold,
+        max_distance,
+        ..MethodSpec::default()
+    };
+    Ok(Dedup::builder()
+        .method(spec.build()?)
+        .keep(keep_policy(keep)?)
+        .verifier(spec.verifier())
+        .site_templates(site_templates.then(SiteTemplates::default))
+        .composite(composite_check.then(CompositeCheck::default))
+        .partial_copies(partial_check.then(PartialCopyCheck::default))
+        .build())
+}
+
 /// Deduplicates the documents of files and directories (HTML, WARC, JSON
 /// Lines) with the batch engine of `neardup dedup`, with the same result:
 /// one dict per document in input order, `{"id", "cluster", "duplicate_of",
@@ -257,20 +285,15 @@ pub fn dedup_files<'py>(
     composite_check: bool,
     partial_check: bool,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    let spec = MethodSpec {
-        name: method.to_string(),
+    let dedup = batch_engine(
+        method,
         threshold,
         max_distance,
-        ..MethodSpec::default()
-    };
-    let dedup = Dedup::builder()
-        .method(spec.build()?)
-        .keep(keep_policy(keep)?)
-        .verifier(spec.verifier())
-        .site_templates(site_templates.then(SiteTemplates::default))
-        .composite(composite_check.then(CompositeCheck::default))
-        .partial_copies(partial_check.then(PartialCopyCheck::default))
-        .build();
+        keep,
+        site_templates,
+        composite_check,
+        partial_check,
+    )?;
     for p in &paths {
         if std::fs::metadata(p).is_err() {
             return Err(PyOSError::new_err(format!("cannot open {}", p.display())));

@@ -14,6 +14,7 @@
 mod batch;
 mod dedup;
 mod dedup_file;
+mod dedup_fingerprints;
 mod dedup_input;
 mod document;
 mod errors;
@@ -49,6 +50,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(method::methods, m)?)?;
     m.add_function(wrap_pyfunction!(batch::read_documents, m)?)?;
     m.add_function(wrap_pyfunction!(batch::dedup_files, m)?)?;
+    m.add_function(wrap_pyfunction!(dedup_fingerprints::dedup_fingerprints, m)?)?;
     m.add_function(wrap_pyfunction!(spark::fingerprint_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark::candidate_keys_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark::verify_batch, m)?)?;
