@@ -44,6 +44,17 @@ impl Record {
             py_repr(py, self.error.as_deref())
         )
     }
+
+    /// The HTML decoded to text as `neardup dedup` decodes it (charset from
+    /// the byte order mark, the HTTP `Content-Type`, the `<meta>` prescan,
+    /// then detection guided by the URL's domain), with the charset's name:
+    /// `(text, charset)`; `None` for a plain-text document or an error.
+    fn decode_html(&self, py: Python<'_>) -> Option<(String, &'static str)> {
+        let bytes = self.html.as_ref()?.bind(py).as_bytes().to_vec();
+        let (ct, url) = (self.content_type.as_deref(), self.url.as_deref());
+        let d = py.allow_threads(|| neardup::io::decode_html_owned(bytes, ct, url));
+        Some((d.text, d.charset))
+    }
 }
 
 struct ReadState {

@@ -3,6 +3,9 @@
 Blocks that follow datatrove's conventions (``PipelineStep`` subclasses,
 ``Document`` in and out, stats, ``LocalPipelineExecutor`` and its ranks):
 
+- ``NeardupReader``: neardup's readers (WARC, damaged ones included, ARC,
+  WET, JSON Lines, HTML) and HTML decoding, those of ``neardup dedup``.
+
 - ``NeardupExtractor``: a datatrove extractor (the interface of its
   ``Trafilatura`` block) with neardup's main text extraction.
 - ``NeardupDedup``: document-level near-duplicate removal with the batch
@@ -46,6 +49,7 @@ except ImportError as e:  # pragma: no cover - depends on the environment
 
 from ._dedup import NeardupDedup
 from ._extractor import NeardupExtractor
+from ._reader import NeardupReader
 from ._stages import NeardupDedupCluster, NeardupDedupFilter, NeardupDedupSignature
 
 __all__ = [
@@ -54,4 +58,5 @@ __all__ = [
     "NeardupDedupFilter",
     "NeardupDedupSignature",
     "NeardupExtractor",
+    "NeardupReader",
 ]

@@ -149,8 +149,8 @@ class NeardupDedup(_DedupStep):
         from ._stages import NeardupDedupCluster, NeardupDedupFilter, NeardupDedupSignature
 
         base = get_datafolder(folder)
-        fps = (base.fs, base.path + "/fingerprints") if hasattr(base, "fs") else f"{folder}/fingerprints"
-        dec = (base.fs, base.path + "/decisions") if hasattr(base, "fs") else f"{folder}/decisions"
+        fps = (base.path.rstrip("/") + "/fingerprints", base.fs)
+        dec = (base.path.rstrip("/") + "/decisions", base.fs)
         opts = dict(method=method, threshold=threshold, max_distance=max_distance)
         return (
             NeardupDedupSignature(fps, **opts),
