@@ -7,7 +7,8 @@ datatrove's own Trafilatura and MinHash stages, on the neardup dev WARC
   dedup     JsonlReader -> dedup stage(s) -> JsonlWriter
 
 with, for neardup, ``NeardupExtractor`` and ``NeardupDedup`` (one block),
-and for datatrove, ``Trafilatura`` (its defaults, as in FineWeb) and
+and for datatrove, ``Trafilatura`` (its defaults, as in FineWeb; run
+in-process like NeardupExtractor, see ``in_process_trafilatura``) and
 ``MinhashDedupSignature`` / ``Buckets`` / ``Cluster`` / ``Filter`` (its
 default MinhashConfig: 14 buckets of 8 hashes, 5-grams). One more row:
 neardup's whole pipeline with ``NeardupReader`` (neardup's WARC reading and
@@ -23,7 +24,8 @@ F1; pages datatrove's reader drops count as clusters of their own).
 
   python bench/datatrove_compare.py [--out bench/out/datatrove] [--repeat 1]
 
-Needs neardup (the wheel of crates/python), datatrove, trafilatura, warcio,
+Needs neardup (the wheel of crates/python), datatrove, trafilatura (with
+lxml_html_clean), warcio,
 faust-cchardet, python-magic, orjson, spacy, nltk, tokenizers and
 ``xxhash<4`` (datatrove 0.10's MinHash hashes str, which xxhash 4 refuses)
 in the interpreter that runs it.
@@ -52,8 +54,8 @@ def stage(name, out):
 
     out = pathlib.Path(out)
 
-    def run(pipeline, logs):
-        LocalPipelineExecutor(pipeline=pipeline, tasks=1, workers=1, logging_dir=str(out / "logs" / logs)).run()
+    def run(pipeline, logs, tasks=1):
+        LocalPipelineExecutor(pipeline=pipeline, tasks=tasks, workers=1, logging_dir=str(out / "logs" / logs)).run()
 
     warc = lambda: WarcReader(str(DEV), glob_pattern="*.warc.gz")  # noqa: E731
     if name == "neardup-extract":
@@ -66,9 +68,7 @@ def stage(name, out):
         run([NeardupReader(str(DEV), glob_pattern="*.warc.gz"), NeardupExtractor(),
              JsonlWriter(str(out / "ndr-text"), compression=None)], name)
     elif name == "trafilatura-extract":
-        from datatrove.pipeline.extractors import Trafilatura
-
-        run([warc(), Trafilatura(), JsonlWriter(str(out / "tr-text"), compression=None)], name)
+        run([warc(), in_process_trafilatura(), JsonlWriter(str(out / "tr-text"), compression=None)], name)
     elif name in ("neardup-dedup", "neardup-reader-dedup"):
         from neardup.datatrove import NeardupDedup
 
@@ -83,9 +83,13 @@ def stage(name, out):
             MinhashDedupSignature,
         )
 
+        from datatrove.pipeline.dedup.minhash import MinhashConfig
+
         mh = out / "minhash"
         run([JsonlReader(str(out / "tr-text")), MinhashDedupSignature(output_folder=str(mh / "sigs"))], "mh1")
-        run([MinhashDedupBuckets(input_folder=str(mh / "sigs"), output_folder=str(mh / "buckets"))], "mh2")
+        # One task per bucket, as datatrove requires (run one after another).
+        run([MinhashDedupBuckets(input_folder=str(mh / "sigs"), output_folder=str(mh / "buckets"))], "mh2",
+            tasks=MinhashConfig().num_buckets)
         run([MinhashDedupCluster(input_folder=str(mh / "buckets"), output_folder=str(mh / "remove"),
                                  save_cluster_id=True)], "mh3")
         run([JsonlReader(str(out / "tr-text")),
@@ -94,6 +98,35 @@ def stage(name, out):
              JsonlWriter(str(out / "tr-text-dedup"), compression=None)], "mh4")
     else:
         raise SystemExit(f"unknown stage {name}")
+
+
+def in_process_trafilatura():
+    """datatrove's Trafilatura block (its defaults) with extraction in this
+    process: its per-document sandbox process (a fork) hangs on this
+    machine, and in-process extraction is what NeardupExtractor does (it
+    also spares Trafilatura the pipe to the sandbox)."""
+    from datatrove.pipeline.extractors import Trafilatura
+    from datatrove.utils.typeshelper import StatHints
+
+    class InProcessTrafilatura(Trafilatura):
+        def run(self, data, rank=0, world_size=1):
+            for doc in data:
+                self.stat_update(StatHints.total)
+                with self.track_time():
+                    try:
+                        doc.text = self.extract(doc.text)
+                    except ImportError:
+                        raise
+                    except Exception:
+                        self.stat_update("clean_error")
+                        continue
+                if doc.text:
+                    self.stat_update(StatHints.forwarded)
+                    yield doc
+                else:
+                    self.stat_update(StatHints.dropped)
+
+    return InProcessTrafilatura()
 
 
 def timed(name, out):
