@@ -89,6 +89,16 @@ def test_per_rank_block_removes_or_marks_near_duplicates():
     assert list(NeardupDedup().run(None)) == []
 
 
+def test_removed_documents_go_to_the_exclusion_writer(tmp_path):
+    from datatrove.pipeline.writers import JsonlWriter
+
+    block = NeardupDedup(exclusion_writer=JsonlWriter(str(tmp_path / "removed"), compression=None))
+    kept = [d.id for d in block.run(iter(docs(corpus())))]
+    removed = written_ids(tmp_path / "removed")
+    assert sorted(kept + removed) == sorted(f"d{i}" for i in range(8))
+    assert sorted(removed) == ["d2", "d5", "d7"]
+
+
 def test_options_fail_before_the_work():
     with pytest.raises(Exception, match="method"):
         NeardupDedup(method="nope")
