@@ -32,7 +32,8 @@ if [ "${NEARDUP_SKIP_PYTHON:-0}" != 1 ]; then
     python3 -m venv "$pyenv"
   fi
   "$pyenv/bin/python" -m pip install -q --disable-pip-version-check \
-    "maturin>=1.5,<2" pytest pyarrow "pandas<3" pyspark datasketch scrapy
+    "maturin>=1.5,<2" pytest pyarrow "pandas<3" pyspark datasketch scrapy \
+    datatrove warcio faust-cchardet python-magic orjson
   # maturin (the build backend) runs from the virtualenv's bin/.
   PATH="$pyenv/bin:$PATH" "$pyenv/bin/python" -m pip install -q \
     --disable-pip-version-check --no-build-isolation --force-reinstall \

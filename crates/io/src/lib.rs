@@ -50,6 +50,7 @@ mod rewind;
 mod source;
 mod warc;
 mod warc_raw;
+mod warc_resync;
 
 pub use arc::ArcReader;
 pub use charset::{

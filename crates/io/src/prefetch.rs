@@ -19,6 +19,9 @@ const BATCH_BYTES: usize = 1 << 20;
 
 type Batch = Vec<(Item, bool)>;
 
+/// The source being consumed: its index, the batch in hand, the rest.
+type Current = (usize, std::vec::IntoIter<(Item, bool)>, Receiver<Batch>);
+
 fn content_bytes(item: &Item) -> usize {
     match item {
         Item::Document(d) => match &d.content {
@@ -73,7 +76,7 @@ struct ReadAhead<'a, 'scope, 'env> {
     parallel: usize,
     started: usize,
     queue: VecDeque<(usize, Receiver<Batch>)>,
-    current: Option<(usize, std::vec::IntoIter<(Item, bool)>, Receiver<Batch>)>,
+    current: Option<Current>,
     ids: IdRegistry,
 }
 

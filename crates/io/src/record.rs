@@ -94,21 +94,6 @@ fn non_empty(ctype: &str) -> &str {
     }
 }
 
-/// Where the next record starts inside `block`: the first line (not the
-/// first one) that begins with `marker` and a digit (`WARC/1.0`).
-pub(crate) fn next_record_start(block: &[u8], marker: &[u8]) -> Option<usize> {
-    let mut from = 0;
-    while let Some(p) = block[from..].iter().position(|&c| c == b'\n') {
-        let start = from + p + 1;
-        let rest = &block[start..];
-        if rest.starts_with(marker) && rest.get(marker.len()).is_some_and(u8::is_ascii_digit) {
-            return Some(start);
-        }
-        from = start;
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,12 +127,5 @@ mod tests {
         assert!(matches!(item, Item::Skipped { reason, .. } if reason == "HTTP status 404"));
         let item = classify(head("revisit", None), Vec::new(), 100);
         assert!(matches!(item, Item::Skipped { reason, .. } if reason == "revisit record"));
-    }
-
-    #[test]
-    fn finds_the_next_record_start() {
-        let b = b"<p>cut\r\nWARC/x\r\nWARC/1.0\r\nWARC-Type: response";
-        assert_eq!(next_record_start(b, b"WARC/"), Some(16));
-        assert_eq!(next_record_start(b"WARC/1.0 at start", b"WARC/"), None);
     }
 }

@@ -14,8 +14,9 @@ use std::io::{BufRead, Read};
 
 use crate::document::Item;
 use crate::error::{DocError, DocErrorKind};
-use crate::record::{classify, next_record_start, RecordHead};
+use crate::record::{classify, RecordHead};
 use crate::rewind::Rewind;
+use crate::warc_resync::{next_record_start, record_start_in_line, records_filling_the_end};
 
 /// The longest header line accepted; binary garbage has none.
 const MAX_LINE: usize = 64 * 1024;
@@ -23,6 +24,9 @@ const MAX_LINE: usize = 64 * 1024;
 const MAX_HEADERS: usize = 1024;
 /// The most line-break bytes accepted between two records.
 const MAX_GAP: usize = 64;
+/// How many bytes past a record cut short are read to recognize the header
+/// of the next record when the cut fell inside it.
+const RESYNC_PEEK: usize = 8 * 1024;
 
 /// One record read: its item, whether its content was cut short, and (when
 /// asked for) its bytes as stored.
@@ -101,11 +105,12 @@ impl<R: BufRead> WarcReader<R> {
         loop {
             match self.line()? {
                 None => return Ok(false),
-                Some(l) if l.starts_with(b"WARC/") => {
-                    self.reader.unread(&l);
-                    return Ok(true);
+                Some(l) => {
+                    if let Some(p) = record_start_in_line(&l) {
+                        self.reader.unread(&l[p..]);
+                        return Ok(true);
+                    }
                 }
-                Some(_) => {}
             }
         }
     }
@@ -147,6 +152,10 @@ impl<R: BufRead> WarcReader<R> {
         };
         self.record += 1;
         if !first.starts_with(b"WARC/") {
+            // A line cut short and glued to the next record's version line.
+            if let Some(p) = record_start_in_line(&first).filter(|&p| p > 0) {
+                self.reader.unread(&first[p..]);
+            }
             let err = self.error(
                 None,
                 DocErrorKind::Warc(format!(
@@ -188,6 +197,18 @@ impl<R: BufRead> WarcReader<R> {
                 }
                 Ok(Some(l)) if l.iter().all(|&c| c == b'\r' || c == b'\n') => break,
                 Ok(Some(l)) => {
+                    if let Some(p) = record_start_in_line(&l) {
+                        // The header was cut and the next record follows:
+                        // this record is lost, the next one is read.
+                        self.reader.unread(&l[p..]);
+                        let err = self.error(
+                            target(&headers),
+                            DocErrorKind::Warc(
+                                "truncated record header (the next record starts inside it)".into(),
+                            ),
+                        );
+                        return self.plain(err);
+                    }
                     if headers.len() >= MAX_HEADERS {
                         self.done = true;
                         let err = self.error(
@@ -249,19 +270,44 @@ impl<R: BufRead> WarcReader<R> {
                 truncated = true;
             }
         }
-        let framed = truncated || self.end_of_record();
-        if !framed || truncated {
-            // A record that runs into the next one is cut there (junk after
-            // a whole record is left to the next read, which reports it).
-            if let Some(p) = next_record_start(&block, b"WARC/") {
-                self.reader.unread(&block[p..]);
-                block.truncate(p);
-                while block.last().is_some_and(|&c| c == b'\r' || c == b'\n') {
-                    block.pop();
-                }
-                self.done = false;
-                truncated = true;
+        let mut gap = Vec::new();
+        let framed = truncated || self.end_of_record(&mut gap);
+        // A record that runs into the next one is cut there (junk after a
+        // whole record is left to the next read, which reports it). When
+        // the framing looks whole, a cut is still certain where the content
+        // starts with a record's header, or ends with whole records.
+        let cut = if !framed || truncated {
+            // The next record may start in the last bytes read (its header
+            // cut by the claimed length): the bytes still in the stream
+            // complete it.
+            let n = block.len();
+            block.extend_from_slice(&gap);
+            if let Ok(ahead) = self.reader.peek(RESYNC_PEEK) {
+                block.extend_from_slice(ahead);
             }
+            let p = next_record_start(&block).filter(|&p| p < n + gap.len());
+            block.truncate(n + gap.len());
+            p
+        } else {
+            let p = next_record_start(&block)
+                .filter(|&p| p == 0)
+                .or_else(|| records_filling_the_end(&block));
+            if p.is_some() {
+                block.extend_from_slice(&gap);
+            }
+            p
+        };
+        if let Some(p) = cut {
+            self.reader.unread(&block[p..]);
+            block.truncate(p);
+            // The line breaks before the next record are not content.
+            while block.last().is_some_and(|&c| c == b'\r' || c == b'\n') {
+                block.pop();
+            }
+            self.done = false;
+            truncated = true;
+        } else if !framed || truncated {
+            block.truncate(block.len() - gap.len());
         }
         if self.keep_raw {
             self.raw.extend_from_slice(&block);
@@ -284,10 +330,11 @@ impl<R: BufRead> WarcReader<R> {
         })
     }
 
-    /// Consumes the line breaks after a record's content; whether they are
-    /// followed by the end of the stream or the next record. A stream error
-    /// here ends the reading (the record itself is whole).
-    fn end_of_record(&mut self) -> bool {
+    /// Consumes the line breaks after a record's content (kept in `gap`);
+    /// whether they are followed by the end of the stream or the next
+    /// record. A stream error here ends the reading (the record itself is
+    /// whole).
+    fn end_of_record(&mut self, gap_bytes: &mut Vec<u8>) -> bool {
         let mut gap = 0;
         loop {
             let buf = match self.reader.fill_buf() {
@@ -306,6 +353,7 @@ impl<R: BufRead> WarcReader<R> {
                 .take_while(|&&c| c == b'\r' || c == b'\n')
                 .count();
             let all = k == buf.len();
+            gap_bytes.extend_from_slice(&buf[..k]);
             self.reader.consume(k);
             gap += k;
             if !all || gap >= MAX_GAP {

@@ -44,6 +44,17 @@ impl Record {
             py_repr(py, self.error.as_deref())
         )
     }
+
+    /// The HTML decoded to text as `neardup dedup` decodes it (charset from
+    /// the byte order mark, the HTTP `Content-Type`, the `<meta>` prescan,
+    /// then detection guided by the URL's domain), with the charset's name:
+    /// `(text, charset)`; `None` for a plain-text document or an error.
+    fn decode_html(&self, py: Python<'_>) -> Option<(String, &'static str)> {
+        let bytes = self.html.as_ref()?.bind(py).as_bytes().to_vec();
+        let (ct, url) = (self.content_type.as_deref(), self.url.as_deref());
+        let d = py.allow_threads(|| neardup::io::decode_html_owned(bytes, ct, url));
+        Some((d.text, d.charset))
+    }
 }
 
 struct ReadState {
@@ -231,6 +242,34 @@ fn run_batch(
         .collect())
 }
 
+/// The batch engine of `neardup dedup` with its options, as every Python
+/// entry point of the batch engine builds it.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn batch_engine(
+    method: &str,
+    threshold: Option<f64>,
+    max_distance: Option<u32>,
+    keep: &str,
+    site_templates: bool,
+    composite_check: bool,
+    partial_check: bool,
+) -> PyResult<Dedup> {
+    let spec = MethodSpec {
+        name: method.to_string(),
+        threshold,
+        max_distance,
+        ..MethodSpec::default()
+    };
+    Ok(Dedup::builder()
+        .method(spec.build()?)
+        .keep(keep_policy(keep)?)
+        .verifier(spec.verifier())
+        .site_templates(site_templates.then(SiteTemplates::default))
+        .composite(composite_check.then(CompositeCheck::default))
+        .partial_copies(partial_check.then(PartialCopyCheck::default))
+        .build())
+}
+
 /// Deduplicates the documents of files and directories (HTML, WARC, JSON
 /// Lines) with the batch engine of `neardup dedup`, with the same result:
 /// one dict per document in input order, `{"id", "cluster", "duplicate_of",
@@ -257,20 +296,15 @@ pub fn dedup_files<'py>(
     composite_check: bool,
     partial_check: bool,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    let spec = MethodSpec {
-        name: method.to_string(),
+    let dedup = batch_engine(
+        method,
         threshold,
         max_distance,
-        ..MethodSpec::default()
-    };
-    let dedup = Dedup::builder()
-        .method(spec.build()?)
-        .keep(keep_policy(keep)?)
-        .verifier(spec.verifier())
-        .site_templates(site_templates.then(SiteTemplates::default))
-        .composite(composite_check.then(CompositeCheck::default))
-        .partial_copies(partial_check.then(PartialCopyCheck::default))
-        .build();
+        keep,
+        site_templates,
+        composite_check,
+        partial_check,
+    )?;
     for p in &paths {
         if std::fs::metadata(p).is_err() {
             return Err(PyOSError::new_err(format!("cannot open {}", p.display())));

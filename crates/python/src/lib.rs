@@ -14,6 +14,7 @@
 mod batch;
 mod dedup;
 mod dedup_file;
+mod dedup_fingerprints;
 mod dedup_input;
 mod document;
 mod errors;
@@ -51,6 +52,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(method::methods, m)?)?;
     m.add_function(wrap_pyfunction!(batch::read_documents, m)?)?;
     m.add_function(wrap_pyfunction!(batch::dedup_files, m)?)?;
+    m.add_function(wrap_pyfunction!(dedup_fingerprints::dedup_fingerprints, m)?)?;
     m.add_class::<spans::SpanFinder>()?;
     m.add_function(wrap_pyfunction!(spans::spans, m)?)?;
     m.add_function(wrap_pyfunction!(spark_spans::span_keys_batch, m)?)?;

@@ -11,7 +11,7 @@
 //! sampling error. neardup's own text sketches are `MinHash.from_text` and
 //! `neardup.sketch`.
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyString, PyTuple, PyType};
 
@@ -34,6 +34,9 @@ pub struct MinHash {
     pub(crate) values: Vec<u32>,
     perms: Vec<(u64, u64)>,
     hashfunc: Option<PyObject>,
+    /// datasketch's `gpu_mode="always"`: neardup has no GPU backend, so
+    /// `update_batch` refuses to run (as datasketch does without CuPy).
+    gpu_always: bool,
 }
 
 impl MinHash {
@@ -53,6 +56,7 @@ impl MinHash {
             values,
             perms,
             hashfunc,
+            gpu_always: false,
         }
     }
 
@@ -142,13 +146,25 @@ fn num_perm_of(x: &Bound<'_, PyAny>) -> PyResult<usize> {
 #[pymethods]
 impl MinHash {
     #[new]
-    #[pyo3(signature = (num_perm=None, seed=1, hashfunc=None, hashvalues=None))]
+    #[pyo3(signature = (num_perm=None, seed=1, hashfunc=None, hashvalues=None, *, gpu_mode="disable"))]
     fn new(
         num_perm: Option<&Bound<'_, PyAny>>,
         seed: u64,
         hashfunc: Option<PyObject>,
         hashvalues: Option<Vec<u64>>,
+        gpu_mode: &str,
     ) -> PyResult<MinHash> {
+        // datasketch's GPU switch: `disable` and `detect` (no GPU found)
+        // run on the CPU; `always` is refused by `update_batch`.
+        let gpu_always = match gpu_mode {
+            "disable" | "detect" => false,
+            "always" => true,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "gpu_mode must be 'disable', 'detect' or 'always', not {other:?}"
+                )))
+            }
+        };
         let n = match num_perm {
             Some(x) => num_perm_of(x)?,
             None => 128,
@@ -160,7 +176,9 @@ impl MinHash {
             Some(v) => v.into_iter().map(|x| x as u32).collect(),
             None => vec![u32::MAX; n],
         };
-        Ok(MinHash::make(seed, values, hashfunc, false))
+        let mut m = MinHash::make(seed, values, hashfunc, false);
+        m.gpu_always = gpu_always;
+        Ok(m)
     }
 
     /// Adds one element (bytes, or a str taken as UTF-8; anything
@@ -175,6 +193,12 @@ impl MinHash {
     /// Adds every element of an iterable.
     fn update_batch(&mut self, py: Python<'_>, b: &Bound<'_, PyAny>) -> PyResult<()> {
         self.check_updatable()?;
+        if self.gpu_always {
+            return Err(PyRuntimeError::new_err(
+                "GPU mode 'always' requested but neardup has no GPU backend \
+                 (use gpu_mode='disable' or 'detect')",
+            ));
+        }
         let hashes = b
             .try_iter()?
             .map(|x| self.hash_of(&x?))
@@ -230,6 +254,34 @@ impl MinHash {
     #[getter]
     fn seed(&self) -> u64 {
         self.seed
+    }
+
+    /// The permutation scheme, by datasketch's name: `"legacy"`, the family
+    /// `(a * h + b) mod (2^61 - 1)` truncated to 32-bit slots (neardup draws
+    /// its own `a` and `b` from the seed, so slot values are not
+    /// datasketch's).
+    #[getter]
+    fn scheme(&self) -> &'static str {
+        "legacy"
+    }
+
+    /// The permutation functions `h -> (a * h + b) mod (2^61 - 1)`, as
+    /// datasketch gives them: `(a, b)`, two arrays of `num_perm` values (a
+    /// NumPy uint64 array of shape `(2, num_perm)` when NumPy is installed).
+    /// A `LeanMinHash` has none (`ValueError`), as it cannot be updated.
+    #[getter]
+    fn permutations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if self.perms.len() != self.values.len() {
+            return Err(PyValueError::new_err(
+                "a LeanMinHash keeps no permutations (it cannot be updated)",
+            ));
+        }
+        let a: Vec<u64> = self.perms.iter().map(|p| p.0).collect();
+        let b: Vec<u64> = self.perms.iter().map(|p| p.1).collect();
+        match py.import("numpy") {
+            Ok(np) => np.call_method1("array", ((a, b), np.getattr("uint64")?)),
+            Err(_) => Ok((a, b).into_pyobject(py)?.into_any()),
+        }
     }
 
     /// Whether no element was added.

@@ -266,3 +266,64 @@ def test_lean_serialize_is_datasketch_format():
         d.serialize(buf)
         with pytest.raises(ValueError, match="legacy"):
             LeanMinHash.deserialize(buf)
+
+
+def _mh(tokens, num_perm=16):
+    m = MinHash(num_perm=num_perm)
+    for t in tokens:
+        m.update(t)
+    return m
+
+
+def test_lsh_sessions_merge_and_query_buffer_have_datasketch_semantics():
+    a, b, c = _mh([b"a", b"x"]), _mh([b"b", b"y"]), _mh([b"a", b"x"])
+    lsh = MinHashLSH(threshold=0.5, num_perm=16)
+    with lsh.insertion_session(buffer_size=10) as s:
+        s.insert("a", a)
+        s.insert("b", b)
+    assert lsh.buffer_size == 10 and sorted(lsh.keys) == ["a", "b"]
+    # hashtables: one per band, band key -> keys; get_counts from them.
+    assert len(lsh.hashtables) == lsh.b
+    assert all(sum(t.values()) == 2 for t in lsh.get_counts())
+    assert all("a" in t[h] for t, h in zip(lsh.hashtables, lsh.keys["a"]))
+    assert lsh.hashtables[0].get(b"no such band") == set()
+    # The query buffer: the keys every buffered query finds.
+    lsh.add_to_query_buffer(a)
+    lsh.add_to_query_buffer(c)
+    assert lsh.collect_query_buffer() == ["a"]
+    assert lsh.collect_query_buffer() == []
+    # merge: same parameters only; overlapping keys refused when asked.
+    other = MinHashLSH(threshold=0.5, num_perm=16)
+    other.insert("c", c)
+    with pytest.raises(ValueError):
+        lsh.merge(MinHashLSH(threshold=0.5, num_perm=32))
+    lsh.merge(other)
+    assert sorted(lsh.query(a)) == ["a", "c"]
+    with pytest.raises(ValueError, match="overlapping"):
+        lsh.merge(other, check_overlap=True)
+    with lsh.deletion_session() as s:
+        s.remove("a")
+        s.remove("c")
+    assert lsh.query(a) == [] and list(lsh.keys) == ["b"]
+    with pytest.raises(ValueError):
+        with lsh.deletion_session() as s:
+            s.remove("a")
+    # Indexes survive pickling with their tables' interface.
+    again = pickle.loads(pickle.dumps(lsh))
+    assert again.hashtables[0].itemcounts() == lsh.hashtables[0].itemcounts()
+
+
+def test_minhash_gpu_mode_permutations_and_scheme():
+    m = MinHash(num_perm=8, seed=3, gpu_mode="detect")
+    p = m.permutations
+    assert p.shape == (2, 8) and (p[0] >= 1).all() and (p < (1 << 61) - 1).all()
+    assert (MinHash(num_perm=8, seed=3).permutations == p).all()
+    assert not (MinHash(num_perm=8, seed=4).permutations == p).all()
+    assert m.scheme == "legacy"
+    m.update_batch([b"a", b"b"])
+    with pytest.raises(RuntimeError, match="GPU"):
+        MinHash(num_perm=8, gpu_mode="always").update_batch([b"a"])
+    with pytest.raises(ValueError, match="gpu_mode"):
+        MinHash(num_perm=8, gpu_mode="sometimes")
+    with pytest.raises(ValueError):
+        LeanMinHash(m).permutations

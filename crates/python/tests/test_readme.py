@@ -50,7 +50,7 @@ def test_readme_spans_snippet_results(repo):
 def test_namespace_is_clean():
     public = {n for n in dir(neardup) if not n.startswith("_")}
     assert not public & {"List", "Optional", "Union", "Iterable", "annotations"}
-    assert public - {"spark", "scrapy"} <= set(neardup.__all__)
+    assert public - {"spark", "scrapy", "datatrove"} <= set(neardup.__all__)
 
 
 def test_reprs_are_python():

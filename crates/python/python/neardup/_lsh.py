@@ -6,7 +6,11 @@ least one band with the query, i.e. the candidates whose Jaccard
 similarity is likely above ``threshold``. ``(b, r)`` is chosen as
 datasketch chooses it (``_optimal_param`` with ``weights``, computed in
 Rust) unless ``params=(b, r)`` is given. The band keys are made in Rust
-(``MinHash._bands``); the tables are Python dicts, in memory.
+(``MinHash._bands``); the tables are Python dicts, in memory
+(``hashtables``: one per band, band key -> set of keys, as datasketch's
+dict storage). Buffered operations (insertion and deletion sessions, the
+query buffer) have datasketch's results; with the index in memory there is
+nothing to batch, so they run at once.
 """
 
 
@@ -16,6 +20,38 @@ from typing import Dict, Hashable, List, Optional, Sequence, Set, Tuple
 from ._neardup import MinHash, _optimal_param
 
 __all__ = ["MinHashLSH"]
+
+
+class _BandTable(dict):
+    """One band's table: band key -> set of keys (datasketch's
+    ``DictSetStorage`` interface over a dict)."""
+
+    def get(self, key, default=None):  # noqa: D102 (datasketch's semantics)
+        hit = dict.get(self, key)
+        if hit is not None:
+            return hit
+        return set() if default is None else default
+
+    def itemcounts(self) -> Dict[bytes, int]:
+        """Band key -> number of keys in the bucket."""
+        return {band: len(keys) for band, keys in self.items()}
+
+    def size(self) -> int:
+        """The number of buckets."""
+        return len(self)
+
+
+def _band_keys(minhash, b: int, r: int) -> List[bytes]:
+    """The band keys of a sketch: neardup's own (``MinHash._bands``), or for
+    another MinHash-like sketch with ``hashvalues`` (datasketch's
+    ``WeightedMinHash``) the bytes of each band's values, as datasketch
+    makes them."""
+    if isinstance(minhash, MinHash):
+        return minhash._bands(b, r)
+    import numpy as np
+
+    hv = np.asarray(minhash.hashvalues)
+    return [bytes(np.ascontiguousarray(hv[i * r : (i + 1) * r]).byteswap().data) for i in range(b)]
 
 
 class MinHashLSH:
@@ -60,29 +96,84 @@ class MinHashLSH:
                 )
         else:
             self.b, self.r = _optimal_param(threshold, num_perm, weights[0], weights[1])
-        self._tables: List[Dict[bytes, Set[Hashable]]] = [{} for _ in range(self.b)]
+        self._tables: List[_BandTable] = [_BandTable() for _ in range(self.b)]
         self._keys: Dict[Hashable, List[bytes]] = {}
+        self._query_buffer: List[List[bytes]] = []
+        self._buffer_size = 50000
 
     def _bands(self, minhash: MinHash) -> List[bytes]:
         if len(minhash) != self.h:
             raise ValueError(
                 "Expecting minhash with length %d, got %d" % (self.h, len(minhash))
             )
-        return minhash._bands(self.b, self.r)
+        return _band_keys(minhash, self.b, self.r)
 
     def insert(self, key: Hashable, minhash: MinHash, check_duplication: bool = True) -> None:
         """Indexes ``minhash`` under ``key`` (``ValueError`` if the key is
         already in the index and ``check_duplication``)."""
         if check_duplication and key in self._keys:
             raise ValueError("The given key already exists")
-        bands = self._bands(minhash)
+        self._add(key, self._bands(minhash))
+
+    def _add(self, key: Hashable, bands: List[bytes]) -> None:
         self._keys.setdefault(key, []).extend(bands)
         for table, band in zip(self._tables, bands):
             table.setdefault(band, set()).add(key)
 
     def insertion_session(self, buffer_size: int = 50000) -> "_InsertionSession":
-        """A context manager whose ``insert`` indexes (datasketch's API)."""
+        """A context manager whose ``insert`` indexes (datasketch's API;
+        ``buffer_size`` is kept as ``self.buffer_size``)."""
+        self.buffer_size = buffer_size
         return _InsertionSession(self)
+
+    def deletion_session(self, buffer_size: int = 50000) -> "_DeletionSession":
+        """A context manager whose ``remove`` removes keys (datasketch's API;
+        ``ValueError`` for a key not in the index)."""
+        self.buffer_size = buffer_size
+        return _DeletionSession(self)
+
+    @property
+    def buffer_size(self) -> int:
+        """The buffer size of the sessions (datasketch's; nothing is buffered
+        in memory)."""
+        return self._buffer_size
+
+    @buffer_size.setter
+    def buffer_size(self, value: int) -> None:
+        self._buffer_size = int(value)
+
+    def merge(self, other: "MinHashLSH", check_overlap: bool = False) -> None:
+        """Makes this index the union of itself and ``other``, as datasketch:
+        both need the same ``num_perm``, ``b`` and ``r`` (``ValueError``);
+        with ``check_overlap``, a key in both is a ``ValueError`` (raised
+        before anything changes). A key in both otherwise gets the other's
+        bands too."""
+        if type(self) is not type(other):
+            raise ValueError(f"Cannot merge type MinHashLSH and type {type(other).__name__}.")
+        if (self.h, self.b, self.r) != (other.h, other.b, other.r):
+            raise ValueError("Cannot merge MinHashLSH with different initialization parameters.")
+        if check_overlap and not self._keys.keys().isdisjoint(other._keys.keys()):
+            raise ValueError("The keys are overlapping, duplicate key exists.")
+        for key, bands in list(other._keys.items()):
+            self._add(key, list(bands))
+
+    def add_to_query_buffer(self, minhash: MinHash) -> None:
+        """Buffers a query; ``collect_query_buffer`` runs the buffered ones."""
+        self._query_buffer.append(self._bands(minhash))
+
+    def collect_query_buffer(self) -> List[Hashable]:
+        """The keys every buffered query finds (the intersection of their
+        ``query`` results, as datasketch); empties the buffer."""
+        buffered, self._query_buffer = self._query_buffer, []
+        out: Optional[Set[Hashable]] = None
+        for bands in buffered:
+            found: Set[Hashable] = set()
+            for table, band in zip(self._tables, bands):
+                hit = dict.get(table, band)
+                if hit:
+                    found.update(hit)
+            out = found if out is None else out & found
+        return list(out or ())
 
     def query(self, minhash: MinHash) -> List[Hashable]:
         """The keys sharing at least one band with ``minhash``."""
@@ -100,7 +191,7 @@ class MinHashLSH:
         bands = self._keys.pop(key)
         for i, band in enumerate(bands):
             table = self._tables[i % self.b]
-            hit = table.get(band)
+            hit = dict.get(table, band)
             if hit is not None:
                 hit.discard(key)
                 if not hit:
@@ -112,12 +203,37 @@ class MinHashLSH:
 
     def get_counts(self) -> List[Dict[bytes, int]]:
         """Per band, the number of keys in each bucket."""
-        return [{band: len(keys) for band, keys in t.items()} for t in self._tables]
+        return [t.itemcounts() for t in self._tables]
+
+    def get_subset_counts(self, *keys: Hashable) -> List[Dict[bytes, int]]:
+        """``get_counts`` restricted to ``keys`` (``KeyError`` for a key not
+        in the index, as datasketch's dict storage)."""
+        counts: List[Dict[bytes, int]] = [{} for _ in range(self.b)]
+        for key in set(keys):
+            for i, band in enumerate(self._keys[key]):
+                c = counts[i % self.b]
+                c[band] = c.get(band, 0) + 1
+        return counts
+
+    @property
+    def hashtables(self) -> List[_BandTable]:
+        """The band tables (datasketch's attribute): per band, a dict from
+        band key to the set of keys in that bucket. Read them; change the
+        index through ``insert`` / ``remove``."""
+        return self._tables
 
     @property
     def keys(self) -> "_types.MappingProxyType":
         """The inserted keys (a read-only mapping: ``in``, ``len``, iteration)."""
         return _types.MappingProxyType(self._keys)
+
+    def __setstate__(self, state: dict) -> None:
+        # Indexes pickled before the query buffer and datasketch's table
+        # interface existed.
+        state.setdefault("_query_buffer", [])
+        state.setdefault("_buffer_size", 50000)
+        state["_tables"] = [t if isinstance(t, _BandTable) else _BandTable(t) for t in state["_tables"]]
+        self.__dict__.update(state)
 
     def __contains__(self, key: Hashable) -> bool:
         return key in self._keys
@@ -132,15 +248,25 @@ class MinHashLSH:
         )
 
 
-class _InsertionSession:
+class _Session:
     def __init__(self, lsh: MinHashLSH) -> None:
-        self._lsh = lsh
+        self.lsh = lsh
 
-    def insert(self, key: Hashable, minhash: MinHash, check_duplication: bool = True) -> None:
-        self._lsh.insert(key, minhash, check_duplication)
+    def close(self) -> None:
+        """Nothing is buffered: every operation already ran."""
 
-    def __enter__(self) -> "_InsertionSession":
+    def __enter__(self):
         return self
 
     def __exit__(self, *exc: Sequence[object]) -> None:
-        return None
+        self.close()
+
+
+class _InsertionSession(_Session):
+    def insert(self, key: Hashable, minhash: MinHash, check_duplication: bool = True) -> None:
+        self.lsh.insert(key, minhash, check_duplication)
+
+
+class _DeletionSession(_Session):
+    def remove(self, key: Hashable) -> None:
+        self.lsh.remove(key)

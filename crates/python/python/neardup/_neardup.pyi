@@ -63,6 +63,8 @@ class MinHash:
         seed: int = 1,
         hashfunc: Optional[Callable[[Any], int]] = None,
         hashvalues: Optional[Iterable[int]] = None,
+        *,
+        gpu_mode: str = "disable",
     ) -> None: ...
     def update(self, b: Union[bytes, bytearray, str]) -> None: ...
     def update_batch(self, b: Iterable[Union[bytes, bytearray, str]]) -> None: ...
@@ -74,6 +76,11 @@ class MinHash:
     def hashvalues(self) -> Any: ...
     @property
     def seed(self) -> int: ...
+    @property
+    def permutations(self) -> Any:
+        """``(a, b)`` of the permutations, shape ``(2, num_perm)``."""
+    @property
+    def scheme(self) -> str: ...
     def is_empty(self) -> bool: ...
     def clear(self) -> None: ...
     def copy(self) -> "MinHash": ...
@@ -201,6 +208,8 @@ class Record:
     content_type: Optional[str]
     text: Optional[str]
     error: Optional[str]
+    def decode_html(self) -> Optional[Tuple[str, str]]:
+        """``(text, charset)``: the HTML decoded as `neardup dedup` does."""
 
 class RecordIter(Iterator[Record]):
     def __iter__(self) -> "RecordIter": ...
@@ -226,6 +235,26 @@ def dedup_files(
     (`site_templates=False` is its `--no-site-templates`,
     `composite_check=False` its `--no-composite-check`, `partial_check=False`
     its `--no-partial-check`)."""
+
+def dedup_fingerprints(
+    ids: List[str],
+    urls: List[Optional[str]],
+    text_lens: List[int],
+    signatures: List[Optional[bytes]],
+    shingles: List[Optional[bytes]],
+    errors: List[Optional[str]],
+    method: str = "default",
+    threshold: Optional[float] = None,
+    *,
+    max_distance: Optional[int] = None,
+    keep: str = "first",
+    threads: int = 0,
+    site_templates: bool = True,
+    composite_check: bool = True,
+    partial_check: bool = True,
+) -> Tuple[List[int], List[Optional[int]], List[Optional[float]]]:
+    """The batch engine of `neardup dedup` over documents fingerprinted by
+    `fingerprint_batch`: ``(representative, duplicate_of, similarity)``."""
 
 def fingerprint_batch(
     method: str,
