@@ -55,6 +55,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dedup_fingerprints::dedup_fingerprints, m)?)?;
     m.add_class::<spans::SpanFinder>()?;
     m.add_function(wrap_pyfunction!(spans::spans, m)?)?;
+    m.add_function(wrap_pyfunction!(spans::clean_spans, m)?)?;
     m.add_function(wrap_pyfunction!(spark_spans::span_keys_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_spans::span_rows_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark::fingerprint_batch, m)?)?;

@@ -399,3 +399,43 @@ impl SpanFinder {
         )
     }
 }
+
+/// `text` without `spans` (dicts with code point `start` and `end`, as
+/// `SpanFinder` gives them): the rule of `neardup spans --clean` (a line
+/// left empty goes with its line break).
+#[pyfunction]
+pub fn clean_spans(text: &str, spans: Vec<Bound<'_, PyDict>>) -> PyResult<String> {
+    let mut ranges: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
+    for d in &spans {
+        let get = |k: &str| -> PyResult<usize> {
+            d.get_item(k)?
+                .ok_or_else(|| err(format!("a span without {k:?}")))?
+                .extract()
+        };
+        ranges.push((get("start")?, get("end")?));
+    }
+    ranges.sort_unstable();
+    // Code points to bytes, in one pass.
+    let mut bytes_at: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+    bytes_at.push(text.len());
+    let mut out: Vec<neardup::spans::Span> = Vec::with_capacity(ranges.len());
+    let mut last = 0;
+    for (s, e) in ranges {
+        if s > e || e >= bytes_at.len() || s < last {
+            return Err(err(format!(
+                "span {s}..{e} is out of the text's {} code points or overlaps another",
+                bytes_at.len() - 1
+            )));
+        }
+        last = e;
+        out.push(neardup::spans::Span {
+            start: bytes_at[s],
+            end: bytes_at[e],
+            chars: (s, e),
+            kind: neardup::spans::SpanKind::Paragraph,
+            source: neardup::spans::Source::First(0),
+            key: 0,
+        });
+    }
+    Ok(neardup::spans::clean(text, &out))
+}

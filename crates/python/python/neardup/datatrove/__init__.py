@@ -18,6 +18,10 @@ Blocks that follow datatrove's conventions (``PipelineStep`` subclasses,
   documents. ``NeardupDedup.stages(folder, ...)`` makes the three with one
   set of options.
 
+- ``NeardupSpans``: repeated passages inside documents (boilerplate lines,
+  pasted paragraphs, leaked reference items), removed or marked, with the
+  span stage of ``neardup spans`` over the documents of a rank.
+
 Duplicates are removed (``mode="remove"``, optionally written to an
 ``exclusion_writer``) or kept and marked (``mode="mark"``): their metadata
 gets ``duplicate_of`` (the id of the kept document they duplicate) and
@@ -50,6 +54,7 @@ except ImportError as e:  # pragma: no cover - depends on the environment
 from ._dedup import NeardupDedup
 from ._extractor import NeardupExtractor
 from ._reader import NeardupReader
+from ._spans import NeardupSpans
 from ._stages import NeardupDedupCluster, NeardupDedupFilter, NeardupDedupSignature
 
 __all__ = [
@@ -59,4 +64,5 @@ __all__ = [
     "NeardupDedupSignature",
     "NeardupExtractor",
     "NeardupReader",
+    "NeardupSpans",
 ]
