@@ -58,7 +58,7 @@ impl SpanSite {
         let _ = write!(
             body,
             "<p><a href=\"../index.html\">neardup spans report</a></p>\n<h1>{}</h1>\n\
-             <p>{} repeated passages, marked; hover one for the document it repeats.</p>\n\
+             <p>Repeated passages: {}, marked; hover one for the document (or reference item) it repeats.</p>\n\
              <div class=\"text\" id=\"text\">",
             escape(e.id),
             e.spans.len()
@@ -85,7 +85,7 @@ impl SpanSite {
             pos = s.end;
         }
         body.push_str(&escape(&e.text[pos..]));
-        body.push_str("</div>\n<h2>Spans</h2>\n<table id=\"spans\"><thead><tr><th>kind</th><th>characters</th><th>first seen in</th></tr></thead><tbody>\n");
+        body.push_str("</div>\n<h2>Spans</h2>\n<table id=\"spans\"><thead><tr><th>kind</th><th>characters</th><th>first seen in, or reference item</th></tr></thead><tbody>\n");
         for s in e.spans {
             let _ = writeln!(
                 body,
