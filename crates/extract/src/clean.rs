@@ -204,8 +204,16 @@ fn good_tokens<'b>(blocks: impl Iterator<Item = &'b Block>) -> u32 {
 }
 
 /// Blocks of `container` without boilerplate. `good_before` is the amount of
-/// good text the scorer saw in the container.
-pub(crate) fn clean(dom: &Dom, a: &Analysis, container: NodeId, good_before: u32) -> Vec<Block> {
+/// good text the scorer saw in the container. `items` flags the record
+/// items of a listing (see [`crate::records`]): their blocks are content
+/// whatever their links.
+pub(crate) fn clean(
+    dom: &Dom,
+    a: &Analysis,
+    container: NodeId,
+    good_before: u32,
+    items: Option<&[bool]>,
+) -> Vec<Block> {
     let local = a.boiler_within(dom, container);
     let visible = |id: NodeId| {
         !a.invisible.get(id).copied().unwrap_or(true) && !local.get(id).copied().unwrap_or(true)
@@ -220,7 +228,8 @@ pub(crate) fn clean(dom: &Dom, a: &Analysis, container: NodeId, good_before: u32
     }
     let total: u32 = inner.iter().map(|b| b.tokens).sum();
     // In a list-like container (little running text), links are the content.
-    let listing = (good_tokens(inner.iter()) as f32) < LISTING_GOOD_SHARE * total as f32;
+    let listing =
+        items.is_some() || (good_tokens(inner.iter()) as f32) < LISTING_GOOD_SHARE * total as f32;
     let mut kept: Vec<Block> = inner
         .into_iter()
         .filter(|b| classify(b) != Class::Bad || (listing && b.tokens >= LISTING_MIN_TOKENS))
@@ -274,7 +283,7 @@ mod tests {
         let dom = parse(html, 512);
         let a = analyze(&dom);
         let c = dom.find_element(container_tag).expect("container");
-        clean(&dom, &a, c, good_before)
+        clean(&dom, &a, c, good_before, None)
             .into_iter()
             .map(|b| b.text)
             .collect()

@@ -39,6 +39,77 @@ fn json_string(s: &str) -> String {
     out
 }
 
+/// Product descriptions shorter than this many characters are ignored.
+const MIN_DESCRIPTION_CHARS: usize = 100;
+
+/// Does the JSON-LD text declare a product (`"@type": "Product"`, alone or
+/// in a list)?
+fn declares_product(t: &str) -> bool {
+    let mut rest = t;
+    while let Some(i) = rest.find("\"@type\"") {
+        rest = rest.get(i + 7..).unwrap_or("");
+        let v = rest
+            .trim_start()
+            .strip_prefix(':')
+            .unwrap_or("")
+            .trim_start();
+        let v = v.strip_prefix('[').unwrap_or(v).trim_start();
+        if v.starts_with("\"Product\"") {
+            return true;
+        }
+    }
+    false
+}
+
+/// The string values of `key` in a JSON text, each followed by a space.
+fn string_values(t: &str, key: &str, out: &mut String) {
+    let mut rest = t;
+    while let Some(i) = rest.find(key) {
+        rest = rest.get(i + key.len()..).unwrap_or("");
+        let after = rest.trim_start();
+        if let Some(v) = after.strip_prefix(':') {
+            if let Some(v) = v.trim_start().strip_prefix('"') {
+                out.push_str(&json_string(v));
+                out.push(' ');
+            }
+        }
+    }
+}
+
+/// The text a page declares as its main content in JSON-LD: the
+/// `articleBody` strings of its scripts, or else the `description` of the
+/// product it declares (a product page's own words about the product).
+pub(crate) fn declared_body(dom: &Dom, a: &Analysis) -> Option<String> {
+    if let Some(body) = article_body(dom, a) {
+        return Some(body);
+    }
+    let mut description = String::new();
+    for t in ld_texts(dom, a) {
+        if declares_product(t) {
+            string_values(t, "\"description\"", &mut description);
+        }
+    }
+    (description.chars().count() >= MIN_DESCRIPTION_CHARS).then_some(description)
+}
+
+/// The texts of the page's JSON-LD scripts.
+fn ld_texts<'d>(dom: &'d Dom, a: &'d Analysis) -> impl Iterator<Item = &'d str> + 'd {
+    a.order
+        .iter()
+        .copied()
+        .filter(move |&id| {
+            dom.local_name(id) == Some(&local_name!("script"))
+                && dom
+                    .attr(id, &local_name!("type"))
+                    .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/ld+json"))
+        })
+        .flat_map(move |id| dom.children(id))
+        .filter_map(move |c| match dom.get(c).map(|n| &n.data) {
+            Some(NodeData::Text(t)) => Some(&**t),
+            _ => None,
+        })
+}
+
 /// All `articleBody` strings found in JSON-LD scripts, concatenated.
 pub(crate) fn article_body(dom: &Dom, a: &Analysis) -> Option<String> {
     let mut body = String::new();

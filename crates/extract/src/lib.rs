@@ -75,6 +75,7 @@ mod jsonld;
 mod markup;
 mod parse;
 mod prefilter;
+mod records;
 mod score;
 mod segment;
 mod sink;
