@@ -203,16 +203,26 @@ fn good_tokens<'b>(blocks: impl Iterator<Item = &'b Block>) -> u32 {
         .sum()
 }
 
+/// What the page is, as far as cleaning goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Running text: its headline is the title, its notes are furniture.
+    Article,
+    /// A listing of record items (see [`crate::records`]): links are
+    /// content, and its heading names what is listed.
+    Listing,
+    /// A page that declares a product: its heading is the product's name.
+    Product,
+}
+
 /// Blocks of `container` without boilerplate. `good_before` is the amount of
-/// good text the scorer saw in the container. `items` flags the record
-/// items of a listing (see [`crate::records`]): their blocks are content
-/// whatever their links.
+/// good text the scorer saw in the container.
 pub(crate) fn clean(
     dom: &Dom,
     a: &Analysis,
     container: NodeId,
     good_before: u32,
-    items: Option<&[bool]>,
+    kind: Kind,
 ) -> Vec<Block> {
     let local = a.boiler_within(dom, container);
     let visible = |id: NodeId| {
@@ -228,17 +238,19 @@ pub(crate) fn clean(
     }
     let total: u32 = inner.iter().map(|b| b.tokens).sum();
     // In a list-like container (little running text), links are the content.
-    let listing =
-        items.is_some() || (good_tokens(inner.iter()) as f32) < LISTING_GOOD_SHARE * total as f32;
+    let listing = kind == Kind::Listing
+        || (good_tokens(inner.iter()) as f32) < LISTING_GOOD_SHARE * total as f32;
     let mut kept: Vec<Block> = inner
         .into_iter()
         .filter(|b| classify(b) != Class::Bad || (listing && b.tokens >= LISTING_MIN_TOKENS))
         .filter(|b| !markup_like(&b.text))
         .collect();
-    // The headline is the title, not part of the text.
-    if kept
-        .first()
-        .is_some_and(|b| dom.local_name(b.owner) == Some(&local_name!("h1")))
+    // An article's headline is the title, not part of the text; a listing's
+    // or a product's heading says what the page holds.
+    if kind == Kind::Article
+        && kept
+            .first()
+            .is_some_and(|b| dom.local_name(b.owner) == Some(&local_name!("h1")))
     {
         kept.remove(0);
     }
@@ -283,7 +295,7 @@ mod tests {
         let dom = parse(html, 512);
         let a = analyze(&dom);
         let c = dom.find_element(container_tag).expect("container");
-        clean(&dom, &a, c, good_before, None)
+        clean(&dom, &a, c, good_before, Kind::Article)
             .into_iter()
             .map(|b| b.text)
             .collect()

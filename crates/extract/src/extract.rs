@@ -4,9 +4,9 @@
 use html5ever::local_name;
 
 use crate::analyze::{analyze, Analysis};
-use crate::clean::clean;
+use crate::clean::{clean, Kind};
 use crate::dom::{Dom, NodeId, DOCUMENT};
-use crate::jsonld::{declared_body, Reference};
+use crate::jsonld::{declared_body, declares_product, Reference};
 use crate::parse::parse_tendril;
 use crate::prefilter::prefilter;
 use crate::records::{items_of, records};
@@ -185,10 +185,15 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
             }
             let container = select_container(dom, a, blocks, &item_classes, &boosts);
             let good_before = good_in(a, container, blocks, &classes);
-            return clean(dom, a, container, good_before, Some(&in_item));
+            return clean(dom, a, container, good_before, Kind::Listing);
         }
     }
-    clean(dom, a, container, good_before, None)
+    let kind = if declares_product(dom, a) {
+        Kind::Product
+    } else {
+        Kind::Article
+    };
+    clean(dom, a, container, good_before, kind)
 }
 
 /// Tokens of the blocks of `container` judged good.

@@ -42,9 +42,14 @@ fn json_string(s: &str) -> String {
 /// Product descriptions shorter than this many characters are ignored.
 const MIN_DESCRIPTION_CHARS: usize = 100;
 
+/// Does one of the page's JSON-LD scripts declare a product?
+pub(crate) fn declares_product(dom: &Dom, a: &Analysis) -> bool {
+    ld_texts(dom, a).any(product_in)
+}
+
 /// Does the JSON-LD text declare a product (`"@type": "Product"`, alone or
 /// in a list)?
-fn declares_product(t: &str) -> bool {
+fn product_in(t: &str) -> bool {
     let mut rest = t;
     while let Some(i) = rest.find("\"@type\"") {
         rest = rest.get(i + 7..).unwrap_or("");
@@ -85,7 +90,7 @@ pub(crate) fn declared_body(dom: &Dom, a: &Analysis) -> Option<String> {
     }
     let mut description = String::new();
     for t in ld_texts(dom, a) {
-        if declares_product(t) {
+        if product_in(t) {
             string_values(t, "\"description\"", &mut description);
         }
     }
