@@ -186,6 +186,12 @@ pub(crate) fn markup_like(text: &str) -> bool {
     total > 0 && markup as f32 > MARKUP_SHARE * total as f32
 }
 
+/// Does the text hold figures (a price, a date, a count)? Those of a
+/// listing's items are data, where a short label is a button.
+fn has_figures(text: &str) -> bool {
+    text.bytes().any(|b| b.is_ascii_digit())
+}
+
 /// Is the block an item of a list or table (content, not a tail note)?
 fn in_list(dom: &Dom, owner: NodeId) -> bool {
     dom.local_name(owner).is_some_and(|n| {
@@ -242,7 +248,11 @@ pub(crate) fn clean(
         || (good_tokens(inner.iter()) as f32) < LISTING_GOOD_SHARE * total as f32;
     let mut kept: Vec<Block> = inner
         .into_iter()
-        .filter(|b| classify(b) != Class::Bad || (listing && b.tokens >= LISTING_MIN_TOKENS))
+        .filter(|b| {
+            classify(b) != Class::Bad
+                || (listing && b.tokens >= LISTING_MIN_TOKENS)
+                || (kind == Kind::Listing && has_figures(&b.text))
+        })
         .filter(|b| !markup_like(&b.text))
         .collect();
     // An article's headline is the title, not part of the text; a listing's

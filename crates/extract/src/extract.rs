@@ -30,6 +30,10 @@ const MIN_RECORD_TOKENS: u32 = 30;
 /// Running text of this many tokens makes the page an article whatever
 /// else it lists (teasers, tables of contents, category text above a grid).
 const ARTICLE_MIN_TOKENS: u32 = 300;
+/// ... and so do this many paragraphs of running text...
+const ARTICLE_MIN_PARAGRAPHS: usize = 2;
+/// ... or one paragraph of this many tokens.
+const ARTICLE_LONG_PARAGRAPH: u32 = 100;
 /// A page is a listing when its largest record region holds this many
 /// times the running text of the container the article reading found.
 const LISTING_RATIO: u32 = 2;
@@ -167,8 +171,18 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
         let best = regions.iter().max_by_key(|r| r.mass);
         // Item blocks outweigh the running text the article reading found:
         // the page is a listing, and its items are the content.
+        let native = || {
+            blocks
+                .iter()
+                .zip(&classes)
+                .filter(|(b, c)| **c == Class::Good && a.contains(container, b.owner))
+        };
+        let paragraphs = native().count();
+        let longest = native().map(|(b, _)| b.tokens).max().unwrap_or(0);
         if let Some(region) = best.filter(|r| {
             good_before < ARTICLE_MIN_TOKENS
+                && paragraphs < ARTICLE_MIN_PARAGRAPHS
+                && longest < ARTICLE_LONG_PARAGRAPH
                 && r.mass >= MIN_RECORD_TOKENS
                 && r.mass > LISTING_RATIO * good_before
         }) {
