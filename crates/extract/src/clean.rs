@@ -48,6 +48,14 @@ const TAIL_OPENERS: &[&str] = &[
     "you might also like",
     "also read",
     "read next",
+    "read this next",
+    "recent posts",
+    "popular posts",
+    "latest posts",
+    "you may also enjoy",
+    "more like this",
+    "related reading",
+    "related content",
     "trending now",
     "share this article",
     "share this story",
@@ -319,6 +327,17 @@ mod tests {
              <p><a href=/1>a link</a> <a href=/2>another link</a></p><div>Tags: x</div></article>"
         );
         assert_eq!(cleaned(&html, "article", 40), vec![PARA, PARA]);
+    }
+
+    #[test]
+    fn teaser_sections_after_the_article_are_cut() {
+        let teaser = "Another story of the same site, with a summary long enough, and commas, \
+                      to read as running text.";
+        for opener in ["Read This Next", "Recent posts", "More like this"] {
+            let html =
+                format!("<main><p>{PARA}</p><p>{PARA}</p><h2>{opener}</h2><p>{teaser}</p></main>");
+            assert_eq!(cleaned(&html, "main", 40), vec![PARA, PARA], "{opener}");
+        }
     }
 
     #[test]
