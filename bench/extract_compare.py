@@ -45,7 +45,7 @@ def score(dataset, preds):
         parts = line.split()
         if parts and parts[0].startswith('page_type=') and parts[-2] == 'F1':
             name = parts[0][len('page_type='):]
-            if name != 'None':
+            if name not in ('None', '?'):
                 by_type[name] = (int(parts[1][len('n='):]), float(parts[-1]))
     return json.loads(lines[-1])['f1'], by_type
 

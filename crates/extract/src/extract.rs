@@ -166,26 +166,27 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
     }
     let container = select_container(dom, a, blocks, &classes, &boosts);
     let good_before = good_in(a, container, blocks, &classes);
-    if !confirmed {
+    // Running text the article reading found: two paragraphs, or a long
+    // one, make the page an article whatever else it lists.
+    let native = || {
+        blocks
+            .iter()
+            .zip(&classes)
+            .filter(|(b, c)| **c == Class::Good && a.contains(container, b.owner))
+    };
+    let weak = !confirmed
+        && good_before < ARTICLE_MIN_TOKENS
+        && native().count() < ARTICLE_MIN_PARAGRAPHS
+        && native().all(|(b, _)| b.tokens < ARTICLE_LONG_PARAGRAPH);
+    if weak {
         let regions = records(dom, a, blocks);
-        let best = regions.iter().max_by_key(|r| r.mass);
         // Item blocks outweigh the running text the article reading found:
         // the page is a listing, and its items are the content.
-        let native = || {
-            blocks
-                .iter()
-                .zip(&classes)
-                .filter(|(b, c)| **c == Class::Good && a.contains(container, b.owner))
-        };
-        let paragraphs = native().count();
-        let longest = native().map(|(b, _)| b.tokens).max().unwrap_or(0);
-        if let Some(region) = best.filter(|r| {
-            good_before < ARTICLE_MIN_TOKENS
-                && paragraphs < ARTICLE_MIN_PARAGRAPHS
-                && longest < ARTICLE_LONG_PARAGRAPH
-                && r.mass >= MIN_RECORD_TOKENS
-                && r.mass > LISTING_RATIO * good_before
-        }) {
+        if let Some(region) = regions
+            .iter()
+            .max_by_key(|r| r.mass)
+            .filter(|r| r.mass >= MIN_RECORD_TOKENS && r.mass > LISTING_RATIO * good_before)
+        {
             let in_item = items_of(dom, a, region);
             let mut item_classes = classes.clone();
             for (b, c) in blocks.iter().zip(item_classes.iter_mut()) {

@@ -1,8 +1,10 @@
-//! JSON-LD `articleBody` as evidence.
+//! JSON-LD `articleBody` (and a declared product's `description`) as
+//! evidence.
 //!
-//! Many article pages embed their body text in a JSON-LD script. The text is
-//! never emitted (it may be truncated, stale or stripped of structure), but
-//! blocks of the page that repeat it are strong evidence of the container.
+//! Many article pages embed their body text in a JSON-LD script, and many
+//! product pages their product's description. The text is never emitted
+//! (it may be truncated, stale or stripped of structure), but blocks of the
+//! page that repeat it are strong evidence of the container.
 
 use std::collections::HashSet;
 
@@ -252,6 +254,27 @@ mod tests {
             512,
         );
         assert!(article_body(&dom, &analyze(&dom)).is_none());
+    }
+
+    #[test]
+    fn a_declared_product_gives_its_description() {
+        let text = "A light alder body with a roasted maple neck, three pickups and a \
+                    five-way switch, comfortable through a long set and bright in tone.";
+        let html = format!(
+            "<script type=application/ld+json>{{\"@context\":\"https://schema.org\",\
+             \"@type\" : [\"Product\"],\"name\":\"Guitar\",\"description\":\"{text}\"}}</script>"
+        );
+        let dom = parse(&html, 512);
+        let a = analyze(&dom);
+        assert!(declares_product(&dom, &a));
+        let got = declared_body(&dom, &a).expect("description found");
+        assert_eq!(got.trim(), text);
+        // The same description of something else is no product's.
+        let other = html.replace("Product", "Organization");
+        let dom = parse(&other, 512);
+        let a = analyze(&dom);
+        assert!(!declares_product(&dom, &a));
+        assert!(declared_body(&dom, &a).is_none());
     }
 
     #[test]
