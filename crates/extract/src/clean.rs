@@ -194,12 +194,6 @@ pub(crate) fn markup_like(text: &str) -> bool {
     total > 0 && markup as f32 > MARKUP_SHARE * total as f32
 }
 
-/// Does the text hold figures (a price, a date, a count)? Those of a
-/// listing's items are data, where a short label is a button.
-fn has_figures(text: &str) -> bool {
-    text.bytes().any(|b| b.is_ascii_digit())
-}
-
 /// Is the block an item of a list or table (content, not a tail note)?
 fn in_list(dom: &Dom, owner: NodeId) -> bool {
     dom.local_name(owner).is_some_and(|n| {
@@ -222,8 +216,9 @@ fn good_tokens<'b>(blocks: impl Iterator<Item = &'b Block>) -> u32 {
 pub(crate) enum Kind {
     /// Running text: its headline is the title, its notes are furniture.
     Article,
-    /// A listing of record items (see [`crate::records`]): links are
-    /// content, and its heading names what is listed.
+    /// A listing of record items (see [`crate::records`]): every block of
+    /// its container is kept, links included (titles, prices, dates, short
+    /// labels), and its heading names what is listed.
     Listing,
     /// A page that declares a product: its heading is the product's name.
     Product,
@@ -257,9 +252,9 @@ pub(crate) fn clean(
     let mut kept: Vec<Block> = inner
         .into_iter()
         .filter(|b| {
-            classify(b) != Class::Bad
+            kind == Kind::Listing
+                || classify(b) != Class::Bad
                 || (listing && b.tokens >= LISTING_MIN_TOKENS)
-                || (kind == Kind::Listing && has_figures(&b.text))
         })
         .filter(|b| !markup_like(&b.text))
         .collect();

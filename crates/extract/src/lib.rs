@@ -36,8 +36,8 @@
 //!    content and the container is chosen again.
 //! 5. The container is cleaned: boilerplate subtrees inside it are removed
 //!    (unless that would remove most of its text), link-dense blocks are
-//!    dropped unless the container is list-like (a listing keeps its items'
-//!    figures: prices, dates), and on an article a leading headline and
+//!    dropped unless the container is list-like (a listing keeps every
+//!    block of its container), and on an article a leading headline and
 //!    short head/tail notes (bylines, dates, tags) are trimmed; a listing's
 //!    or a product's heading stays.
 //!

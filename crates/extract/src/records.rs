@@ -33,7 +33,7 @@ const MIN_LINKED_ITEM_BLOCKS: f32 = 2.0;
 const MIN_LINKED_ITEM_TOKENS: u32 = 15;
 const MIN_LINK_TOKENS: u32 = 5;
 /// No item holds more than this share of the region's text.
-const MAX_ITEM_SHARE: f32 = 0.4;
+const MAX_ITEM_SHARE: f32 = 0.5;
 
 /// One record region.
 #[derive(Clone, Debug, PartialEq, Eq)]
