@@ -6,7 +6,7 @@ use html5ever::local_name;
 use crate::analyze::{analyze, Analysis};
 use crate::clean::{clean, Kind};
 use crate::dom::{Dom, NodeId, DOCUMENT};
-use crate::jsonld::{declared_body, declares_product, Reference};
+use crate::jsonld::{declared_body, declares_product, ld_texts, Reference};
 use crate::parse::parse_tendril;
 use crate::prefilter::prefilter;
 use crate::records::{items_of, records};
@@ -139,7 +139,8 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
         }
     }
     let mut confirmed = false;
-    if let Some(body) = declared_body(dom, a) {
+    let ld = ld_texts(dom, a);
+    if let Some(body) = declared_body(&ld) {
         let reference = Reference::new(&body);
         let mut matched = vec![false; blocks.len()];
         for (((b, c), w), m) in blocks
@@ -203,7 +204,7 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
             return clean(dom, a, container, good_before, Kind::Listing);
         }
     }
-    let kind = if declares_product(dom, a) {
+    let kind = if declares_product(&ld) {
         Kind::Product
     } else {
         Kind::Article

@@ -44,9 +44,10 @@ fn json_string(s: &str) -> String {
 /// Product descriptions shorter than this many characters are ignored.
 const MIN_DESCRIPTION_CHARS: usize = 100;
 
-/// Does one of the page's JSON-LD scripts declare a product?
-pub(crate) fn declares_product(dom: &Dom, a: &Analysis) -> bool {
-    ld_texts(dom, a).any(product_in)
+/// Does one of the page's JSON-LD scripts (their `texts`) declare a
+/// product?
+pub(crate) fn declares_product(texts: &[&str]) -> bool {
+    texts.iter().any(|t| product_in(t))
 }
 
 /// Does the JSON-LD text declare a product (`"@type": "Product"`, alone or
@@ -86,12 +87,13 @@ fn string_values(t: &str, key: &str, out: &mut String) {
 /// The text a page declares as its main content in JSON-LD: the
 /// `articleBody` strings of its scripts, or else the `description` of the
 /// product it declares (a product page's own words about the product).
-pub(crate) fn declared_body(dom: &Dom, a: &Analysis) -> Option<String> {
-    if let Some(body) = article_body(dom, a) {
+/// `texts` are the page's JSON-LD scripts ([`ld_texts`]).
+pub(crate) fn declared_body(texts: &[&str]) -> Option<String> {
+    if let Some(body) = article_body(texts) {
         return Some(body);
     }
     let mut description = String::new();
-    for t in ld_texts(dom, a) {
+    for t in texts {
         if product_in(t) {
             string_values(t, "\"description\"", &mut description);
         }
@@ -99,52 +101,31 @@ pub(crate) fn declared_body(dom: &Dom, a: &Analysis) -> Option<String> {
     (description.chars().count() >= MIN_DESCRIPTION_CHARS).then_some(description)
 }
 
-/// The texts of the page's JSON-LD scripts.
-fn ld_texts<'d>(dom: &'d Dom, a: &'d Analysis) -> impl Iterator<Item = &'d str> + 'd {
+/// The texts of the page's JSON-LD scripts, in document order (one pass
+/// over the page).
+pub(crate) fn ld_texts<'d>(dom: &'d Dom, a: &Analysis) -> Vec<&'d str> {
     a.order
         .iter()
         .copied()
-        .filter(move |&id| {
+        .filter(|&id| {
             dom.local_name(id) == Some(&local_name!("script"))
                 && dom
                     .attr(id, &local_name!("type"))
                     .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/ld+json"))
         })
-        .flat_map(move |id| dom.children(id))
-        .filter_map(move |c| match dom.get(c).map(|n| &n.data) {
+        .flat_map(|id| dom.children(id))
+        .filter_map(|c| match dom.get(c).map(|n| &n.data) {
             Some(NodeData::Text(t)) => Some(&**t),
             _ => None,
         })
+        .collect()
 }
 
-/// All `articleBody` strings found in JSON-LD scripts, concatenated.
-pub(crate) fn article_body(dom: &Dom, a: &Analysis) -> Option<String> {
+/// All `articleBody` strings found in the JSON-LD `texts`, concatenated.
+pub(crate) fn article_body(texts: &[&str]) -> Option<String> {
     let mut body = String::new();
-    for &id in &a.order {
-        if dom.local_name(id) != Some(&local_name!("script")) {
-            continue;
-        }
-        let is_ld = dom
-            .attr(id, &local_name!("type"))
-            .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/ld+json"));
-        if !is_ld {
-            continue;
-        }
-        for child in dom.children(id) {
-            if let Some(NodeData::Text(t)) = dom.get(child).map(|n| &n.data) {
-                let mut rest: &str = t;
-                while let Some(i) = rest.find("\"articleBody\"") {
-                    rest = rest.get(i + 13..).unwrap_or("");
-                    let after = rest.trim_start();
-                    if let Some(v) = after.strip_prefix(':') {
-                        if let Some(v) = v.trim_start().strip_prefix('"') {
-                            body.push_str(&json_string(v));
-                            body.push(' ');
-                        }
-                    }
-                }
-            }
-        }
+    for t in texts {
+        string_values(t, "\"articleBody\"", &mut body);
     }
     (body.chars().count() >= MIN_BODY_CHARS).then_some(body)
 }
@@ -242,7 +223,7 @@ mod tests {
         );
         let dom = parse(&html, 512);
         let a = analyze(&dom);
-        let got = article_body(&dom, &a).expect("body found");
+        let got = article_body(&ld_texts(&dom, &a)).expect("body found");
         assert!(got.starts_with("word word"));
         assert!(got.contains('é'));
     }
@@ -253,7 +234,7 @@ mod tests {
             "<script type=application/ld+json>{\"articleBody\":\"short\"}</script>",
             512,
         );
-        assert!(article_body(&dom, &analyze(&dom)).is_none());
+        assert!(article_body(&ld_texts(&dom, &analyze(&dom))).is_none());
     }
 
     #[test]
@@ -266,15 +247,15 @@ mod tests {
         );
         let dom = parse(&html, 512);
         let a = analyze(&dom);
-        assert!(declares_product(&dom, &a));
-        let got = declared_body(&dom, &a).expect("description found");
+        assert!(declares_product(&ld_texts(&dom, &a)));
+        let got = declared_body(&ld_texts(&dom, &a)).expect("description found");
         assert_eq!(got.trim(), text);
         // The same description of something else is no product's.
         let other = html.replace("Product", "Organization");
         let dom = parse(&other, 512);
         let a = analyze(&dom);
-        assert!(!declares_product(&dom, &a));
-        assert!(declared_body(&dom, &a).is_none());
+        assert!(!declares_product(&ld_texts(&dom, &a)));
+        assert!(declared_body(&ld_texts(&dom, &a)).is_none());
     }
 
     #[test]
