@@ -48,6 +48,14 @@ const TAIL_OPENERS: &[&str] = &[
     "you might also like",
     "also read",
     "read next",
+    "read this next",
+    "recent posts",
+    "popular posts",
+    "latest posts",
+    "you may also enjoy",
+    "more like this",
+    "related reading",
+    "related content",
     "trending now",
     "share this article",
     "share this story",
@@ -203,9 +211,28 @@ fn good_tokens<'b>(blocks: impl Iterator<Item = &'b Block>) -> u32 {
         .sum()
 }
 
+/// What the page is, as far as cleaning goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Running text: its headline is the title, its notes are furniture.
+    Article,
+    /// A listing of record items (see [`crate::records`]): every block of
+    /// its container is kept, links included (titles, prices, dates, short
+    /// labels), and its heading names what is listed.
+    Listing,
+    /// A page that declares a product: its heading is the product's name.
+    Product,
+}
+
 /// Blocks of `container` without boilerplate. `good_before` is the amount of
 /// good text the scorer saw in the container.
-pub(crate) fn clean(dom: &Dom, a: &Analysis, container: NodeId, good_before: u32) -> Vec<Block> {
+pub(crate) fn clean(
+    dom: &Dom,
+    a: &Analysis,
+    container: NodeId,
+    good_before: u32,
+    kind: Kind,
+) -> Vec<Block> {
     let local = a.boiler_within(dom, container);
     let visible = |id: NodeId| {
         !a.invisible.get(id).copied().unwrap_or(true) && !local.get(id).copied().unwrap_or(true)
@@ -220,16 +247,23 @@ pub(crate) fn clean(dom: &Dom, a: &Analysis, container: NodeId, good_before: u32
     }
     let total: u32 = inner.iter().map(|b| b.tokens).sum();
     // In a list-like container (little running text), links are the content.
-    let listing = (good_tokens(inner.iter()) as f32) < LISTING_GOOD_SHARE * total as f32;
+    let listing = kind == Kind::Listing
+        || (good_tokens(inner.iter()) as f32) < LISTING_GOOD_SHARE * total as f32;
     let mut kept: Vec<Block> = inner
         .into_iter()
-        .filter(|b| classify(b) != Class::Bad || (listing && b.tokens >= LISTING_MIN_TOKENS))
+        .filter(|b| {
+            kind == Kind::Listing
+                || classify(b) != Class::Bad
+                || (listing && b.tokens >= LISTING_MIN_TOKENS)
+        })
         .filter(|b| !markup_like(&b.text))
         .collect();
-    // The headline is the title, not part of the text.
-    if kept
-        .first()
-        .is_some_and(|b| dom.local_name(b.owner) == Some(&local_name!("h1")))
+    // An article's headline is the title, not part of the text; a listing's
+    // or a product's heading says what the page holds.
+    if kind == Kind::Article
+        && kept
+            .first()
+            .is_some_and(|b| dom.local_name(b.owner) == Some(&local_name!("h1")))
     {
         kept.remove(0);
     }
@@ -274,7 +308,7 @@ mod tests {
         let dom = parse(html, 512);
         let a = analyze(&dom);
         let c = dom.find_element(container_tag).expect("container");
-        clean(&dom, &a, c, good_before)
+        clean(&dom, &a, c, good_before, Kind::Article)
             .into_iter()
             .map(|b| b.text)
             .collect()
@@ -288,6 +322,17 @@ mod tests {
              <p><a href=/1>a link</a> <a href=/2>another link</a></p><div>Tags: x</div></article>"
         );
         assert_eq!(cleaned(&html, "article", 40), vec![PARA, PARA]);
+    }
+
+    #[test]
+    fn teaser_sections_after_the_article_are_cut() {
+        let teaser = "Another story of the same site, with a summary long enough, and commas, \
+                      to read as running text.";
+        for opener in ["Read This Next", "Recent posts", "More like this"] {
+            let html =
+                format!("<main><p>{PARA}</p><p>{PARA}</p><h2>{opener}</h2><p>{teaser}</p></main>");
+            assert_eq!(cleaned(&html, "main", 40), vec![PARA, PARA], "{opener}");
+        }
     }
 
     #[test]

@@ -52,6 +52,7 @@ const NEGATIVE_SUBSTR: &[&str] = &[
     "authorbio",
     "about-author",
     "about-the-author",
+    "reviews",
 ];
 
 /// Whole class/id words that signal boilerplate.
@@ -286,6 +287,9 @@ mod tests {
         assert!(!j("readable").negative);
         assert!(!j("heading").negative);
         assert!(!j("shadow").negative);
+        // A product's list of customer reviews is not the product.
+        assert!(j("product-reviews").negative);
+        assert!(!j("review-content").negative);
     }
 
     #[test]

@@ -4,11 +4,12 @@
 use html5ever::local_name;
 
 use crate::analyze::{analyze, Analysis};
-use crate::clean::clean;
+use crate::clean::{clean, Kind};
 use crate::dom::{Dom, NodeId, DOCUMENT};
-use crate::jsonld::{article_body, Reference};
+use crate::jsonld::{declared_body, declares_product, ld_texts, Reference};
 use crate::parse::parse_tendril;
 use crate::prefilter::prefilter;
+use crate::records::{items_of, records};
 use crate::score::{classify, mostly_boiler, select_container, Class};
 use crate::segment::{segment, segment_hidden, Block};
 use crate::title::title;
@@ -24,6 +25,21 @@ const BOILER_WEIGHT: f32 = 0.25;
 const HIDDEN_BODY_MIN_TOKENS: u32 = 80;
 /// ... and is the article when less than this share of it is on screen.
 const HIDDEN_BODY_SHOWN: f32 = 0.3;
+/// Record regions count from this many tokens.
+const MIN_RECORD_TOKENS: u32 = 30;
+/// Running text of this many tokens makes the page an article whatever
+/// else it lists (teasers, tables of contents, category text above a grid).
+const ARTICLE_MIN_TOKENS: u32 = 300;
+/// ... and so do this many paragraphs of running text...
+const ARTICLE_MIN_PARAGRAPHS: usize = 2;
+/// ... or one paragraph of this many tokens.
+const ARTICLE_LONG_PARAGRAPH: u32 = 100;
+/// A page is a listing when its largest record region holds this many
+/// times the running text of the container the article reading found.
+const LISTING_RATIO: u32 = 2;
+/// Link-dense blocks of record items count as content from this size
+/// (titles, not buttons).
+const ITEM_LINK_MIN_TOKENS: u32 = 4;
 /// Pages up to this size whose main text is empty get their visible text.
 const SMALL_PAGE_BYTES: usize = 4096;
 
@@ -122,7 +138,9 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
             }
         }
     }
-    if let Some(body) = article_body(dom, a) {
+    let mut confirmed = false;
+    let ld = ld_texts(dom, a);
+    if let Some(body) = declared_body(&ld) {
         let reference = Reference::new(&body);
         let mut matched = vec![false; blocks.len()];
         for (((b, c), w), m) in blocks
@@ -138,7 +156,8 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
             }
         }
         // The page says which text is its article: other text counts less.
-        if matched.iter().any(|&m| m) {
+        confirmed = matched.iter().any(|&m| m);
+        if confirmed {
             for (w, m) in boosts.iter_mut().zip(&matched) {
                 if !m {
                     *w *= JSONLD_OTHER_WEIGHT;
@@ -147,13 +166,60 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
         }
     }
     let container = select_container(dom, a, blocks, &classes, &boosts);
-    let good_before: u32 = blocks
+    let good_before = good_in(a, container, blocks, &classes);
+    // Running text the article reading found: two paragraphs, or a long
+    // one, make the page an article whatever else it lists.
+    let native = || {
+        blocks
+            .iter()
+            .zip(&classes)
+            .filter(|(b, c)| **c == Class::Good && a.contains(container, b.owner))
+    };
+    let weak = !confirmed
+        && good_before < ARTICLE_MIN_TOKENS
+        && native().count() < ARTICLE_MIN_PARAGRAPHS
+        && native().all(|(b, _)| b.tokens < ARTICLE_LONG_PARAGRAPH);
+    if weak {
+        let regions = records(dom, a, blocks);
+        // Item blocks outweigh the running text the article reading found:
+        // the page is a listing, and its items are the content.
+        if let Some(region) = regions
+            .iter()
+            .max_by_key(|r| r.mass)
+            .filter(|r| r.mass >= MIN_RECORD_TOKENS && r.mass > LISTING_RATIO * good_before)
+        {
+            let in_item = items_of(dom, a, region);
+            let mut item_classes = classes.clone();
+            for (b, c) in blocks.iter().zip(item_classes.iter_mut()) {
+                let item = in_item.get(b.owner).copied().unwrap_or(false);
+                if item
+                    && !mostly_boiler(b)
+                    && (*c != Class::Bad || b.tokens >= ITEM_LINK_MIN_TOKENS)
+                {
+                    *c = Class::Good;
+                }
+            }
+            let container = select_container(dom, a, blocks, &item_classes, &boosts);
+            let good_before = good_in(a, container, blocks, &classes);
+            return clean(dom, a, container, good_before, Kind::Listing);
+        }
+    }
+    let kind = if declares_product(&ld) {
+        Kind::Product
+    } else {
+        Kind::Article
+    };
+    clean(dom, a, container, good_before, kind)
+}
+
+/// Tokens of the blocks of `container` judged good.
+fn good_in(a: &Analysis, container: NodeId, blocks: &[Block], classes: &[Class]) -> u32 {
+    blocks
         .iter()
-        .zip(&classes)
+        .zip(classes)
         .filter(|(b, c)| **c == Class::Good && a.contains(container, b.owner))
         .map(|(b, _)| b.tokens)
-        .sum();
-    clean(dom, a, container, good_before)
+        .sum()
 }
 
 #[cfg(test)]

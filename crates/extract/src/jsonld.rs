@@ -1,8 +1,10 @@
-//! JSON-LD `articleBody` as evidence.
+//! JSON-LD `articleBody` (and a declared product's `description`) as
+//! evidence.
 //!
-//! Many article pages embed their body text in a JSON-LD script. The text is
-//! never emitted (it may be truncated, stale or stripped of structure), but
-//! blocks of the page that repeat it are strong evidence of the container.
+//! Many article pages embed their body text in a JSON-LD script, and many
+//! product pages their product's description. The text is never emitted
+//! (it may be truncated, stale or stripped of structure), but blocks of the
+//! page that repeat it are strong evidence of the container.
 
 use std::collections::HashSet;
 
@@ -39,34 +41,91 @@ fn json_string(s: &str) -> String {
     out
 }
 
-/// All `articleBody` strings found in JSON-LD scripts, concatenated.
-pub(crate) fn article_body(dom: &Dom, a: &Analysis) -> Option<String> {
-    let mut body = String::new();
-    for &id in &a.order {
-        if dom.local_name(id) != Some(&local_name!("script")) {
-            continue;
+/// Product descriptions shorter than this many characters are ignored.
+const MIN_DESCRIPTION_CHARS: usize = 100;
+
+/// Does one of the page's JSON-LD scripts (their `texts`) declare a
+/// product?
+pub(crate) fn declares_product(texts: &[&str]) -> bool {
+    texts.iter().any(|t| product_in(t))
+}
+
+/// Does the JSON-LD text declare a product (`"@type": "Product"`, alone or
+/// in a list)?
+fn product_in(t: &str) -> bool {
+    let mut rest = t;
+    while let Some(i) = rest.find("\"@type\"") {
+        rest = rest.get(i + 7..).unwrap_or("");
+        let v = rest
+            .trim_start()
+            .strip_prefix(':')
+            .unwrap_or("")
+            .trim_start();
+        let v = v.strip_prefix('[').unwrap_or(v).trim_start();
+        if v.starts_with("\"Product\"") {
+            return true;
         }
-        let is_ld = dom
-            .attr(id, &local_name!("type"))
-            .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/ld+json"));
-        if !is_ld {
-            continue;
-        }
-        for child in dom.children(id) {
-            if let Some(NodeData::Text(t)) = dom.get(child).map(|n| &n.data) {
-                let mut rest: &str = t;
-                while let Some(i) = rest.find("\"articleBody\"") {
-                    rest = rest.get(i + 13..).unwrap_or("");
-                    let after = rest.trim_start();
-                    if let Some(v) = after.strip_prefix(':') {
-                        if let Some(v) = v.trim_start().strip_prefix('"') {
-                            body.push_str(&json_string(v));
-                            body.push(' ');
-                        }
-                    }
-                }
+    }
+    false
+}
+
+/// The string values of `key` in a JSON text, each followed by a space.
+fn string_values(t: &str, key: &str, out: &mut String) {
+    let mut rest = t;
+    while let Some(i) = rest.find(key) {
+        rest = rest.get(i + key.len()..).unwrap_or("");
+        let after = rest.trim_start();
+        if let Some(v) = after.strip_prefix(':') {
+            if let Some(v) = v.trim_start().strip_prefix('"') {
+                out.push_str(&json_string(v));
+                out.push(' ');
             }
         }
+    }
+}
+
+/// The text a page declares as its main content in JSON-LD: the
+/// `articleBody` strings of its scripts, or else the `description` of the
+/// product it declares (a product page's own words about the product).
+/// `texts` are the page's JSON-LD scripts ([`ld_texts`]).
+pub(crate) fn declared_body(texts: &[&str]) -> Option<String> {
+    if let Some(body) = article_body(texts) {
+        return Some(body);
+    }
+    let mut description = String::new();
+    for t in texts {
+        if product_in(t) {
+            string_values(t, "\"description\"", &mut description);
+        }
+    }
+    (description.chars().count() >= MIN_DESCRIPTION_CHARS).then_some(description)
+}
+
+/// The texts of the page's JSON-LD scripts, in document order (one pass
+/// over the page).
+pub(crate) fn ld_texts<'d>(dom: &'d Dom, a: &Analysis) -> Vec<&'d str> {
+    a.order
+        .iter()
+        .copied()
+        .filter(|&id| {
+            dom.local_name(id) == Some(&local_name!("script"))
+                && dom
+                    .attr(id, &local_name!("type"))
+                    .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/ld+json"))
+        })
+        .flat_map(|id| dom.children(id))
+        .filter_map(|c| match dom.get(c).map(|n| &n.data) {
+            Some(NodeData::Text(t)) => Some(&**t),
+            _ => None,
+        })
+        .collect()
+}
+
+/// All `articleBody` strings found in the JSON-LD `texts`, concatenated.
+pub(crate) fn article_body(texts: &[&str]) -> Option<String> {
+    let mut body = String::new();
+    for t in texts {
+        string_values(t, "\"articleBody\"", &mut body);
     }
     (body.chars().count() >= MIN_BODY_CHARS).then_some(body)
 }
@@ -164,7 +223,7 @@ mod tests {
         );
         let dom = parse(&html, 512);
         let a = analyze(&dom);
-        let got = article_body(&dom, &a).expect("body found");
+        let got = article_body(&ld_texts(&dom, &a)).expect("body found");
         assert!(got.starts_with("word word"));
         assert!(got.contains('é'));
     }
@@ -175,7 +234,28 @@ mod tests {
             "<script type=application/ld+json>{\"articleBody\":\"short\"}</script>",
             512,
         );
-        assert!(article_body(&dom, &analyze(&dom)).is_none());
+        assert!(article_body(&ld_texts(&dom, &analyze(&dom))).is_none());
+    }
+
+    #[test]
+    fn a_declared_product_gives_its_description() {
+        let text = "A light alder body with a roasted maple neck, three pickups and a \
+                    five-way switch, comfortable through a long set and bright in tone.";
+        let html = format!(
+            "<script type=application/ld+json>{{\"@context\":\"https://schema.org\",\
+             \"@type\" : [\"Product\"],\"name\":\"Guitar\",\"description\":\"{text}\"}}</script>"
+        );
+        let dom = parse(&html, 512);
+        let a = analyze(&dom);
+        assert!(declares_product(&ld_texts(&dom, &a)));
+        let got = declared_body(&ld_texts(&dom, &a)).expect("description found");
+        assert_eq!(got.trim(), text);
+        // The same description of something else is no product's.
+        let other = html.replace("Product", "Organization");
+        let dom = parse(&other, 512);
+        let a = analyze(&dom);
+        assert!(!declares_product(&ld_texts(&dom, &a)));
+        assert!(declared_body(&ld_texts(&dom, &a)).is_none());
     }
 
     #[test]

@@ -23,15 +23,23 @@
 //! 3. The body is segmented into blocks (paragraphs); each is judged good
 //!    (running text), neutral (short) or bad (link-dense) on its own, with
 //!    text inside boilerplate-flagged elements down-weighted. Blocks that
-//!    repeat a JSON-LD `articleBody` are boosted; the JSON-LD text itself is
+//!    repeat a JSON-LD `articleBody` (or, on a page that declares a
+//!    `Product`, its `description`) are boosted; the JSON-LD text itself is
 //!    never emitted.
 //! 4. The container is the element maximising good minus bad text (with a
 //!    bonus for positive evidence), widened while it holds less than half
-//!    of the page's good text (listings, product grids).
+//!    of the page's good text. When that reading finds little running text
+//!    (under two paragraphs, none long) and a record region (several
+//!    sibling items of the same tag, each a few blocks of similar size: a
+//!    product grid, an event list, search results) holds more than twice
+//!    as much text, the page is a listing: the items' blocks count as
+//!    content and the container is chosen again.
 //! 5. The container is cleaned: boilerplate subtrees inside it are removed
 //!    (unless that would remove most of its text), link-dense blocks are
-//!    dropped unless the container is list-like, and a leading headline and
-//!    short head/tail notes (bylines, dates, tags) are trimmed.
+//!    dropped unless the container is list-like (a listing keeps every
+//!    block of its container), and on an article a leading headline and
+//!    short head/tail notes (bylines, dates, tags) are trimmed; a listing's
+//!    or a product's heading stays.
 //!
 //! ```
 //! use neardup_extract::{Extractor, Mode};
@@ -75,6 +83,7 @@ mod jsonld;
 mod markup;
 mod parse;
 mod prefilter;
+mod records;
 mod score;
 mod segment;
 mod sink;
