@@ -51,12 +51,12 @@ from datatrove.pipeline.dedup.sentence_dedup import (
     SentenceDedupSignature, SentenceFindDedups, SentenceDedupFilter, SentDedupConfig)
 docs, work, tasks = sys.argv[1], sys.argv[2], int(sys.argv[3])
 config = SentDedupConfig()
-LocalPipelineExecutor(pipeline=[JsonlReader(docs, glob_pattern="*.jsonl.gz"),
+LocalPipelineExecutor(pipeline=[JsonlReader(docs, glob_pattern="*.jsonl*"),
     SentenceDedupSignature(output_folder=work + "/sigs", config=config, finder_workers=1)],
     tasks=tasks, workers=tasks, logging_dir=work + "/logs1").run()
 LocalPipelineExecutor(pipeline=[SentenceFindDedups(data_folder=work + "/sigs", output_folder=work + "/dups", config=config)],
     tasks=1, logging_dir=work + "/logs2").run()
-LocalPipelineExecutor(pipeline=[JsonlReader(docs, glob_pattern="*.jsonl.gz"),
+LocalPipelineExecutor(pipeline=[JsonlReader(docs, glob_pattern="*.jsonl*"),
     SentenceDedupFilter(data_folder=work + "/dups", config=config),
     JsonlWriter(work + "/out")], tasks=tasks, workers=tasks, logging_dir=work + "/logs3").run()
 '''
@@ -104,12 +104,15 @@ def timed(cmd, env=None):
     return wall, usage.ru_utime + usage.ru_stime, peak / 2**20
 
 
-def layout(corpus, work, parts):
+def layout(corpus, work, parts, plain):
     docs = os.path.join(work, 'documents')
     shutil.rmtree(docs, ignore_errors=True)
     os.makedirs(docs)
-    outs = [gzip.open(os.path.join(docs, f'part-{i}.jsonl.gz'), 'wt', encoding='utf-8', compresslevel=1)
-            for i in range(parts)]
+    if plain:
+        outs = [open(os.path.join(docs, f'part-{i}.jsonl'), 'w', encoding='utf-8') for i in range(parts)]
+    else:
+        outs = [gzip.open(os.path.join(docs, f'part-{i}.jsonl.gz'), 'wt', encoding='utf-8', compresslevel=1)
+                for i in range(parts)]
     n = paras = chars = 0
     with open(corpus, encoding='utf-8') as f:
         lines = f.readlines()
@@ -158,6 +161,7 @@ def main():
     ap.add_argument('--corpus')
     ap.add_argument('--work', default=os.path.join(ROOT, 'bench', 'out', 'spans'))
     ap.add_argument('--tools', default='neardup,dolma,neardup-sentence,datatrove')
+    ap.add_argument('--plain', action='store_true', help='documents as plain .jsonl (default .jsonl.gz, as dolma lays them out)')
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     corpus = a.corpus
@@ -165,9 +169,9 @@ def main():
         corpus = os.path.join(a.work, f'realtext-{a.docs}.jsonl')
         if not os.path.exists(corpus):
             subprocess.run([NEARDUP_BENCH, 'realtext', '--docs', str(a.docs), '-o', corpus], check=True)
-    docs, n, paras, chars = layout(corpus, a.work, a.threads)
+    docs, n, paras, chars = layout(corpus, a.work, a.threads, a.plain)
     parts = sorted(os.path.join(docs, p) for p in os.listdir(docs))
-    print(f'{n} documents, {paras} lines, {chars} characters; {a.threads} threads each')
+    print(f'{n} documents, {paras} lines, {chars} characters, {"plain" if a.plain else "gzip"} JSON Lines; {a.threads} threads each')
     rows = []
     tools = a.tools.split(',')
     if 'neardup' in tools:

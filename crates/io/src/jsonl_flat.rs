@@ -1,6 +1,7 @@
-//! The fast path of [`crate::jsonl_fields::pick`] for the common line: a
-//! flat object whose values are strings (or `null`), with no `\u` escape
-//! and no control character. Such a line is checked to be UTF-8 once, as a
+//! The fast path of [`crate::jsonl_fields::pick`] for the common line: an
+//! object whose wanted values are strings (or `null`), with no `\u` escape
+//! and no control character; other fields may hold numbers, literals or
+//! nested values (dolma's `metadata`), which are skipped and checked. Such a line is checked to be UTF-8 once, as a
 //! whole; each wanted string is then unescaped straight into its `String`
 //! by slices of the line (one copy, no second validation), and each other
 //! string is only scanned. Any other line (a number, a nested value, a
@@ -53,6 +54,12 @@ pub(crate) fn pick_flat(line: &[u8], fields: &JsonlFields) -> Option<Picked> {
                 b'n' if p.text[p.at..].starts_with("null") => {
                     p.at += 4;
                     Some(Value::Null)
+                }
+                // A number, literal or nested value of a field not wanted
+                // (dolma's `metadata`, `added`): skipped, checked.
+                _ if bits == 0 => {
+                    p.skip_other()?;
+                    None
                 }
                 _ => return None,
             };
@@ -163,6 +170,50 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Skips a value that is not a string (a number, `true`, `false`,
+    /// `null`, an object or an array), checked by `serde_json` without
+    /// being built; `None` when it is not valid JSON (the full parser then
+    /// says so).
+    fn skip_other(&mut self) -> Option<()> {
+        let bytes = self.text.as_bytes();
+        let start = self.at;
+        match self.peek()? {
+            b'{' | b'[' => {
+                let mut depth = 0usize;
+                loop {
+                    match self.peek()? {
+                        b'"' => {
+                            self.at += 1;
+                            self.skip_string()?;
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                self.at += 1;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    self.at += 1;
+                }
+            }
+            _ => {
+                while let Some(&b) = bytes.get(self.at) {
+                    if matches!(b, b',' | b'}' | b']' | b' ') {
+                        break;
+                    }
+                    self.at += 1;
+                }
+            }
+        }
+        serde_json::from_str::<serde::de::IgnoredAny>(&self.text[start..self.at])
+            .ok()
+            .map(|_| ())
+    }
+
     /// Skips a string value (after its opening quote), checking its
     /// escapes as [`Parser::string`] does.
     fn skip_string(&mut self) -> Option<()> {
@@ -195,6 +246,8 @@ mod tests {
             "{\"cluster\":\"c\",\"id\":\"r1\",\"text\":\"one\\n\\ntwo \\\"q\\\" caf\u{e9} \u{201c}x\u{201d}\"}\n",
             r#"{ "id" : "b" , "html" : "<p>x</p>", "url": null }"#,
             r#"{"text":"t","text":"last wins","meta":"\/\b\f\r\t\\"}"#,
+            r#"{"id":"a","meta":{"x":1}}"#,
+            r#"{"id":"d","n":-1.5e3,"ok":true,"no":false,"text":"t","metadata":{"x":[1,"a\"b]",{}]},"added":"2026"}"#,
             "{}\r\n",
         ];
         for line in lines {
@@ -208,8 +261,10 @@ mod tests {
     fn leaves_other_lines_to_the_full_parser() {
         for line in [
             r#"{"id":7,"text":"n"}"#,
-            r#"{"id":"a","meta":{"x":1}}"#,
             r#"{"text":"\u00e9"}"#,
+            r#"{"id":"a","meta":{"x":1,}}"#,
+            r#"{"id":"a","n":1.2.3}"#,
+            r#"{"id":"a","m":{"u":"\u00e9"}}"#,
             "{\"text\":\"tab\there\"}",
             "{\"id\":\"a\",\t\"text\":\"t\"}",
             r#"{"text":"bad \x escape"}"#,

@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 
 use crate::options::SpanFinder;
-use crate::span::{char_len, char_offsets};
+use crate::span::char_offsets;
 use crate::units::{unit_ranges, Range, UnitKeyer};
 use crate::words::Words;
 
@@ -46,25 +46,31 @@ impl Analysis {
     /// Fills in the code point offsets of the units and reference matches
     /// and of the whole text (one pass over the text for each).
     pub(crate) fn fill_chars(&mut self, text: &str) {
-        self.chars = char_len(text);
         if text.is_ascii() {
+            self.chars = text.len();
             self.unit_chars = self.units.clone();
             for m in &mut self.references {
                 m.chars = m.range;
             }
             return;
         }
-        let offs: Vec<usize> = self.units.iter().flat_map(|&(s, e)| [s, e]).collect();
+        // Unit offsets and the end of the text in one pass (units are in
+        // order), reference matches in another.
+        let mut offs: Vec<usize> = self.units.iter().flat_map(|&(s, e)| [s, e]).collect();
+        offs.push(text.len());
         let chars = char_offsets(text, &offs);
+        self.chars = chars.last().copied().unwrap_or(0);
         self.unit_chars = chars.chunks_exact(2).map(|c| (c[0], c[1])).collect();
-        let offs: Vec<usize> = self
-            .references
-            .iter()
-            .flat_map(|m| [m.range.0, m.range.1])
-            .collect();
-        let chars = char_offsets(text, &offs);
-        for (m, c) in self.references.iter_mut().zip(chars.chunks_exact(2)) {
-            m.chars = (c[0], c[1]);
+        if !self.references.is_empty() {
+            let offs: Vec<usize> = self
+                .references
+                .iter()
+                .flat_map(|m| [m.range.0, m.range.1])
+                .collect();
+            let chars = char_offsets(text, &offs);
+            for (m, c) in self.references.iter_mut().zip(chars.chunks_exact(2)) {
+                m.chars = (c[0], c[1]);
+            }
         }
     }
 
