@@ -264,6 +264,7 @@ pub fn report_json(
         "reference_items_too_short": finder.reference().map(|r| r.too_short()),
         "reference_items_leaked": finder.reference().map(|_| stats.leaked.len()),
         "leaked": leaked,
+        "distinct_keys_in_memory": stats.keys,
         "partitioned_from_document": stats.partitioned_from,
         "spilled_bytes": stats.spilled_bytes,
         "clean": clean.map(|c| serde_json::json!({"written": c.written, "dropped": c.dropped})),

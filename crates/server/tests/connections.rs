@@ -129,14 +129,25 @@ fn a_request_past_its_timeout_stores_nothing() {
     // Megabytes of text: extracting them takes far longer than 1 ms.
     let big: String = (0..400_000).map(|i| format!("word{} ", i % 9973)).collect();
     let mut c = Client::new(server.addr());
-    let r = c
-        .post_json(
-            "/v1/documents",
-            &serde_json::json!({"id": "big", "text": big}),
-        )
-        .unwrap();
-    assert_eq!(r.status, 503);
-    assert_eq!(r.json()["error"]["code"], "timeout");
+    match c.post_json(
+        "/v1/documents",
+        &serde_json::json!({"id": "big", "text": big}),
+    ) {
+        Ok(r) => {
+            assert_eq!(r.status, 503);
+            assert_eq!(r.json()["error"]["code"], "timeout");
+        }
+        // On a loaded machine the millisecond passes while the body is
+        // still on its way: the server answers and closes, and the client's
+        // write fails before it reads the answer. Nothing may be stored
+        // either way (below).
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset
+            ) => {}
+        Err(e) => panic!("{e}"),
+    }
     // The work goes on after the answer, and is cancelled before it stores.
     for _ in 0..15 {
         std::thread::sleep(Duration::from_millis(100));

@@ -37,16 +37,18 @@ impl FirstSeen {
         }
     }
 
-    /// Memory the table would take after adding `more` keys, in bytes.
+    /// Memory the table would take at its peak while adding `more` keys,
+    /// in bytes: when it must grow, the old table and the new one (twice
+    /// as large) are both held while the keys move over.
     pub fn memory_after(&self, more: usize) -> u64 {
         let needed = self.map.len() + more;
         let cap = self.map.capacity().max(1);
-        let cap = if needed > cap {
-            needed.next_power_of_two().max(cap * 2)
+        let peak = if needed > cap {
+            cap + needed.next_power_of_two().max(cap * 2)
         } else {
             cap
         };
-        cap as u64 * BYTES_PER_KEY
+        peak as u64 * BYTES_PER_KEY
     }
 
     /// Number of distinct keys.

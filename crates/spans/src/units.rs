@@ -175,12 +175,12 @@ impl UnitKeyer {
     pub fn key(&mut self, unit: &str, min_chars: usize) -> Option<u64> {
         self.buf.clear();
         normalize_into(unit, NormalizeOptions::STRIP_PUNCTUATION, &mut self.buf);
-        let n = if self.buf.is_ascii() {
-            self.buf.len()
-        } else {
-            self.buf.chars().count()
-        };
-        (n >= min_chars && n > 0).then(|| xxh3_64_with_seed(self.buf.as_bytes(), UNIT_SEED))
+        // Long enough: counted only as far as the minimum (a byte is at most
+        // one character, so a short buffer is short).
+        let long = !self.buf.is_empty()
+            && (self.buf.len() >= min_chars
+                && self.buf.chars().take(min_chars).count() >= min_chars);
+        long.then(|| xxh3_64_with_seed(self.buf.as_bytes(), UNIT_SEED))
     }
 }
 
