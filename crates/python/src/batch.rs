@@ -162,6 +162,21 @@ pub fn read_documents(paths: Vec<PathBuf>) -> PyResult<RecordIter> {
     })
 }
 
+/// A repeated JSON Lines or Parquet id stops a run over files before the
+/// work (archives give repeated URIs unique ids as they are read).
+pub(crate) fn check_unique_ids(chunk: &[Item]) -> Result<(), String> {
+    for item in chunk {
+        if let Item::Error(e) = item {
+            if let DocErrorKind::DuplicateId(id) = &e.kind {
+                return Err(format!(
+                    "document ids must be unique in JSON Lines and Parquet input: {id:?} occurs more than once"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn keep_policy(s: &str) -> PyResult<KeepPolicy> {
     s.parse().map_err(|e: String| err(format!("keep: {e}")))
 }
@@ -196,17 +211,7 @@ fn run_batch(
     const CHUNK: usize = 256;
     while items.peek().is_some() {
         let chunk: Vec<Item> = items.by_ref().take(CHUNK).collect();
-        // A repeated JSON Lines or Parquet id stops the run before the work
-        // (archives give repeated URIs unique ids as they are read).
-        for item in &chunk {
-            if let Item::Error(e) = item {
-                if let DocErrorKind::DuplicateId(id) = &e.kind {
-                    return Err(format!(
-                        "document ids must be unique in JSON Lines and Parquet input: {id:?} occurs more than once"
-                    ));
-                }
-            }
-        }
+        check_unique_ids(&chunk)?;
         let done: Vec<Option<Fingerprinted>> = pool.install(|| {
             chunk
                 .into_par_iter()

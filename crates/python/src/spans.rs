@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use neardup::io::{DocErrorKind, Inputs, Item};
+use neardup::io::{Inputs, Item};
 use neardup::spans::{Emitted, Keep, ReferenceIndex, SpanFinder as Finder, SpanRun, Unit};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -187,15 +187,7 @@ fn run_files(
     const CHUNK: usize = 256;
     while items.peek().is_some() {
         let chunk: Vec<Item> = items.by_ref().take(CHUNK).collect();
-        for item in &chunk {
-            if let Item::Error(e) = item {
-                if let DocErrorKind::DuplicateId(id) = &e.kind {
-                    return Err(format!(
-                        "document ids must be unique in JSON Lines and Parquet input: {id:?} occurs more than once"
-                    ));
-                }
-            }
-        }
+        crate::batch::check_unique_ids(&chunk)?;
         let done: Vec<_> = pool.install(|| {
             chunk
                 .into_par_iter()
