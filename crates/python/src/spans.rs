@@ -90,7 +90,7 @@ fn rows_list<'py>(py: Python<'py>, rows: &[DocRow]) -> PyResult<Bound<'py, PyLis
 /// The options both entry points take.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn finder(
-    unit: &str,
+    unit: Option<&str>,
     keep: &str,
     fuzzy: bool,
     overlap: f64,
@@ -99,26 +99,25 @@ pub(crate) fn finder(
     memory: Option<u64>,
     spill_dir: Option<PathBuf>,
     reference: Option<ReferenceIndex>,
-    units: bool,
 ) -> PyResult<Finder> {
-    let unit = Unit::from_name(unit).ok_or_else(|| {
-        err(format!(
-            "unit {unit:?}: expected paragraph, line or sentence"
-        ))
-    })?;
     let keep = match keep {
         "first" => Keep::First,
         "none" => Keep::None,
         k => return Err(err(format!("keep {k:?}: expected 'first' or 'none'"))),
     };
     let mut b = Finder::builder()
-        .unit(unit)
         .keep(keep)
         .fuzzy(fuzzy)
         .overlap(overlap)
         .ngram(ngram)
-        .min_chars(min_chars)
-        .units(units);
+        .min_chars(min_chars);
+    if let Some(unit) = unit {
+        b = b.unit(Unit::from_name(unit).ok_or_else(|| {
+            err(format!(
+                "unit {unit:?}: expected paragraph, line or sentence"
+            ))
+        })?);
+    }
     if let Some(m) = memory {
         b = b.memory(m);
     }
@@ -233,9 +232,8 @@ pub fn spans<'py>(
         Some(p) => Some(py.allow_threads(|| reference_files(p)).map_err(err)?),
         None => None,
     };
-    let units = unit.is_some() || refs.is_none() || fuzzy;
     let f = finder(
-        unit.unwrap_or("paragraph"),
+        unit,
         keep,
         fuzzy,
         overlap,
@@ -244,7 +242,6 @@ pub fn spans<'py>(
         memory,
         spill_dir,
         reference_of(refs, ref_ngram),
-        units,
     )?;
     let rows = py
         .allow_threads(|| run_files(&paths, &f, all_text, threads))
@@ -279,9 +276,8 @@ impl SpanFinder {
         memory: Option<u64>,
         spill_dir: Option<PathBuf>,
     ) -> PyResult<SpanFinder> {
-        let units = unit.is_some() || reference.is_none() || fuzzy;
         let finder = finder(
-            unit.unwrap_or("paragraph"),
+            unit,
             keep,
             fuzzy,
             overlap,
@@ -290,7 +286,6 @@ impl SpanFinder {
             memory,
             spill_dir,
             reference_of(reference, ref_ngram),
-            units,
         )?;
         Ok(SpanFinder { finder, run: None })
     }

@@ -28,9 +28,8 @@ pub struct SpanOptions {
 
 impl SpanOptions {
     fn finder(&self) -> PyResult<Finder> {
-        let units = self.unit.is_some() || self.reference.is_none() || self.fuzzy;
         finder(
-            self.unit.as_deref().unwrap_or("paragraph"),
+            self.unit.as_deref(),
             &self.keep,
             self.fuzzy,
             self.overlap,
@@ -39,7 +38,6 @@ impl SpanOptions {
             None,
             None,
             reference_of(self.reference.clone(), self.ref_ngram),
-            units,
         )
     }
 }

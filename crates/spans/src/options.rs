@@ -55,6 +55,9 @@ pub(crate) struct Config {
     pub spill_dir: Option<PathBuf>,
     pub reference: Option<Arc<ReferenceIndex>>,
     pub units_on: bool,
+    /// Builder state: whether a unit was named, and `units` as set.
+    unit_given: bool,
+    units_set: Option<bool>,
 }
 
 /// Finds repeated passages; built by [`SpanFinder::builder`].
@@ -87,6 +90,8 @@ impl Default for SpanFinderBuilder {
                 spill_dir: None,
                 reference: None,
                 units_on: true,
+                unit_given: false,
+                units_set: None,
             },
         }
     }
@@ -133,9 +138,11 @@ impl Default for SpanFinder {
 }
 
 impl SpanFinderBuilder {
-    /// The unit compared (default: paragraphs).
+    /// The unit compared (default: paragraphs). Naming one with a
+    /// reference set looks for both repeated units and reference spans.
     pub fn unit(mut self, unit: Unit) -> Self {
         self.config.unit = unit;
+        self.config.unit_given = true;
         self
     }
 
@@ -193,15 +200,20 @@ impl SpanFinderBuilder {
         self
     }
 
-    /// Whether repeated units are looked for at all (default `true`);
-    /// `false` with a reference set finds reference spans only.
+    /// Whether repeated units are looked for at all. The default: yes,
+    /// unless a reference set is given with neither a [`unit`](Self::unit)
+    /// named nor fuzzy matching (decontamination alone).
     pub fn units(mut self, on: bool) -> Self {
-        self.config.units_on = on;
+        self.config.units_set = Some(on);
         self
     }
 
     /// The finder, or an error naming the option out of range.
-    pub fn build(self) -> Result<SpanFinder, Error> {
+    pub fn build(mut self) -> Result<SpanFinder, Error> {
+        let c = &mut self.config;
+        c.units_on = c
+            .units_set
+            .unwrap_or(c.unit_given || c.fuzzy || c.reference.is_none());
         let c = &self.config;
         if c.fuzzy && c.unit != Unit::Paragraph {
             return Err(Error::option(format!(

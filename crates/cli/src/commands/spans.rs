@@ -149,20 +149,20 @@ fn finder(args: &SpansArgs) -> Result<SpanFinder> {
         "none" => Keep::None,
         k => bail!("--keep {k:?}: expected first or none"),
     };
-    let unit = match &args.unit {
-        Some(u) => Unit::from_name(u)
-            .ok_or_else(|| anyhow!("--unit {u:?}: expected paragraph, line or sentence"))?,
-        None => Unit::Paragraph,
-    };
-    let mut b = SpanFinder::builder()
-        .unit(unit)
+    let mut b = SpanFinder::builder();
+    if let Some(u) = &args.unit {
+        b = b.unit(
+            Unit::from_name(u)
+                .ok_or_else(|| anyhow!("--unit {u:?}: expected paragraph, line or sentence"))?,
+        );
+    }
+    let mut b = b
         .keep(keep)
         .min_chars(args.min_chars)
         .fuzzy(args.fuzzy)
         .overlap(args.overlap)
         .ngram(args.ngram)
-        .memory(parse_size(&args.memory)?)
-        .units(args.unit.is_some() || args.reference.is_empty() || args.fuzzy);
+        .memory(parse_size(&args.memory)?);
     if let Some(dir) = &args.spill_dir {
         if !dir.is_dir() {
             bail!("--spill-dir {}: not a directory", dir.display());
