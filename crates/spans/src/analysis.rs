@@ -6,7 +6,7 @@ use std::cell::RefCell;
 
 use crate::options::SpanFinder;
 use crate::span::char_offsets;
-use crate::units::{unit_ranges, Range, UnitKeyer};
+use crate::units::{unit_ranges, Range, Unit, UnitKeyer};
 use crate::words::Words;
 
 /// A stretch of a document that shares n-grams with a reference item.
@@ -18,6 +18,16 @@ pub struct RefMatch {
     pub chars: Range,
     /// Index of the reference item (see [`crate::ReferenceIndex::id`]).
     pub reference: u32,
+}
+
+/// A token of the substring unit: its byte range, the hash of its
+/// normalized form and that form's length in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Token {
+    pub start: u32,
+    pub end: u32,
+    pub key: u64,
+    pub bytes: u32,
 }
 
 /// One document's units, keys and reference matches.
@@ -35,6 +45,8 @@ pub struct Analysis {
     pub(crate) unit_chars: Vec<Range>,
     /// Code points of the whole text.
     pub(crate) chars: usize,
+    /// Tokens (the substring unit).
+    pub(crate) tokens: Vec<Token>,
 }
 
 impl Analysis {
@@ -145,7 +157,17 @@ impl SpanFinder {
     ) -> Analysis {
         let c = &self.config;
         let mut a = Analysis::default();
-        if c.units_on {
+        if c.units_on && c.unit == Unit::Substring {
+            words.fill(text);
+            a.tokens = (0..words.len())
+                .map(|i| Token {
+                    start: words.ranges[i].0 as u32,
+                    end: words.ranges[i].1 as u32,
+                    key: words.hash(i),
+                    bytes: words.lens[i],
+                })
+                .collect();
+        } else if c.units_on {
             ranges.clear();
             unit_ranges(text, c.unit, paragraphs, ranges);
             for &(s, e) in ranges.iter() {
@@ -188,7 +210,6 @@ impl SpanFinder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::units::Unit;
 
     #[test]
     fn exact_units_have_one_key_each() {

@@ -229,13 +229,16 @@ impl Deferred {
     }
 }
 
-fn write_bytes(w: &mut impl Write, b: &[u8]) -> Result<(), Error> {
+pub(crate) fn write_bytes(w: &mut impl Write, b: &[u8]) -> Result<(), Error> {
     w.write_all(&(b.len() as u64).to_le_bytes())?;
     w.write_all(b)?;
     Ok(())
 }
 
-fn write_u32s(w: &mut impl Write, v: impl Iterator<Item = u32> + Clone) -> Result<(), Error> {
+pub(crate) fn write_u32s(
+    w: &mut impl Write,
+    v: impl Iterator<Item = u32> + Clone,
+) -> Result<(), Error> {
     let n = v.clone().count() as u64;
     w.write_all(&n.to_le_bytes())?;
     for x in v {
@@ -250,7 +253,7 @@ fn read_len(r: &mut impl Read) -> Result<usize, Error> {
     usize::try_from(u64::from_le_bytes(b)).map_err(|_| Error::corrupt("length out of range"))
 }
 
-fn read_bytes(r: &mut impl Read) -> Result<Vec<u8>, Error> {
+pub(crate) fn read_bytes(r: &mut impl Read) -> Result<Vec<u8>, Error> {
     let n = read_len(r)?;
     let mut v = Vec::new();
     r.take(n as u64).read_to_end(&mut v)?;
@@ -260,7 +263,7 @@ fn read_bytes(r: &mut impl Read) -> Result<Vec<u8>, Error> {
     Ok(v)
 }
 
-fn read_u32s(r: &mut impl Read) -> Result<Vec<u32>, Error> {
+pub(crate) fn read_u32s(r: &mut impl Read) -> Result<Vec<u32>, Error> {
     let b = read_bytes_of(r, 4)?;
     Ok(b.chunks_exact(4).map(|c| u32_at(c, 0)).collect())
 }
@@ -306,6 +309,7 @@ fn read_doc(
             .collect(),
         unit_chars: Vec::new(),
         chars: 0,
+        tokens: Vec::new(),
     };
     let in_text = |&(s, e): &(usize, usize)| s <= e && text.get(s..e).is_some();
     if !a.units.iter().all(in_text) || !a.references.iter().map(|m| m.range).all(|r| in_text(&r)) {

@@ -66,6 +66,8 @@ mod run;
 mod span;
 mod spill;
 mod stats;
+mod substring;
+mod suffix;
 mod units;
 mod words;
 
@@ -76,11 +78,12 @@ pub use error::{Error, ErrorKind};
 pub use first_seen::BYTES_PER_KEY;
 pub use ids::IdTable;
 pub use options::{
-    Keep, SpanFinder, SpanFinderBuilder, DEFAULT_MEMORY, DEFAULT_MIN_CHARS, DEFAULT_NGRAM,
-    DEFAULT_OVERLAP,
+    Keep, SpanFinder, SpanFinderBuilder, DEFAULT_MEMORY, DEFAULT_MIN_CHARS, DEFAULT_MIN_TOKENS,
+    DEFAULT_NGRAM, DEFAULT_OVERLAP,
 };
 pub use reference::{ReferenceIndex, REFERENCE_BYTES_PER_NGRAM};
 pub use run::{Emitted, Sink, SpanRun};
 pub use span::{char_len, char_offsets, Source, Span, SpanKind};
 pub use stats::{Repeated, Stats, SAMPLE_CHARS, TRACKED_PASSAGES};
+pub use substring::SUBSTRING_BYTES_PER_TOKEN;
 pub use units::Unit;

@@ -19,6 +19,9 @@ pub const DEFAULT_OVERLAP: f64 = 0.8;
 /// words (CJK characters): the 13-grams of GPT-3's and NeMo Curator's
 /// decontamination.
 pub const DEFAULT_NGRAM: usize = 13;
+/// Default of [`SpanFinderBuilder::min_tokens`]: the 50 tokens of Lee et
+/// al.'s exact substring deduplication.
+pub const DEFAULT_MIN_TOKENS: usize = 50;
 /// Default memory budget of a run's index: 4 GiB.
 pub const DEFAULT_MEMORY: u64 = 4 << 30;
 
@@ -55,6 +58,11 @@ pub(crate) struct Config {
     pub spill_dir: Option<PathBuf>,
     pub reference: Option<Arc<ReferenceIndex>>,
     pub units_on: bool,
+    /// Substring unit: shortest run in tokens and in bytes.
+    pub min_tokens: usize,
+    pub min_bytes: u64,
+    /// Builder state: `min_tokens` as set.
+    min_tokens_set: Option<usize>,
     /// Builder state: whether a unit was named, and `units` as set.
     unit_given: bool,
     units_set: Option<bool>,
@@ -90,6 +98,9 @@ impl Default for SpanFinderBuilder {
                 spill_dir: None,
                 reference: None,
                 units_on: true,
+                min_tokens: DEFAULT_MIN_TOKENS,
+                min_bytes: 0,
+                min_tokens_set: None,
                 unit_given: false,
                 units_set: None,
             },
@@ -200,6 +211,22 @@ impl SpanFinderBuilder {
         self
     }
 
+    /// Substring unit: the shortest run that counts, in tokens (default
+    /// [`DEFAULT_MIN_TOKENS`], or 1 when [`min_bytes`](Self::min_bytes) is
+    /// set and this is not).
+    pub fn min_tokens(mut self, n: usize) -> Self {
+        self.config.min_tokens_set = Some(n);
+        self
+    }
+
+    /// Substring unit: the shortest run that counts, in bytes of its
+    /// normalized tokens joined by spaces (Lee et al.'s 100 bytes are
+    /// about their 50 tokens). Default: no byte minimum.
+    pub fn min_bytes(mut self, n: u64) -> Self {
+        self.config.min_bytes = n;
+        self
+    }
+
     /// Whether repeated units are looked for at all. The default: yes,
     /// unless a reference set is given with neither a [`unit`](Self::unit)
     /// named nor fuzzy matching (decontamination alone).
@@ -214,7 +241,24 @@ impl SpanFinderBuilder {
         c.units_on = c
             .units_set
             .unwrap_or(c.unit_given || c.fuzzy || c.reference.is_none());
+        c.min_tokens = match (c.min_tokens_set, c.min_bytes) {
+            (Some(n), _) => n,
+            (None, 0) => DEFAULT_MIN_TOKENS,
+            (None, _) => 1,
+        };
         let c = &self.config;
+        if c.min_tokens == 0 || c.min_tokens > 1 << 20 {
+            return Err(Error::option(format!(
+                "the minimum run must be 1 to 1048576 tokens, not {}",
+                c.min_tokens
+            )));
+        }
+        if (c.min_tokens_set.is_some() || c.min_bytes > 0) && c.unit != Unit::Substring {
+            return Err(Error::option(format!(
+                "--min-tokens and --min-bytes apply to --unit substring, not --unit {}",
+                c.unit.name()
+            )));
+        }
         if c.fuzzy && c.unit != Unit::Paragraph {
             return Err(Error::option(format!(
                 "fuzzy matching compares paragraphs; it does not apply to --unit {}",

@@ -20,6 +20,8 @@ use crate::ids::IdTable;
 use crate::options::{Keep, SpanFinder};
 use crate::span::{join, Source, Span, SpanKind};
 use crate::stats::Stats;
+use crate::substring::{SubstringDoc, SubstringRun};
+use crate::units::Unit;
 
 /// One document's result, handed to the run's sink.
 #[derive(Debug)]
@@ -57,6 +59,7 @@ pub type Sink<'s> = dyn FnMut(&Emitted<'_>) -> std::io::Result<()> + 's;
 enum Path {
     Streaming(FirstSeen),
     Partitioned(Deferred),
+    Substring(SubstringRun),
 }
 
 /// A run of a [`SpanFinder`] over a corpus; see the module documentation.
@@ -73,6 +76,9 @@ impl SpanFinder {
     /// (an error when the spill directory cannot be written).
     pub fn run(&self) -> Result<SpanRun, Error> {
         let path = match self.config.keep {
+            _ if self.config.unit == Unit::Substring && self.config.units_on => {
+                Path::Substring(SubstringRun::start(&self.spill_parent())?)
+            }
             Keep::First => Path::Streaming(FirstSeen::default()),
             Keep::None => {
                 Path::Partitioned(Deferred::start(&self.spill_parent(), 0, [].into_iter())?)
@@ -164,6 +170,17 @@ impl SpanRun {
                 )
             }
             Path::Partitioned(d) => d.push(&body),
+            Path::Substring(s) => {
+                let tokens = body.as_ref().map_or(0, |(_, a)| a.tokens.len());
+                let need = s.peak_bytes(tokens, self.finder.config.keep) + self.ids.memory_bytes();
+                if need > self.finder.config.memory {
+                    return Err(Error::new(ErrorKind::MemoryBudget {
+                        needed: need,
+                        budget: self.finder.config.memory,
+                    }));
+                }
+                s.push(&body)
+            }
         }
     }
 
@@ -177,7 +194,19 @@ impl SpanRun {
             mut stats,
             ..
         } = self;
-        if let Path::Partitioned(d) = path {
+        if let Path::Substring(s) = path {
+            stats.spilled_bytes = s.spilled();
+            let finder = &finder;
+            s.finish(finder, |doc: SubstringDoc| {
+                let (text, error, a) = match &doc.body {
+                    Ok((text, a)) => (text.as_str(), None, Some(a)),
+                    Err(e) => ("", Some(e.as_str()), None),
+                };
+                emit(
+                    finder, &ids, &mut stats, doc.index, text, &doc.spans, error, a, sink,
+                )
+            })?;
+        } else if let Path::Partitioned(d) = path {
             stats.spilled_bytes = d.bytes();
             let finder = &finder;
             d.finish(finder.config.keep, |doc: DeferredDoc| {

@@ -16,6 +16,8 @@ pub enum SpanKind {
     Sentence,
     /// A stretch shared with a reference item.
     Reference,
+    /// A repeated run of tokens.
+    Substring,
 }
 
 impl SpanKind {
@@ -27,6 +29,7 @@ impl SpanKind {
             SpanKind::Line => "line",
             SpanKind::Sentence => "sentence",
             SpanKind::Reference => "reference",
+            SpanKind::Substring => "substring",
         }
     }
 
@@ -36,6 +39,7 @@ impl SpanKind {
             Unit::Paragraph => SpanKind::Paragraph,
             Unit::Line => SpanKind::Line,
             Unit::Sentence => SpanKind::Sentence,
+            Unit::Substring => SpanKind::Substring,
         }
     }
 }

@@ -35,6 +35,9 @@ pub enum Unit {
     Line,
     /// Sentences (CJK sentence ends too).
     Sentence,
+    /// Runs of at least `min_tokens` tokens, found with a suffix array
+    /// (see [`SpanFinderBuilder::min_tokens`](crate::SpanFinderBuilder::min_tokens)).
+    Substring,
 }
 
 impl Unit {
@@ -44,15 +47,17 @@ impl Unit {
             Unit::Paragraph => "paragraph",
             Unit::Line => "line",
             Unit::Sentence => "sentence",
+            Unit::Substring => "substring",
         }
     }
 
-    /// The unit named `name` (`paragraph`, `line`, `sentence`).
+    /// The unit named `name` (`paragraph`, `line`, `sentence`, `substring`).
     pub fn from_name(name: &str) -> Option<Unit> {
         match name {
             "paragraph" => Some(Unit::Paragraph),
             "line" => Some(Unit::Line),
             "sentence" => Some(Unit::Sentence),
+            "substring" => Some(Unit::Substring),
             _ => None,
         }
     }
@@ -81,6 +86,8 @@ pub fn unit_ranges(text: &str, unit: Unit, paragraphs: Option<&[String]>, out: &
         }
         Unit::Line => line_ranges(text, out),
         Unit::Sentence => sentence_ranges(text, out),
+        // Runs of tokens have no ranges of their own: the whole text.
+        Unit::Substring => push_trimmed(text, 0, text.len(), out),
     }
 }
 

@@ -18,6 +18,8 @@ const NGRAM_SEED: u64 = 0x7370_616E_6E67_7261; // "spanngra"
 pub struct Words {
     /// Byte range of each word in the text.
     pub ranges: Vec<(usize, usize)>,
+    /// Bytes of each word normalized.
+    pub lens: Vec<u32>,
     /// Hash of each normalized word, as little-endian bytes (8 per word),
     /// laid out so that an n-gram is one contiguous slice.
     hash_bytes: Vec<u8>,
@@ -28,6 +30,7 @@ impl Words {
     /// Clears and fills with the words of `text`.
     pub fn fill(&mut self, text: &str) {
         self.ranges.clear();
+        self.lens.clear();
         self.hash_bytes.clear();
         let base = text.as_ptr() as usize;
         let mut lower = [0u8; 64];
@@ -39,10 +42,12 @@ impl Words {
                 b.copy_from_slice(tok.as_bytes());
                 b.make_ascii_lowercase();
                 // ASCII bytes are UTF-8: the token's own characters.
+                self.lens.push(tok.len() as u32);
                 token_hash(std::str::from_utf8(b).unwrap_or(tok))
             } else {
                 self.norm.clear();
                 normalize_into(tok, NormalizeOptions::KEEP_PUNCTUATION, &mut self.norm);
+                self.lens.push(self.norm.len() as u32);
                 token_hash(&self.norm)
             };
             self.hash_bytes.extend_from_slice(&h.to_le_bytes());
@@ -58,6 +63,12 @@ impl Words {
     #[inline]
     pub fn ngram(&self, i: usize, n: usize) -> u64 {
         xxh3_64_with_seed(&self.hash_bytes[i * 8..(i + n) * 8], NGRAM_SEED)
+    }
+
+    /// Hash of word `i` normalized.
+    #[inline]
+    pub fn hash(&self, i: usize) -> u64 {
+        crate::spill::u64_at(&self.hash_bytes, i * 8)
     }
 
     /// Hash of the words `from..to` (a whole short paragraph).

@@ -27,14 +27,23 @@ pub struct SpansArgs {
     /// standard output.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// The unit compared: `paragraph` (default), `line` or `sentence`.
-    /// With `--reference` and no `--unit`, only reference spans are looked
-    /// for.
+    /// The unit compared: `paragraph` (default), `line`, `sentence` or
+    /// `substring` (runs of at least `--min-tokens` tokens, by suffix
+    /// array). With `--reference` and no `--unit`, only reference spans
+    /// are looked for.
     #[arg(long, value_name = "UNIT")]
     unit: Option<String>,
     /// Units shorter than this, normalized, in characters, are ignored.
     #[arg(long, default_value_t = neardup::spans::DEFAULT_MIN_CHARS, value_name = "N")]
     min_chars: usize,
+    /// `--unit substring`: the shortest repeated run, in tokens (words;
+    /// CJK characters). Default 50, or 1 with `--min-bytes` alone.
+    #[arg(long, value_name = "N")]
+    min_tokens: Option<usize>,
+    /// `--unit substring`: the shortest repeated run, in bytes of its
+    /// normalized tokens joined by spaces (Lee et al.'s 100 bytes).
+    #[arg(long, value_name = "N")]
+    min_bytes: Option<u64>,
     /// A paragraph is a repeat when `--overlap` of its word n-grams
     /// appeared before (paragraphs only).
     #[arg(long)]
@@ -151,10 +160,15 @@ fn finder(args: &SpansArgs) -> Result<SpanFinder> {
     };
     let mut b = SpanFinder::builder();
     if let Some(u) = &args.unit {
-        b = b.unit(
-            Unit::from_name(u)
-                .ok_or_else(|| anyhow!("--unit {u:?}: expected paragraph, line or sentence"))?,
-        );
+        b = b.unit(Unit::from_name(u).ok_or_else(|| {
+            anyhow!("--unit {u:?}: expected paragraph, line, sentence or substring")
+        })?);
+    }
+    if let Some(n) = args.min_tokens {
+        b = b.min_tokens(n);
+    }
+    if let Some(n) = args.min_bytes {
+        b = b.min_bytes(n);
     }
     let mut b = b
         .keep(keep)
