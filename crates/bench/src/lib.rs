@@ -5,3 +5,4 @@ pub mod mix;
 pub mod paragraphs;
 pub mod rng;
 pub mod spancorpus;
+pub mod substrcorpus;

@@ -4,7 +4,7 @@ mod realtext;
 mod sketch;
 mod synth;
 
-use neardup_bench::{mix, paragraphs, rng, spancorpus};
+use neardup_bench::{mix, paragraphs, rng, spancorpus, substrcorpus};
 
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -99,6 +99,25 @@ enum Command {
         /// Output directory.
         #[arg(short, long)]
         output: PathBuf,
+    },
+    /// Write real paragraphs with planted copied runs of tokens (the
+    /// substring unit of `neardup spans`) as JSON Lines `{"id", "text"}`.
+    Substrcorpus {
+        /// Number of documents.
+        #[arg(long, default_value_t = 1000)]
+        docs: usize,
+        /// Share of CJK paragraphs.
+        #[arg(long, default_value_t = 0.15)]
+        cjk_share: f64,
+        /// Directory of the extraction datasets (`*/ground-truth.json`).
+        #[arg(long, default_value = "../shared/eval/extraction")]
+        eval: PathBuf,
+        /// Seed.
+        #[arg(long, default_value_t = 11)]
+        seed: u64,
+        /// Output file (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
     },
     /// Signatures per second of fingerprinting methods, one thread, on the
     /// texts of a JSONL corpus; prints one JSON object per method.
@@ -209,6 +228,30 @@ fn main() -> Result<()> {
                 corpus.reference.len(),
                 output.display()
             );
+        }
+        Command::Substrcorpus {
+            docs,
+            cjk_share,
+            eval,
+            seed,
+            output,
+        } => {
+            let pools = paragraphs::Pools::load(&eval)?;
+            let cfg = substrcorpus::SubstrCorpusConfig {
+                docs,
+                cjk_share,
+                seed,
+                ..Default::default()
+            };
+            let mut out = output_file(output.as_deref())?;
+            let mut bytes = 0usize;
+            for (id, text) in substrcorpus::generate(&pools, &cfg) {
+                bytes += text.len();
+                serde_json::to_writer(&mut out, &serde_json::json!({"id": id, "text": text}))?;
+                out.write_all(b"\n")?;
+            }
+            out.flush()?;
+            eprintln!("{docs} documents, {:.0} MB of text", bytes as f64 / 1e6);
         }
         Command::Sketch {
             corpus,

@@ -80,14 +80,14 @@ pub(crate) fn repeats(tokens: &mut [i32], min_len: u32, longest: bool) -> Result
         .run()
         .map_err(|e| Error::corrupt(format!("LCP construction failed: {e:?}")))?;
     let (sa, lcp, plcp, _) = with_lcp.into_parts();
-    let sa: Vec<u32> = into_u32(sa.into());
-    let lcp: Vec<u32> = into_u32(lcp.into());
-    let mut plcp: Vec<u32> = into_u32(plcp.into());
+    let sa: Vec<u32> = into_u32(sa);
+    let lcp: Vec<u32> = into_u32(lcp);
+    let mut plcp: Vec<u32> = into_u32(plcp);
     let (mut lpf, longest) = if longest {
         // plcp[sa[k]] is lcp[k]; raise it to lcp[k + 1] where that is longer.
-        for k in 0..n {
+        for (k, &p) in sa.iter().enumerate() {
             let next = lcp.get(k + 1).copied().unwrap_or(0);
-            let p = sa[k] as usize;
+            let p = p as usize;
             plcp[p] = plcp[p].max(next);
         }
         (vec![0u32; n], Some(plcp))
