@@ -151,17 +151,7 @@ fn check(docs: &[(String, String)], m: usize, keep: Keep) {
             // A span that continues the one before is a run cut where its
             // first document changes; the others start a run.
             if prev_end != Some(from) {
-                let longest = match keep {
-                    Keep::First => (s.start[0]..from).map(|j| common(&s, from, j)).max(),
-                    Keep::None => (0..s.id.len())
-                        .filter(|&j| j != from)
-                        .map(|j| common(&s, from, j))
-                        .max(),
-                }
-                .unwrap_or(0);
-                let earliest = (0..from)
-                    .find(|&j| common(&s, from, j) >= longest)
-                    .unwrap_or(from);
+                let earliest = (0..=from).find(|&j| common(&s, from, j) >= m).unwrap();
                 assert_eq!(first, s.doc[earliest], "doc {d}: first of span {a}..{b}");
                 checked_first += 1;
             }

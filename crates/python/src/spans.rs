@@ -96,6 +96,8 @@ pub(crate) fn finder(
     overlap: f64,
     ngram: usize,
     min_chars: usize,
+    min_tokens: Option<usize>,
+    min_bytes: Option<u64>,
     memory: Option<u64>,
     spill_dir: Option<PathBuf>,
     reference: Option<ReferenceIndex>,
@@ -114,9 +116,15 @@ pub(crate) fn finder(
     if let Some(unit) = unit {
         b = b.unit(Unit::from_name(unit).ok_or_else(|| {
             err(format!(
-                "unit {unit:?}: expected paragraph, line or sentence"
+                "unit {unit:?}: expected paragraph, line, sentence or substring"
             ))
         })?);
+    }
+    if let Some(n) = min_tokens {
+        b = b.min_tokens(n);
+    }
+    if let Some(n) = min_bytes {
+        b = b.min_bytes(n);
     }
     if let Some(m) = memory {
         b = b.memory(m);
@@ -210,7 +218,7 @@ fn run_files(
 /// `unit=None`, only reference spans are looked for. `memory` is the
 /// index's budget in bytes.
 #[pyfunction]
-#[pyo3(signature = (paths, unit=Some("paragraph"), *, keep="first", fuzzy=false, overlap=0.8, ngram=13, min_chars=20, reference=None, ref_ngram=13, memory=None, spill_dir=None, all_text=false, threads=0))]
+#[pyo3(signature = (paths, unit=Some("paragraph"), *, keep="first", fuzzy=false, overlap=0.8, ngram=13, min_chars=20, min_tokens=None, min_bytes=None, reference=None, ref_ngram=13, memory=None, spill_dir=None, all_text=false, threads=0))]
 #[allow(clippy::too_many_arguments)]
 pub fn spans<'py>(
     py: Python<'py>,
@@ -221,6 +229,8 @@ pub fn spans<'py>(
     overlap: f64,
     ngram: usize,
     min_chars: usize,
+    min_tokens: Option<usize>,
+    min_bytes: Option<u64>,
     reference: Option<Vec<PathBuf>>,
     ref_ngram: usize,
     memory: Option<u64>,
@@ -239,6 +249,8 @@ pub fn spans<'py>(
         overlap,
         ngram,
         min_chars,
+        min_tokens,
+        min_bytes,
         memory,
         spill_dir,
         reference_of(refs, ref_ngram),
@@ -262,7 +274,7 @@ pub struct SpanFinder {
 #[pymethods]
 impl SpanFinder {
     #[new]
-    #[pyo3(signature = (unit=Some("paragraph"), *, keep="first", fuzzy=false, overlap=0.8, ngram=13, min_chars=20, reference=None, ref_ngram=13, memory=None, spill_dir=None))]
+    #[pyo3(signature = (unit=Some("paragraph"), *, keep="first", fuzzy=false, overlap=0.8, ngram=13, min_chars=20, min_tokens=None, min_bytes=None, reference=None, ref_ngram=13, memory=None, spill_dir=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         unit: Option<&str>,
@@ -271,6 +283,8 @@ impl SpanFinder {
         overlap: f64,
         ngram: usize,
         min_chars: usize,
+        min_tokens: Option<usize>,
+        min_bytes: Option<u64>,
         reference: Option<Vec<(String, String)>>,
         ref_ngram: usize,
         memory: Option<u64>,
@@ -283,6 +297,8 @@ impl SpanFinder {
             overlap,
             ngram,
             min_chars,
+            min_tokens,
+            min_bytes,
             memory,
             spill_dir,
             reference_of(reference, ref_ngram),
@@ -298,9 +314,9 @@ impl SpanFinder {
         id: String,
         text: String,
     ) -> PyResult<Bound<'py, PyList>> {
-        if self.finder.keep() != Keep::First {
+        if !self.finder.answers_each_document() {
             return Err(err(
-                "add() gives each document's spans as it comes: it needs keep='first' (use spans() for keep='none')",
+                "add() gives each document's spans as it comes: it needs keep='first' and a unit other than 'substring' (use spans() for the others)",
             ));
         }
         if self.run.is_none() {

@@ -28,7 +28,7 @@ pub struct SpanOptions {
 
 impl SpanOptions {
     fn finder(&self) -> PyResult<Finder> {
-        finder(
+        let f = finder(
             self.unit.as_deref(),
             &self.keep,
             self.fuzzy,
@@ -37,8 +37,16 @@ impl SpanOptions {
             self.min_chars,
             None,
             None,
+            None,
+            None,
             reference_of(self.reference.clone(), self.ref_ngram),
-        )
+        )?;
+        if !f.decides_by_keys() {
+            return Err(err(
+                "the substring unit needs the whole corpus in one suffix array: Spark's shuffle by key does not apply (collect the texts and use neardup.spans or neardup spans)",
+            ));
+        }
+        Ok(f)
     }
 }
 

@@ -20,12 +20,10 @@ pub struct RefMatch {
     pub reference: u32,
 }
 
-/// A token of the substring unit: its byte range, the hash of its
-/// normalized form and that form's length in bytes.
+/// A token of the substring unit: the hash of its normalized form and
+/// that form's length in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Token {
-    pub start: u32,
-    pub end: u32,
     pub key: u64,
     pub bytes: u32,
 }
@@ -161,8 +159,6 @@ impl SpanFinder {
             words.fill(text);
             a.tokens = (0..words.len())
                 .map(|i| Token {
-                    start: words.ranges[i].0 as u32,
-                    end: words.ranges[i].1 as u32,
                     key: words.hash(i),
                     bytes: words.lens[i],
                 })

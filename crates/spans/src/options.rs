@@ -136,6 +136,19 @@ impl SpanFinder {
         self.config.fuzzy
     }
 
+    /// Whether documents are decided by their units' keys alone (every
+    /// unit but the substring unit, which needs the whole corpus in one
+    /// suffix array): what a driver that shuffles by key needs.
+    pub fn decides_by_keys(&self) -> bool {
+        !(self.config.units_on && self.config.unit == Unit::Substring)
+    }
+
+    /// Whether a run gives each document's spans as it is pushed (while
+    /// its index fits the memory budget): `--keep first`, decided by keys.
+    pub fn answers_each_document(&self) -> bool {
+        self.config.keep == Keep::First && self.decides_by_keys()
+    }
+
     /// The reference set, if any.
     pub fn reference(&self) -> Option<&ReferenceIndex> {
         self.config.reference.as_deref()

@@ -172,7 +172,7 @@ impl SpanRun {
             Path::Partitioned(d) => d.push(&body),
             Path::Substring(s) => {
                 let tokens = body.as_ref().map_or(0, |(_, a)| a.tokens.len());
-                let need = s.peak_bytes(tokens, self.finder.config.keep) + self.ids.memory_bytes();
+                let need = s.peak_bytes(tokens) + self.ids.memory_bytes();
                 if need > self.finder.config.memory {
                     return Err(Error::new(ErrorKind::MemoryBudget {
                         needed: need,

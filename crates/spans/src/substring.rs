@@ -30,10 +30,11 @@ use crate::hashmap::IdentityBuild;
 use crate::options::{Keep, SpanFinder};
 use crate::span::{char_offsets, Source, Span, SpanKind};
 use crate::spill::SpillDir;
-use crate::suffix::repeats;
+use crate::suffix::{earliest_copies, Windows, NONE};
 
-/// Bytes per token of the suffix array pass, `--keep first`.
-pub const SUBSTRING_BYTES_PER_TOKEN: u64 = 20;
+/// Bytes per token of the suffix array pass (stream, suffix array, two
+/// LCP arrays, 4 bytes each).
+pub const SUBSTRING_BYTES_PER_TOKEN: u64 = 16;
 
 /// A document of a substring run, as read back with its spans.
 pub(crate) struct SubstringDoc {
@@ -74,10 +75,11 @@ impl SubstringRun {
 
     /// Memory the run will need at its peak with `tokens` more tokens (the
     /// suffix array pass), in bytes.
-    pub fn peak_bytes(&self, more_tokens: usize, keep: Keep) -> u64 {
-        let per = SUBSTRING_BYTES_PER_TOKEN + if keep == Keep::None { 4 } else { 0 };
+    pub fn peak_bytes(&self, more_tokens: usize) -> u64 {
         let n = (self.tokens.len() + more_tokens + 1) as u64;
-        n * per + self.vocab.capacity() as u64 * 24 + self.doc_start.len() as u64 * 4
+        n * SUBSTRING_BYTES_PER_TOKEN
+            + self.vocab.capacity() as u64 * 24
+            + self.doc_start.len() as u64 * 4
     }
 
     /// Bytes written to the spill directory.
@@ -101,7 +103,6 @@ impl SubstringRun {
             Ok((text, a)) => {
                 w.write_all(&[0])?;
                 write_bytes(w, text.as_bytes())?;
-                write_u32s(w, a.tokens.iter().flat_map(|t| [t.start, t.end]))?;
                 write_u32s(
                     w,
                     a.references.iter().flat_map(|m| {
@@ -114,10 +115,7 @@ impl SubstringRun {
                         ]
                     }),
                 )?;
-                self.spilled += text.len() as u64
-                    + 8 * a.tokens.len() as u64
-                    + 20 * a.references.len() as u64
-                    + 25;
+                self.spilled += text.len() as u64 + 20 * a.references.len() as u64 + 17;
                 for t in &a.tokens {
                     let next = self.token_bytes.len() as u32;
                     let id = *self.vocab.entry(t.key).or_insert(next);
@@ -137,7 +135,7 @@ impl SubstringRun {
     pub fn finish(
         mut self,
         finder: &SpanFinder,
-        mut emit: impl FnMut(SubstringDoc) -> Result<(), Error>,
+        emit: impl FnMut(SubstringDoc) -> Result<(), Error>,
     ) -> Result<(), Error> {
         self.docs.flush()?;
         let c = &finder.config;
@@ -155,129 +153,157 @@ impl SubstringRun {
                 d += 1;
             }
         }
-        let min_tokens = c.min_tokens as u32;
-        let r = repeats(&mut self.tokens, min_tokens, c.keep == Keep::None)?;
-        let mut reader = self.dir.reader("docs")?;
-        let mut runs: Vec<(u32, u32, u32)> = Vec::new();
-        let mut prefix: Vec<u64> = Vec::new();
-        for (index, &start) in self.doc_start.iter().enumerate() {
-            let index = index as u32;
-            let end = self
-                .doc_start
-                .get(index as usize + 1)
-                .map_or(self.tokens.len() as u32, |&s| s)
-                - 1;
-            let body = read_doc(&mut reader, index)?;
-            let mut spans = Vec::new();
-            if let Ok((text, a)) = &body {
-                let lens = self.tokens[start as usize..end as usize]
-                    .iter()
-                    .map(|&t| self.token_bytes[t as usize]);
-                prefix.clear();
-                prefix.push(0);
-                let mut acc = 0u64;
-                for l in lens {
-                    acc += u64::from(l) + 1;
-                    prefix.push(acc);
-                }
-                let limits = Limits {
-                    min_tokens,
-                    min_bytes: c.min_bytes,
-                    keep: c.keep,
-                };
-                covered_runs(&r, start, end, &prefix, limits, &self.doc_start, &mut runs);
-                spans = run_spans(text, &a.tokens, start, &runs);
-                spans = crate::span::join(text, spans, &a.references);
+        let n = self.tokens.len();
+        let (min_tokens, min_bytes) = (c.min_tokens as u32, c.min_bytes);
+        let token_bytes = std::mem::take(&mut self.token_bytes);
+        let tokens = std::mem::take(&mut self.tokens);
+        let (first, windows) = earliest_copies(tokens, |tokens| {
+            if min_bytes == 0 {
+                return Windows::Fixed(min_tokens);
             }
-            emit(SubstringDoc { index, body, spans })?;
+            let lens = |t: i32| token_bytes.get(t as usize).copied();
+            Windows::PerPosition(window_lengths(tokens, lens, min_tokens, min_bytes))
+        })?;
+        let doc_start = std::mem::take(&mut self.doc_start);
+        let doc_of = |pos: u32| (doc_start.partition_point(|&s| s <= pos) - 1) as u32;
+        let keep = c.keep;
+        let mut copied: Vec<(u32, u32, u32)> = Vec::new();
+        let reader = self.dir.reader("docs")?;
+        let mut docs = DocReader { reader, index: 0 };
+        let mut emit = emit;
+        for (index, &start) in doc_start.iter().enumerate() {
+            let end = doc_start.get(index + 1).map_or(n as u32, |&s| s) - 1;
+            copied.clear();
+            for p in start..end {
+                let f = first[p as usize];
+                let is_copy = match keep {
+                    Keep::First => f != NONE && f < p,
+                    Keep::None => f != NONE,
+                };
+                if is_copy {
+                    copied.push((p - start, windows.at(p as usize), doc_of(f)));
+                }
+            }
+            docs.next_with(&copied, &mut emit)?;
         }
         Ok(())
     }
 }
 
-/// What makes a run count.
-#[derive(Debug, Clone, Copy)]
-struct Limits {
-    min_tokens: u32,
-    min_bytes: u64,
-    keep: Keep,
+/// The documents of a run read back in input order, each with its spans
+/// from its copied windows.
+pub(crate) struct DocReader {
+    reader: BufReader<File>,
+    index: u32,
 }
 
-/// The covered runs of the document whose tokens are `start..end`: token
-/// ranges (absolute) with the document of the run's earliest occurrence,
-/// sorted, not overlapping. A run is cut where the document it was first
-/// seen in changes.
-fn covered_runs(
-    r: &crate::suffix::Repeats,
-    start: u32,
-    end: u32,
-    prefix: &[u64],
-    lim: Limits,
-    doc_start: &[u32],
-    out: &mut Vec<(u32, u32, u32)>,
-) {
-    out.clear();
-    let doc_of = |pos: u32| (doc_start.partition_point(|&s| s <= pos) - 1) as u32;
-    let bytes = |p: u32, len: u32| {
-        let a = (p - start) as usize;
-        prefix[a + len as usize] - prefix[a] - 1
-    };
-    for p in start..end {
-        let i = p as usize;
-        let (len, first) = match lim.keep {
-            Keep::First => (r.lpf[i], r.earliest[i]),
-            Keep::None => {
-                let len = r.longest.as_ref().map_or(0, |l| l[i]);
-                let first = if r.lpf[i] >= len { r.earliest[i] } else { p };
-                (len, first)
+impl DocReader {
+    /// Reads the next document and gives it with the spans of `windows`
+    /// (token position in the document, window length, document of the
+    /// earliest copy; by position).
+    pub fn next_with(
+        &mut self,
+        windows: &[(u32, u32, u32)],
+        emit: &mut impl FnMut(SubstringDoc) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let index = self.index;
+        self.index += 1;
+        let body = read_doc(&mut self.reader, index)?;
+        let mut spans = Vec::new();
+        if let Ok((text, a)) = &body {
+            if !windows.is_empty() {
+                let runs = copied_runs(windows);
+                let mut words = crate::words::Words::default();
+                words.fill(text);
+                spans = run_spans(text, &words.ranges, &runs).ok_or_else(|| {
+                    Error::corrupt(format!("document {index}: tokens out of range"))
+                })?;
             }
-        };
-        if len < lim.min_tokens || len == 0 {
-            continue;
+            spans = crate::span::join(text, spans, &a.references);
         }
-        let to = p + len;
-        if out.last().is_some_and(|last| to <= last.1) || bytes(p, len) < lim.min_bytes {
-            continue;
+        emit(SubstringDoc { index, body, spans })
+    }
+}
+
+/// Window lengths of a stream, written over it: for each token, the
+/// fewest tokens from it (at least `min_tokens`) whose normalized bytes
+/// joined by spaces are at least `min_bytes`, or 0 when its document ends
+/// first. `lens` gives a token's bytes (`None`: a separator).
+pub(crate) fn window_lengths(
+    mut tokens: Vec<i32>,
+    lens: impl Fn(i32) -> Option<u32>,
+    min_tokens: u32,
+    min_bytes: u64,
+) -> Vec<u32> {
+    let n = tokens.len();
+    let mut p = 0;
+    while p < n {
+        // One document: p..e, then its separator at e.
+        let mut e = p;
+        while e < n && lens(tokens[e]).is_some() {
+            e += 1;
         }
-        let src = doc_of(first);
+        let (mut j, mut acc) = (p, 0u64);
+        for q in p..e {
+            while j < e && !((j - q) as u32 >= min_tokens && acc > min_bytes) {
+                acc += u64::from(lens(tokens[j]).unwrap_or(0)) + 1;
+                j += 1;
+            }
+            let fits = (j - q) as u32 >= min_tokens && acc > min_bytes;
+            acc = acc.saturating_sub(u64::from(lens(tokens[q]).unwrap_or(0)) + 1);
+            tokens[q] = if fits { (j - q) as i32 } else { 0 };
+        }
+        if e < n {
+            tokens[e] = 0;
+        }
+        p = e + 1;
+    }
+    tokens.into_iter().map(|w| w as u32).collect()
+}
+
+/// The copied runs of a document from its copied windows (token position,
+/// length, document of the earliest copy; by position): token ranges with
+/// that document, sorted, not overlapping, cut where the document of the
+/// earliest copy changes.
+pub(crate) fn copied_runs(windows: &[(u32, u32, u32)]) -> Vec<(u32, u32, u32)> {
+    let mut out: Vec<(u32, u32, u32)> = Vec::new();
+    for &(p, w, src) in windows {
+        let to = p + w;
         match out.last_mut() {
-            Some(last) if p <= last.1 && last.2 == src => last.1 = last.1.max(to),
+            Some(last) if to <= last.1 => {}
+            Some(last) if p <= last.1 && last.2 == src => last.1 = to,
             Some(last) if p < last.1 => {
-                if to > last.1 {
-                    let from = last.1;
-                    out.push((from, to, src));
-                }
+                let from = last.1;
+                out.push((from, to, src));
             }
             _ => out.push((p, to, src)),
         }
     }
+    out
 }
 
-/// Spans of a document's covered runs (absolute token ranges; the
-/// document's first token is `start`).
-fn run_spans(
-    text: &str,
-    tokens: &[crate::analysis::Token],
-    start: u32,
-    runs: &[(u32, u32, u32)],
-) -> Vec<Span> {
+/// Spans of a document's copied runs (token ranges; `tokens`: the byte
+/// ranges of its tokens). `None` when a run is past the tokens.
+fn run_spans(text: &str, tokens: &[(usize, usize)], runs: &[(u32, u32, u32)]) -> Option<Vec<Span>> {
     let mut offs = Vec::with_capacity(runs.len() * 2);
     for &(a, b, _) in runs {
-        offs.push(tokens[(a - start) as usize].start as usize);
-        offs.push(tokens[(b - 1 - start) as usize].end as usize);
+        offs.push(tokens.get(a as usize)?.0);
+        offs.push(tokens.get((b as usize).checked_sub(1)?)?.1);
     }
     let chars = char_offsets(text, &offs);
-    runs.iter()
-        .enumerate()
-        .map(|(k, &(_, _, src))| Span {
-            start: offs[2 * k],
-            end: offs[2 * k + 1],
-            chars: (chars[2 * k], chars[2 * k + 1]),
-            kind: SpanKind::Substring,
-            source: Source::First(src),
-            key: 0,
-        })
-        .collect()
+    Some(
+        runs.iter()
+            .enumerate()
+            .map(|(k, &(_, _, src))| Span {
+                start: offs[2 * k],
+                end: offs[2 * k + 1],
+                chars: (chars[2 * k], chars[2 * k + 1]),
+                kind: SpanKind::Substring,
+                source: Source::First(src),
+                key: 0,
+            })
+            .collect(),
+    )
 }
 
 fn read_doc(
@@ -291,18 +317,8 @@ fn read_doc(
     if tag[0] == 1 {
         return Ok(Err(text));
     }
-    let ranges = read_u32s(r)?;
     let refs = read_u32s(r)?;
     let mut a = Analysis {
-        tokens: ranges
-            .chunks_exact(2)
-            .map(|c| crate::analysis::Token {
-                start: c[0],
-                end: c[1],
-                key: 0,
-                bytes: 0,
-            })
-            .collect(),
         references: refs
             .chunks_exact(5)
             .map(|c| RefMatch {
@@ -314,12 +330,7 @@ fn read_doc(
         ..Default::default()
     };
     let ok = |s: usize, e: usize| s <= e && text.get(s..e).is_some();
-    if !a
-        .tokens
-        .iter()
-        .all(|t| ok(t.start as usize, t.end as usize))
-        || !a.references.iter().all(|m| ok(m.range.0, m.range.1))
-    {
+    if !a.references.iter().all(|m| ok(m.range.0, m.range.1)) {
         return Err(bad("a range is outside the text"));
     }
     a.chars = char_offsets(&text, &[text.len()])[0];
