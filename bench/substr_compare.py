@@ -175,8 +175,32 @@ def run_neardup(neardup, corpus, work, keep, threads):
     return spans, secs
 
 
-def covered(spans):
-    return {(d, c) for d, ss in spans.items() for s, e in ss for c in range(s, e)}
+def merged(ranges):
+    out = []
+    for s, e in sorted(ranges):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return out
+
+
+def agreement(a, b):
+    """Characters covered by `a`, by `b` and by both (per-document ranges)."""
+    ca = cb = both = 0
+    for d in set(a) | set(b):
+        ra, rb = merged(a.get(d, [])), merged(b.get(d, []))
+        ca += sum(e - s for s, e in ra)
+        cb += sum(e - s for s, e in rb)
+        i = j = 0
+        while i < len(ra) and j < len(rb):
+            lo, hi = max(ra[i][0], rb[j][0]), min(ra[i][1], rb[j][1])
+            both += max(0, hi - lo)
+            if ra[i][1] < rb[j][1]:
+                i += 1
+            else:
+                j += 1
+    return ca, cb, both
 
 
 def main():
@@ -208,10 +232,9 @@ def main():
     print("anchor steps: " + ", ".join(f"{k} {v:.1f} s" for k, v in times.items()))
     print(f"speed: neardup (keep none) {times['total'] / nd_secs:.1f}x the anchor; "
           f"memory: {rows[0][2] / max(rows[2][2], 1):.2f} of the anchor's peak")
-    a, b = covered(nd_none), covered(lee)
-    both = len(a & b)
-    print(f"repeated characters: neardup {len(a)}, anchor {len(b)}, both {both} "
-          f"({both / max(len(b), 1):.1%} of the anchor's, {both / max(len(a), 1):.1%} of neardup's)")
+    ca, cb, both = agreement(nd_none, lee)
+    print(f"repeated characters (keep none): neardup {ca}, anchor {cb}, both {both} "
+          f"({both / max(cb, 1):.1%} of the anchor's, {both / max(ca, 1):.1%} of neardup's)")
     if not args.work:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -35,6 +35,14 @@ fn output_snapshots() {
         (vec!["--unit", "sentence"], "sentence.jsonl"),
         (vec!["--keep", "none"], "keep-none.jsonl"),
         (
+            vec!["--unit", "substring", "--min-tokens", "6"],
+            "substring.jsonl",
+        ),
+        (
+            vec!["--unit", "substring", "--min-bytes", "30", "--keep", "none"],
+            "substring-bytes.jsonl",
+        ),
+        (
             vec!["--reference", path(&reference), "--ref-ngram", "8"],
             "reference-out.jsonl",
         ),
@@ -113,11 +121,21 @@ fn same_spans_for_any_thread_count_memory_budget_and_keep_policy() {
         vec!["--unit", "sentence"],
         vec!["--fuzzy", "--ngram", "5"],
         vec!["--keep", "none"],
+        vec!["--unit", "substring", "--min-tokens", "8"],
+        vec!["--unit", "substring", "--min-tokens", "8", "--keep", "none"],
+        vec!["--unit", "substring", "--min-bytes", "60"],
     ] {
         let base = spans(&[&[path(&c), "-j", "1"], mode.as_slice()].concat());
         assert!(base.contains("\"first\":\"d0\""), "{mode:?}");
         let two = spans(&[&[path(&c), "-j", "2"], mode.as_slice()].concat());
         assert_eq!(base, two, "{mode:?}: threads");
+        // Budgets past which each path goes to disk: the substring unit's
+        // stream of this corpus needs about 2 MB in memory.
+        let budget = if mode.contains(&"substring") {
+            "1M"
+        } else {
+            "64K"
+        };
         let small = spans(
             &[
                 &[
@@ -125,7 +143,7 @@ fn same_spans_for_any_thread_count_memory_budget_and_keep_policy() {
                     "-j",
                     "2",
                     "--memory",
-                    "64K",
+                    budget,
                     "--spill-dir",
                     path(&spill),
                 ],
@@ -253,6 +271,11 @@ fn bad_options_fail_before_any_work() {
         (vec!["-o", "/nonexistent/dir/out.jsonl"], "cannot write"),
         (vec!["--spill-dir", "/nonexistent/spill"], "--spill-dir"),
         (vec!["--reference", "/nonexistent/ref.jsonl"], "reference"),
+        (vec!["--unit", "line", "--min-tokens", "5"], "--min-tokens"),
+        (
+            vec!["--unit", "substring", "--min-tokens", "0"],
+            "minimum run",
+        ),
     ] {
         let out = neardup(&[&["spans", path(&c)], args.as_slice()].concat());
         assert_eq!(out.status.code(), Some(2), "{args:?}");

@@ -387,6 +387,13 @@ impl SpanFinder {
         rows_list(py, &rows)
     }
 
+    /// Whether documents are decided by their units' keys alone (every
+    /// unit but `substring`): what a shuffle by key (Spark) can run.
+    #[getter]
+    fn decides_by_keys(&self) -> bool {
+        self.finder.decides_by_keys()
+    }
+
     /// Documents added so far.
     fn __len__(&self) -> usize {
         self.run.as_ref().map_or(0, |r| r.ids().len())

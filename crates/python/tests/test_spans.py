@@ -78,3 +78,22 @@ def test_bad_options_are_errors():
         neardup.SpanFinder(fuzzy=True, overlap=0)
     with pytest.raises(neardup.NeardupError):
         neardup.spans(["/nonexistent/file.jsonl"])
+
+
+def test_substring_unit_gives_the_rows_of_the_command():
+    corpus = str(DATA / "corpus.jsonl")
+    assert neardup.spans([corpus], "substring", min_tokens=6) == read_jsonl(DATA / "substring.jsonl")
+    got = neardup.spans([corpus], "substring", min_bytes=30, keep="none")
+    assert got == read_jsonl(DATA / "substring-bytes.jsonl")
+    docs = read_jsonl(DATA / "corpus.jsonl")
+    finder = neardup.SpanFinder("substring", min_tokens=6)
+    rows = finder.spans([d["text"] for d in docs], ids=[d["id"] for d in docs])
+    assert rows == read_jsonl(DATA / "substring.jsonl")
+    c = docs[2]["text"]
+    first = rows[2]["spans"][0]
+    assert c[first["start"]:first["end"]] == "Café owners on the high street welcomed the new cycle lanes"
+    # Per-document answers need the whole corpus first: an error, not silence.
+    with pytest.raises(neardup.NeardupError, match="substring"):
+        finder.add("x", c)
+    with pytest.raises(neardup.NeardupError, match="min-tokens"):
+        neardup.SpanFinder("line", min_tokens=5)

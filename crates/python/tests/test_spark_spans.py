@@ -61,3 +61,5 @@ def test_spark_spans_of_the_fixture_and_a_reference(spark):
     assert got == want
     with pytest.raises(neardup.NeardupError, match="unit"):
         nds.spans(df, unit="word")
+    with pytest.raises(neardup.NeardupError, match="substring"):
+        nds.spans(df, unit="substring")

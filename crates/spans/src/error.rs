@@ -27,14 +27,6 @@ pub enum ErrorKind {
         /// The budget.
         budget: u64,
     },
-    /// The substring unit's suffix array would not fit in the memory
-    /// budget.
-    MemoryBudget {
-        /// Bytes the suffix array pass needs for the input so far.
-        needed: u64,
-        /// The budget.
-        budget: u64,
-    },
 }
 
 impl Error {
@@ -79,10 +71,7 @@ impl fmt::Display for Error {
                 f,
                 "the reference set needs about {needed} bytes of memory, more than the budget of {budget} bytes (raise --memory)"
             ),
-            ErrorKind::MemoryBudget { needed, budget } => write!(
-                f,
-                "the substring unit's suffix array needs about {needed} bytes of memory for the input so far, more than the budget of {budget} bytes (raise --memory)"
-            ),
+
         }
     }
 }

@@ -171,15 +171,11 @@ impl SpanRun {
             }
             Path::Partitioned(d) => d.push(&body),
             Path::Substring(s) => {
-                let tokens = body.as_ref().map_or(0, |(_, a)| a.tokens.len());
-                let need = s.peak_bytes(tokens) + self.ids.memory_bytes();
-                if need > self.finder.config.memory {
-                    return Err(Error::new(ErrorKind::MemoryBudget {
-                        needed: need,
-                        budget: self.finder.config.memory,
-                    }));
-                }
-                s.push(&body)
+                let c = &self.finder.config;
+                let budget = c.memory.saturating_sub(self.ids.memory_bytes());
+                s.push(&body, budget, c.min_bytes > 0)?;
+                self.stats.partitioned_from = s.partitioned_from();
+                Ok(())
             }
         }
     }
@@ -196,6 +192,7 @@ impl SpanRun {
         } = self;
         if let Path::Substring(s) = path {
             stats.spilled_bytes = s.spilled();
+            stats.partitioned_from = s.partitioned_from();
             let finder = &finder;
             s.finish(finder, |doc: SubstringDoc| {
                 let (text, error, a) = match &doc.body {

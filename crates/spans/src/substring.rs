@@ -30,6 +30,7 @@ use crate::hashmap::IdentityBuild;
 use crate::options::{Keep, SpanFinder};
 use crate::span::{char_offsets, Source, Span, SpanKind};
 use crate::spill::SpillDir;
+use crate::substring_spill::{decide_rounds, Copies, TokenSpool, WindowRule};
 use crate::suffix::{earliest_copies, Windows, NONE};
 
 /// Bytes per token of the suffix array pass (stream, suffix array, two
@@ -52,6 +53,12 @@ pub(crate) struct SubstringRun {
     tokens: Vec<i32>,
     /// Index in `tokens` of each document's first token.
     doc_start: Vec<u32>,
+    /// Hash of each distinct token (by id), to move the stream to disk.
+    id_hash: Vec<u64>,
+    /// The stream on disk, once past the memory budget.
+    spool: Option<TokenSpool>,
+    /// Documents pushed.
+    docs_pushed: u32,
     dir: SpillDir,
     docs: BufWriter<File>,
     spilled: u64,
@@ -67,6 +74,9 @@ impl SubstringRun {
             token_bytes: Vec::new(),
             tokens: Vec::new(),
             doc_start: Vec::new(),
+            id_hash: Vec::new(),
+            spool: None,
+            docs_pushed: 0,
             dir,
             docs,
             spilled: 0,
@@ -79,20 +89,58 @@ impl SubstringRun {
         let n = (self.tokens.len() + more_tokens + 1) as u64;
         n * SUBSTRING_BYTES_PER_TOKEN
             + self.vocab.capacity() as u64 * 24
+            + self.id_hash.capacity() as u64 * 12
             + self.doc_start.len() as u64 * 4
+    }
+
+    /// Index of the first document decided in rounds from disk, if the run
+    /// went past its budget.
+    pub fn partitioned_from(&self) -> Option<u32> {
+        self.spool.as_ref().map(|s| s.from)
+    }
+
+    /// Moves the stream to disk (the run went past its budget).
+    fn to_disk(&mut self, with_bytes: bool) -> Result<(), Error> {
+        let mut spool = TokenSpool::create(&self.dir, with_bytes, self.docs_pushed)?;
+        let mut from = 0usize;
+        for end in memchr_ends(&self.tokens) {
+            let ids = &self.tokens[from..end];
+            spool.push(
+                ids.iter()
+                    .map(|&t| (self.id_hash[t as usize], self.token_bytes[t as usize])),
+            )?;
+            from = end + 1;
+        }
+        self.tokens = Vec::new();
+        self.doc_start = Vec::new();
+        self.vocab = HashMap::default();
+        self.id_hash = Vec::new();
+        self.token_bytes = Vec::new();
+        self.spool = Some(spool);
+        Ok(())
     }
 
     /// Bytes written to the spill directory.
     pub fn spilled(&self) -> u64 {
-        self.spilled
+        self.spilled + self.spool.as_ref().map_or(0, TokenSpool::bytes)
     }
 
-    /// Adds the next document.
-    pub fn push(&mut self, body: &Result<(String, Analysis), String>) -> Result<(), Error> {
-        if self.tokens.len() >= i32::MAX as usize - 1 {
-            return Err(Error::new(ErrorKind::TooManyDocuments));
+    /// Adds the next document; `budget`: the bytes the suffix array pass
+    /// may take (past it, the stream goes to disk).
+    pub fn push(
+        &mut self,
+        body: &Result<(String, Analysis), String>,
+        budget: u64,
+        with_bytes: bool,
+    ) -> Result<(), Error> {
+        let count = body.as_ref().map_or(0, |(_, a)| a.tokens.len());
+        if self.spool.is_none()
+            && (self.peak_bytes(count) > budget
+                || self.tokens.len() + count >= i32::MAX as usize / 2)
+        {
+            self.to_disk(with_bytes)?;
         }
-        self.doc_start.push(self.tokens.len() as u32);
+        self.docs_pushed += 1;
         let w = &mut self.docs;
         match body {
             Err(msg) => {
@@ -116,18 +164,31 @@ impl SubstringRun {
                     }),
                 )?;
                 self.spilled += text.len() as u64 + 20 * a.references.len() as u64 + 17;
+                if let Some(spool) = &mut self.spool {
+                    return spool.push(a.tokens.iter().map(|t| (t.key, t.bytes)));
+                }
+                self.doc_start.push(self.tokens.len() as u32);
                 for t in &a.tokens {
                     let next = self.token_bytes.len() as u32;
                     let id = *self.vocab.entry(t.key).or_insert(next);
                     if id == next {
                         self.token_bytes.push(t.bytes);
+                        self.id_hash.push(t.key);
                     }
                     self.tokens.push(id as i32);
                 }
+                self.tokens.push(-1);
+                return Ok(());
             }
         }
-        self.tokens.push(-1);
-        Ok(())
+        match &mut self.spool {
+            Some(spool) => spool.push(std::iter::empty()),
+            None => {
+                self.doc_start.push(self.tokens.len() as u32);
+                self.tokens.push(-1);
+                Ok(())
+            }
+        }
     }
 
     /// Builds the suffix array and gives every document back in input
@@ -139,6 +200,9 @@ impl SubstringRun {
     ) -> Result<(), Error> {
         self.docs.flush()?;
         let c = &finder.config;
+        if let Some(spool) = self.spool.take() {
+            return self.finish_from_disk(spool, finder, emit);
+        }
         let vocab = self.token_bytes.len();
         drop(std::mem::take(&mut self.vocab));
         let alphabet = vocab as u64 + self.doc_start.len() as u64;
@@ -188,6 +252,49 @@ impl SubstringRun {
         }
         Ok(())
     }
+}
+
+impl SubstringRun {
+    fn finish_from_disk(
+        self,
+        mut spool: TokenSpool,
+        finder: &SpanFinder,
+        mut emit: impl FnMut(SubstringDoc) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let c = &finder.config;
+        let rule = WindowRule {
+            min_tokens: c.min_tokens as u32,
+            min_bytes: c.min_bytes,
+            keep: c.keep,
+        };
+        let names = decide_rounds(&self.dir, &mut spool, rule, c.memory)?;
+        let mut copies = Copies::open(&self.dir, &names)?;
+        let lengths = self.dir.read_all("lengths")?;
+        let reader = self.dir.reader("docs")?;
+        let mut docs = DocReader { reader, index: 0 };
+        let (mut pos, mut found) = (0u64, Vec::new());
+        let mut local = Vec::new();
+        for len in lengths
+            .chunks_exact(4)
+            .map(|b| u64::from(crate::spill::u32_at(b, 0)))
+        {
+            copies.take_until(pos + len, &mut found)?;
+            local.clear();
+            local.extend(found.iter().map(|&(p, w, f)| ((p - pos) as u32, w, f)));
+            docs.next_with(&local, &mut emit)?;
+            pos += len;
+        }
+        Ok(())
+    }
+}
+
+/// Ends of the documents of an in-memory stream (their separators).
+fn memchr_ends(tokens: &[i32]) -> impl Iterator<Item = usize> + '_ {
+    tokens
+        .iter()
+        .enumerate()
+        .filter(|(_, &t)| t < 0)
+        .map(|(i, _)| i)
 }
 
 /// The documents of a run read back in input order, each with its spans

@@ -328,6 +328,8 @@ def spans(
     overlap: float = 0.8,
     ngram: int = 13,
     min_chars: int = 20,
+    min_tokens: Optional[int] = None,
+    min_bytes: Optional[int] = None,
     reference: Optional[List[str]] = None,
     ref_ngram: int = 13,
     memory: Optional[int] = None,
@@ -346,11 +348,15 @@ class SpanFinder:
         overlap: float = 0.8,
         ngram: int = 13,
         min_chars: int = 20,
+        min_tokens: Optional[int] = None,
+        min_bytes: Optional[int] = None,
         reference: Optional[List[Tuple[str, str]]] = None,
         ref_ngram: int = 13,
         memory: Optional[int] = None,
         spill_dir: Optional[str] = None,
     ) -> None: ...
+    @property
+    def decides_by_keys(self) -> bool: ...
     def add(self, id: str, text: str) -> List[SpanRow]: ...
     def spans(
         self, texts: Iterable[str], ids: Optional[List[str]] = None, threads: int = 0

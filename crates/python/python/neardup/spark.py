@@ -559,8 +559,12 @@ def spans(
         "all_text": all_text,
     }
     # Checks the options on the driver, with a clear message.
-    _nd.SpanFinder(unit, keep=keep, fuzzy=fuzzy, overlap=overlap, ngram=ngram,
-                   min_chars=min_chars, reference=opts["reference"], ref_ngram=ref_ngram)
+    finder = _nd.SpanFinder(unit, keep=keep, fuzzy=fuzzy, overlap=overlap, ngram=ngram,
+                            min_chars=min_chars, reference=opts["reference"], ref_ngram=ref_ngram)
+    if not finder.decides_by_keys:
+        raise _nd.NeardupError(
+            "unit='substring' needs the whole corpus in one suffix array: Spark's shuffle by key "
+            "does not apply (collect the texts and use neardup.spans or `neardup spans`)")
     order = F.col(order_col) if order_col else F.monotonically_increasing_id()
     cols = [order.cast("long").alias("ord"), F.col(id_col).cast("string").alias("id")]
     cols.append(F.col(html_col).alias("html") if html_col else F.lit(None).cast("binary").alias("html"))
