@@ -100,7 +100,7 @@ impl SubstringRun {
     }
 
     /// Moves the stream to disk (the run went past its budget).
-    fn to_disk(&mut self, with_bytes: bool) -> Result<(), Error> {
+    fn move_to_disk(&mut self, with_bytes: bool) -> Result<(), Error> {
         let mut spool = TokenSpool::create(&self.dir, with_bytes, self.docs_pushed)?;
         let mut from = 0usize;
         for end in memchr_ends(&self.tokens) {
@@ -138,7 +138,7 @@ impl SubstringRun {
             && (self.peak_bytes(count) > budget
                 || self.tokens.len() + count >= i32::MAX as usize / 2)
         {
-            self.to_disk(with_bytes)?;
+            self.move_to_disk(with_bytes)?;
         }
         self.docs_pushed += 1;
         let w = &mut self.docs;

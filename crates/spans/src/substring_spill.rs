@@ -241,7 +241,7 @@ pub(crate) fn decide_rounds(
     let mut names = Vec::new();
     for round in 0..rounds {
         let in_round =
-            |fp: (u64, u64)| (u128::from(fp.0) * u128::from(rounds) >> 61) as u64 == round;
+            |fp: (u64, u64)| ((u128::from(fp.0) * u128::from(rounds)) >> 61) as u64 == round;
         let cap = cap as usize;
         let mut table: HashMap<(u64, u64), (u32, u32), FpBuild> =
             HashMap::with_capacity_and_hasher(cap, FpBuild::default());
