@@ -240,6 +240,11 @@ pub fn report_json(
         .iter()
         .map(|r| serde_json::json!({"copies": r.copies, "kind": r.kind.name(), "text": r.text}))
         .collect();
+    let longest: Vec<serde_json::Value> = stats
+        .longest(top)
+        .iter()
+        .map(|r| serde_json::json!({"chars": r.chars, "id": r.id, "kind": r.kind.name(), "text": r.text}))
+        .collect();
     let leaked: Vec<serde_json::Value> = finder.reference().map_or_else(Vec::new, |refs| {
         let mut v: Vec<(&u32, &u64)> = stats.leaked.iter().collect();
         v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
@@ -260,6 +265,7 @@ pub fn report_json(
         "fuzzy": finder.fuzzy(),
         "keep": finder.keep().name(),
         "most_repeated": repeated,
+        "longest": longest,
         "reference_items": finder.reference().map(|r| r.len()),
         "reference_items_too_short": finder.reference().map(|r| r.too_short()),
         "reference_items_leaked": finder.reference().map(|_| stats.leaked.len()),

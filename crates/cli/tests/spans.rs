@@ -210,6 +210,14 @@ fn clean_attributes_and_report() {
         .unwrap()
         .starts_with("Subscribe to our newsletter"));
     assert!(r["by_kind"]["paragraph"]["spans"].as_u64().unwrap() > 16);
+    let longest: Vec<u64> = r["longest"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["chars"].as_u64().unwrap())
+        .collect();
+    assert!(!longest.is_empty() && longest.windows(2).all(|w| w[0] >= w[1]));
+    assert!(longest[0] > 60, "the pasted articles are the longest: {longest:?}");
 }
 
 #[test]

@@ -85,7 +85,7 @@ pub use options::{
 pub use reference::{ReferenceIndex, REFERENCE_BYTES_PER_NGRAM};
 pub use run::{Emitted, Sink, SpanRun};
 pub use span::{char_len, char_offsets, Source, Span, SpanKind};
-pub use stats::{Repeated, Stats, SAMPLE_CHARS, TRACKED_PASSAGES};
+pub use stats::{LongSpan, Repeated, Stats, LONGEST_KEPT, SAMPLE_CHARS, TRACKED_PASSAGES};
 pub use substring::SUBSTRING_BYTES_PER_TOKEN;
 pub use substring_spill::ROUND_BYTES_PER_WINDOW;
 pub use units::Unit;

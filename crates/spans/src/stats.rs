@@ -17,6 +17,24 @@ use crate::units::UnitKeyer;
 pub const TRACKED_PASSAGES: usize = 1 << 20;
 /// Characters of a repeated passage's text kept for the report.
 pub const SAMPLE_CHARS: usize = 300;
+/// Longest spans the statistics keep.
+pub const LONGEST_KEPT: usize = 100;
+
+/// One of the longest spans: its length, document and text (cut to
+/// [`SAMPLE_CHARS`]).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LongSpan {
+    /// Its length in characters.
+    pub chars: u64,
+    /// Index of its document, in input order.
+    pub index: std::cmp::Reverse<u32>,
+    /// Its document's id.
+    pub id: String,
+    /// The span kind.
+    pub kind: SpanKind,
+    /// Its text.
+    pub text: String,
+}
 
 /// A repeated passage: how many copies, and its text (as first met in a
 /// span, cut to [`SAMPLE_CHARS`]).
@@ -58,6 +76,7 @@ pub struct Stats {
     /// Documents each reference item leaked into, by item index.
     pub leaked: BTreeMap<u32, u64>,
     repeated: HashMap<u64, Repeated, IdentityBuild>,
+    longest: std::collections::BinaryHeap<std::cmp::Reverse<LongSpan>>,
     keyer: UnitKeyer,
     scratch: Vec<u32>,
 }
@@ -77,8 +96,22 @@ impl Stats {
         self.scratch.clear();
         for s in e.spans {
             let piece = &e.text[s.start..s.end];
+            let chars = (s.chars.1 - s.chars.0) as u64;
             *self.spans.entry(s.kind).or_default() += 1;
-            *self.span_chars.entry(s.kind).or_default() += (s.chars.1 - s.chars.0) as u64;
+            *self.span_chars.entry(s.kind).or_default() += chars;
+            let shortest = self.longest.peek().map_or(0, |r| r.0.chars);
+            if self.longest.len() < LONGEST_KEPT || chars > shortest {
+                self.longest.push(std::cmp::Reverse(LongSpan {
+                    chars,
+                    index: std::cmp::Reverse(e.index),
+                    id: e.id.to_string(),
+                    kind: s.kind,
+                    text: piece.chars().take(SAMPLE_CHARS).collect(),
+                }));
+                if self.longest.len() > LONGEST_KEPT {
+                    self.longest.pop();
+                }
+            }
             match s.source {
                 Source::Reference(r) => self.scratch.push(r),
                 Source::First(_) => {
@@ -127,6 +160,15 @@ impl Stats {
     pub fn most_repeated(&self, n: usize) -> Vec<&Repeated> {
         let mut v: Vec<&Repeated> = self.repeated.values().collect();
         v.sort_by(|a, b| b.copies.cmp(&a.copies).then_with(|| a.text.cmp(&b.text)));
+        v.truncate(n);
+        v
+    }
+
+    /// The `n` longest spans (at most [`LONGEST_KEPT`]), longest first
+    /// (then in input order).
+    pub fn longest(&self, n: usize) -> Vec<&LongSpan> {
+        let mut v: Vec<&LongSpan> = self.longest.iter().map(|r| &r.0).collect();
+        v.sort_by(|a, b| b.cmp(a));
         v.truncate(n);
         v
     }

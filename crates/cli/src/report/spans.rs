@@ -141,6 +141,18 @@ impl SpanSite {
             );
         }
         b.push_str("</tbody></table>\n");
+        b.push_str("<h2>Longest spans</h2>\n<table id=\"longest\"><thead><tr><th>characters</th><th>document</th><th>kind</th><th>passage</th></tr></thead><tbody>\n");
+        for r in stats.longest(top) {
+            let _ = writeln!(
+                b,
+                "<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                r.chars,
+                escape(&r.id),
+                r.kind.name(),
+                escape(&r.text)
+            );
+        }
+        b.push_str("</tbody></table>\n");
         if let Some(refs) = finder.reference() {
             b.push_str("<h2>Leaked reference items</h2>\n<table id=\"leaked\"><thead><tr><th>item</th><th>documents</th></tr></thead><tbody>\n");
             let mut v: Vec<(&u32, &u64)> = stats.leaked.iter().collect();
