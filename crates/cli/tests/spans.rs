@@ -217,7 +217,10 @@ fn clean_attributes_and_report() {
         .map(|l| l["chars"].as_u64().unwrap())
         .collect();
     assert!(!longest.is_empty() && longest.windows(2).all(|w| w[0] >= w[1]));
-    assert!(longest[0] > 60, "the pasted articles are the longest: {longest:?}");
+    assert!(
+        longest[0] > 60,
+        "the pasted articles are the longest: {longest:?}"
+    );
 }
 
 #[test]
@@ -265,6 +268,59 @@ fn bad_input_is_a_document_error_and_the_run_goes_on() {
     assert_eq!(giant["chars"], 10_000_000);
     let ok2 = lines.iter().find(|l| l["id"] == "ok2").unwrap();
     assert_eq!(ok2["spans"][0]["first"], "ok1");
+}
+
+#[test]
+fn hostile_documents_for_the_substring_unit() {
+    let dir = temp_dir("spans-substring-hostile");
+    let p = dir.join("hostile.jsonl");
+    let binary: String = (0..60_000u32)
+        .map(|i| char::from_u32(i % 0x2FF).unwrap_or('?'))
+        .collect();
+    let docs = [
+        ("empty", String::new()),
+        (
+            "rep",
+            "The same boilerplate line, again and again.\n".repeat(50_000),
+        ),
+        ("giant", "word ".repeat(1_000_000)),
+        ("one-char", "好".repeat(300_000)),
+        ("binary", binary),
+        ("tail", "The same boilerplate line, again and again.".into()),
+    ];
+    let mut s = String::new();
+    for (id, text) in &docs {
+        s.push_str(&serde_json::json!({"id": id, "text": text}).to_string());
+        s.push('\n');
+    }
+    std::fs::write(&p, s).unwrap();
+    let spill = dir.join("spill");
+    std::fs::create_dir(&spill).unwrap();
+    let args = ["--unit", "substring", "--min-tokens", "5", path(&p)];
+    let base = spans(&[&args[..], &["-j", "1"]].concat());
+    assert_eq!(base, spans(&[&args[..], &["-j", "2"]].concat()));
+    // 2.6 million tokens need about 40 MB in memory: 16M takes the disk.
+    let small = ["--memory", "16M", "--spill-dir", path(&spill)];
+    assert_eq!(base, spans(&[&args[..], &small[..]].concat()));
+    assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0);
+    let lines = json_lines(base.as_bytes());
+    let get = |id: &str| lines.iter().find(|l| l["id"] == id).unwrap().clone();
+    assert_eq!(get("empty")["spans"], serde_json::json!([]));
+    // Every window after the first line repeats one of the first line.
+    assert_eq!(
+        get("rep")["spans"],
+        serde_json::json!([{"start": 44, "end": 50_000 * 44 - 2, "kind": "substring", "first": "rep"}])
+    );
+    assert_eq!(
+        get("giant")["spans"],
+        serde_json::json!([{"start": 5, "end": 4_999_999, "kind": "substring", "first": "giant"}])
+    );
+    assert_eq!(
+        get("one-char")["spans"],
+        serde_json::json!([{"start": 1, "end": 300_000, "kind": "substring", "first": "one-char"}])
+    );
+    assert!(get("binary")["error"].is_null());
+    assert_eq!(get("tail")["spans"][0]["first"], "rep");
 }
 
 #[test]
