@@ -129,13 +129,15 @@ fn run(f: &SpanFinder, docs: &[(String, String)]) -> Vec<Vec<(usize, usize, usiz
 fn check(docs: &[(String, String)], m: usize, keep: Keep) {
     let s = stream(docs);
     let want = covered(&s, m, keep);
-    let f = SpanFinder::builder()
+    let builder = SpanFinder::builder()
         .unit(Unit::Substring)
         .min_tokens(m)
-        .keep(keep)
-        .build()
-        .unwrap();
-    let found = run(&f, docs);
+        .keep(keep);
+    let found = run(&builder.clone().build().unwrap(), docs);
+    // Past the memory budget (the stream on disk, rounds of fingerprints):
+    // the same spans.
+    let on_disk = run(&builder.memory(256 << 10).build().unwrap(), docs);
+    assert_eq!(found, on_disk, "m {m} {keep:?}: in memory and on disk");
     let mut got = vec![false; s.id.len()];
     let mut checked_first = 0;
     for (d, spans) in found.iter().enumerate() {
