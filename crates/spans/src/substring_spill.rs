@@ -147,7 +147,9 @@ pub(crate) struct WindowRule {
 }
 
 /// One document's tokens read back, with its windows' fingerprints.
+#[derive(Default)]
 struct DocWindows {
+    buf: Vec<u8>,
     hashes: Vec<u64>,
     bytes: Vec<u32>,
     prefix: [Vec<u64>; 2],
@@ -157,7 +159,8 @@ struct DocWindows {
 impl DocWindows {
     fn read(&mut self, r: &mut impl Read, n: usize, with_bytes: bool) -> Result<(), Error> {
         let width = if with_bytes { 12 } else { 8 };
-        let mut buf = vec![0u8; n * width];
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.resize(n * width, 0);
         r.read_exact(&mut buf)?;
         self.hashes.clear();
         self.bytes.clear();
@@ -167,7 +170,18 @@ impl DocWindows {
                 self.bytes.push(u32_at(c, 8));
             }
         }
-        for (k, base) in BASES.iter().enumerate() {
+        self.buf = buf;
+        self.prefix_hashes(0);
+        self.prefix[1].clear();
+        Ok(())
+    }
+
+    /// Prefix hashes of base `k` (the second is computed only for the
+    /// documents that have a window in the round).
+    fn prefix_hashes(&mut self, k: usize) {
+        let n = self.hashes.len();
+        {
+            let base = &BASES[k];
             let (pre, pow) = (&mut self.prefix[k], &mut self.powers[k]);
             pre.clear();
             pre.push(0);
@@ -184,7 +198,6 @@ impl DocWindows {
                 pre.push(h);
             }
         }
-        Ok(())
     }
 
     /// Window lengths of the document, as [`crate::substring::window_lengths`]
@@ -204,13 +217,17 @@ impl DocWindows {
         *out = w;
     }
 
+    /// One of the two hashes of the window of `w` tokens at `p`.
+    #[inline]
+    fn hash(&self, k: usize, p: usize, w: usize) -> u64 {
+        let pre = &self.prefix[k];
+        let sub = mulmod(pre[p], self.powers[k][w]);
+        addmod(pre[p + w], PRIME - sub)
+    }
+
+    #[cfg(test)]
     fn fingerprint(&self, p: usize, w: usize) -> (u64, u64) {
-        let f = |k: usize| {
-            let pre = &self.prefix[k];
-            let sub = mulmod(pre[p], self.powers[k][w]);
-            addmod(pre[p + w], PRIME - sub)
-        };
-        (f(0), f(1))
+        (self.hash(0, p, w), self.hash(1, p, w))
     }
 }
 
@@ -240,8 +257,8 @@ pub(crate) fn decide_rounds(
         .collect();
     let mut names = Vec::new();
     for round in 0..rounds {
-        let in_round =
-            |fp: (u64, u64)| ((u128::from(fp.0) * u128::from(rounds)) >> 61) as u64 == round;
+        // The round of a window: its first hash's share of [0, 2^61).
+        let in_round = |h: u64| ((u128::from(h) * u128::from(rounds)) >> 61) as u64 == round;
         let cap = cap as usize;
         let mut table: HashMap<(u64, u64), (u32, u32), FpBuild> =
             HashMap::with_capacity_and_hasher(cap, FpBuild::default());
@@ -251,12 +268,7 @@ pub(crate) fn decide_rounds(
         for pass in 0..passes {
             let deciding = pass + 1 == passes;
             let mut r = dir.reader("tokens")?;
-            let mut doc = DocWindows {
-                hashes: Vec::new(),
-                bytes: Vec::new(),
-                prefix: [Vec::new(), Vec::new()],
-                powers: [Vec::new(), Vec::new()],
-            };
+            let mut doc = DocWindows::default();
             let mut wins = Vec::new();
             let mut base = 0u64;
             for (d, &n) in lengths.iter().enumerate() {
@@ -266,10 +278,14 @@ pub(crate) fn decide_rounds(
                     if w == 0 {
                         continue;
                     }
-                    let fp = doc.fingerprint(p, w as usize);
-                    if !in_round(fp) {
+                    let h0 = doc.hash(0, p, w as usize);
+                    if !in_round(h0) {
                         continue;
                     }
+                    if doc.prefix[1].is_empty() {
+                        doc.prefix_hashes(1);
+                    }
+                    let fp = (h0, doc.hash(1, p, w as usize));
                     let pos = base + p as u64;
                     match rule.keep {
                         Keep::First => match table.get(&fp) {
@@ -374,15 +390,11 @@ mod tests {
 
     #[test]
     fn equal_windows_have_equal_fingerprints() {
-        let mut d = DocWindows {
-            hashes: Vec::new(),
-            bytes: Vec::new(),
-            prefix: [Vec::new(), Vec::new()],
-            powers: [Vec::new(), Vec::new()],
-        };
+        let mut d = DocWindows::default();
         let toks: Vec<u64> = [1u64, 2, 3, 1, 2, 3, 4, u64::MAX].to_vec();
         let bytes: Vec<u8> = toks.iter().flat_map(|t| t.to_le_bytes()).collect();
         d.read(&mut &bytes[..], toks.len(), false).unwrap();
+        d.prefix_hashes(1);
         assert_eq!(d.fingerprint(0, 3), d.fingerprint(3, 3));
         assert_ne!(d.fingerprint(0, 3), d.fingerprint(1, 3));
         assert_ne!(d.fingerprint(0, 4), d.fingerprint(3, 4));
