@@ -193,6 +193,12 @@ impl Inputs {
         Ok(out)
     }
 
+    /// The log of documents read from records cut short, when one was
+    /// given ([`InputsBuilder::truncated_ids`]).
+    pub fn truncated_ids(&self) -> Option<&TruncatedIds> {
+        self.config.truncated.as_ref()
+    }
+
     /// The total size in bytes of the sources' files (as stored, so
     /// compressed for compressed files): what a [`ReadCounter`] counts up to.
     pub fn total_bytes(sources: &[Source]) -> u64 {
