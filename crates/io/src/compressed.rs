@@ -25,9 +25,10 @@ pub(crate) fn decoded<R: BufRead + Send + 'static>(
 ) -> std::io::Result<Box<dyn BufRead + Send>> {
     let head = reader.fill_buf()?;
     if head.starts_with(&GZIP_MAGIC) {
+        // The decoder reads `reader`'s own buffer (no second one between).
         Ok(Box::new(BufReader::with_capacity(
             STREAM_BUFFER,
-            MultiGzDecoder::new(reader),
+            flate2::bufread::MultiGzDecoder::new(reader),
         )))
     } else if head.starts_with(&ZSTD_MAGIC) {
         Ok(Box::new(BufReader::with_capacity(
