@@ -76,6 +76,12 @@ pub fn fingerprint_into(
                 }
                 if let Some(msg) = &e.error {
                     eprintln!("neardup: {}: {msg}", e.id);
+                } else if inputs.truncated_ids().is_some_and(|t| t.contains(&e.id)) {
+                    eprintln!(
+                        "neardup: {}: warning: record cut short (damaged archive); \
+                         kept what it holds, flagged \"truncated\"",
+                        e.id
+                    );
                 }
                 corpus.entries.push(e);
             }

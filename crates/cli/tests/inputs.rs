@@ -62,6 +62,13 @@ fn truncated_documents_are_flagged() {
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["truncated"], true);
     assert!(lines[1].get("truncated").is_none());
+    // A warning names it.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("http://cut.example.com/1: warning: record cut short"),
+        "{err}"
+    );
+    assert!(!err.contains("http://cut.example.com/2"), "{err}");
 }
 
 #[test]

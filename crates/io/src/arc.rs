@@ -10,6 +10,7 @@ use std::io::{BufRead, Read};
 
 use crate::document::Item;
 use crate::error::{DocError, DocErrorKind};
+use crate::gzip_members::is_member_cut;
 use crate::record::{classify, RecordHead};
 use crate::rewind::Rewind;
 
@@ -25,6 +26,8 @@ pub struct ArcReader<R> {
     limit: u64,
     record: u64,
     done: bool,
+    /// A gzip member cut short met after a whole record, reported next.
+    pending: Option<std::io::Error>,
 }
 
 /// The fields of an ARC record header line that are used.
@@ -39,7 +42,8 @@ struct ArcHead {
 fn parse_head(line: &[u8]) -> Option<ArcHead> {
     let text = std::str::from_utf8(line).ok()?;
     let fields: Vec<&str> = text.split_ascii_whitespace().collect();
-    if fields.len() < 5 || !fields[0].contains(':') {
+    let scheme = fields.first()?.split_once(':')?.0;
+    if fields.len() < 5 || !scheme.starts_with(|c: char| c.is_ascii_alphabetic()) {
         return None;
     }
     let len = fields.last()?.parse().ok()?;
@@ -50,23 +54,59 @@ fn parse_head(line: &[u8]) -> Option<ArcHead> {
     })
 }
 
-/// Where a header line of a next record starts inside `block` (not on its
-/// first line), if anywhere.
+/// The record line at the start of `bytes` when its URL has a scheme ARC
+/// writers record (a line cut inside its URL's scheme, `ttp://...`, is not
+/// taken for a record).
+fn known_head(bytes: &[u8]) -> Option<ArcHead> {
+    let line = bytes.split(|&c| c == b'\n').next().unwrap_or_default();
+    let head = parse_head(line.strip_suffix(b"\r").unwrap_or(line))?;
+    let url = head.url.to_ascii_lowercase();
+    ["http://", "https://", "ftp://", "dns:", "filedesc://"]
+        .iter()
+        .any(|s| url.starts_with(s))
+        .then_some(head)
+}
+
+/// Whether `bytes` start with an ARC record line (the first bytes of a gzip
+/// member that may follow one cut short, `gzip_members.rs`).
+pub(crate) fn starts_record(bytes: &[u8]) -> bool {
+    bytes.contains(&b'\n') && known_head(bytes).is_some()
+}
+
+/// Where a header line of a next record starts inside `block` (the content
+/// of a record whose framing failed), if anywhere: at a line start (the
+/// content's own start too: a record cut before its content), or in the
+/// middle of a line (a record cut short there and the next one glued to
+/// it) where its URL's scheme starts.
 fn next_arc_start(block: &[u8]) -> Option<usize> {
-    let mut from = 0;
-    while let Some(p) = block[from..].iter().position(|&c| c == b'\n') {
-        let start = from + p + 1;
-        let end = block[start..]
-            .iter()
-            .position(|&c| c == b'\n')
-            .map_or(block.len(), |e| start + e);
-        let line = &block[start..end];
-        if line.windows(3).any(|w| w == b"://") && parse_head(line).is_some() {
-            return Some(start);
-        }
-        from = start;
-    }
-    None
+    let line_starts = std::iter::once(0).chain(memchr::memchr_iter(b'\n', block).map(|p| p + 1));
+    let first_line = line_starts
+        .filter(|&p| p < block.len())
+        .find(|&p| record_line_at(block, p));
+    let first_glued = glued_record_line(block, first_line.unwrap_or(block.len()));
+    first_glued.or(first_line)
+}
+
+/// Whether the line at `start` of `block` is a record line.
+fn record_line_at(block: &[u8], start: usize) -> bool {
+    let end = memchr::memchr(b'\n', &block[start..]).map_or(block.len(), |e| start + e);
+    let line = &block[start..end];
+    line.windows(3).any(|w| w == b"://") && parse_head(line).is_some()
+}
+
+/// The first record line of `block` before `before` that starts in the
+/// middle of a line, where its URL's scheme starts.
+fn glued_record_line(block: &[u8], before: usize) -> Option<usize> {
+    memchr::memmem::find_iter(block, b"://")
+        .flat_map(|p| {
+            [&b"https"[..], b"http", b"ftp", b"filedesc"]
+                .into_iter()
+                .filter(move |s| p > s.len() && block[p - s.len()..p].eq_ignore_ascii_case(s))
+                .map(move |s| p - s.len())
+        })
+        .filter(|&p| block[p - 1] != b'\n')
+        .take_while(|&p| p < before)
+        .find(|&p| record_line_at(block, p))
 }
 
 impl<R: BufRead> ArcReader<R> {
@@ -79,7 +119,14 @@ impl<R: BufRead> ArcReader<R> {
             limit,
             record: 0,
             done: false,
+            pending: None,
         }
+    }
+
+    /// Reports `error` (met on the stream before the first record) first.
+    pub(crate) fn after_error(mut self, error: Option<std::io::Error>) -> ArcReader<R> {
+        self.pending = error;
+        self
     }
 
     fn error(&self, id: Option<String>, kind: DocErrorKind) -> Item {
@@ -108,6 +155,10 @@ impl<R: BufRead> ArcReader<R> {
         if self.done {
             return None;
         }
+        if let Some(e) = self.pending.take() {
+            self.record += 1;
+            return Some((self.broken(None, e), false));
+        }
         let line = loop {
             match self.line() {
                 Ok(None) => {
@@ -116,10 +167,27 @@ impl<R: BufRead> ArcReader<R> {
                 }
                 Ok(Some(l)) if l.iter().all(u8::is_ascii_whitespace) => {}
                 Ok(Some(l)) => break l,
-                Err(e) => return Some((self.broken(None, e), false)),
+                Err(e) => {
+                    // A gzip member cut before any of its record was decoded.
+                    self.record += u64::from(is_member_cut(&e));
+                    return Some((self.broken(None, e), false));
+                }
             }
         };
         self.record += 1;
+        if let Some(p) = glued_record_line(&line, line.len()) {
+            // A record cut inside its record line, the next one glued to it.
+            let mut next = line[p..].to_vec();
+            next.push(b'\n');
+            self.reader.unread(&next);
+            let err = self.error(
+                None,
+                DocErrorKind::Warc(
+                    "truncated ARC record line (the next record starts inside it)".into(),
+                ),
+            );
+            return Some((err, false));
+        }
         let Some(head) = parse_head(&line) else {
             let found = String::from_utf8_lossy(&line[..line.len().min(40)]).into_owned();
             let err = self.error(
@@ -146,14 +214,24 @@ impl<R: BufRead> ArcReader<R> {
         let mut truncated = match (&mut self.reader).take(head.len).read_to_end(&mut block) {
             Ok(n) => (n as u64) < head.len,
             Err(e) if block.is_empty() => return Some((self.broken(id, e), false)),
-            Err(_) => {
-                self.done = true;
+            Err(e) => {
+                self.done = !is_member_cut(&e);
                 true
             }
         };
-        if truncated || !self.next_is_record() {
-            // A record whose length runs into the next one is cut there.
-            if let Some(p) = next_arc_start(&block) {
+        let mut gap = Vec::new();
+        if truncated || !self.next_is_record(&mut gap) {
+            // A record whose length runs into the next one is cut there;
+            // the bytes still in the stream complete a record line cut by
+            // the claimed length.
+            let n = block.len() + gap.len();
+            block.extend_from_slice(&gap);
+            if let Ok(ahead) = self.reader.peek(MAX_PEEK) {
+                block.extend_from_slice(ahead);
+            }
+            let p = next_arc_start(&block).filter(|&p| p < n);
+            block.truncate(n);
+            if let Some(p) = p {
                 self.reader.unread(&block[p..]);
                 block.truncate(p);
                 while block.last().is_some_and(|&c| c == b'\r' || c == b'\n') {
@@ -161,6 +239,8 @@ impl<R: BufRead> ArcReader<R> {
                 }
                 self.done = false;
                 truncated = true;
+            } else {
+                block.truncate(n - gap.len());
             }
         }
         if head.url.starts_with("filedesc:") {
@@ -185,22 +265,34 @@ impl<R: BufRead> ArcReader<R> {
     }
 
     /// Whether the end of the stream or a record header line follows the
-    /// line breaks after a record.
-    fn next_is_record(&mut self) -> bool {
+    /// line breaks after a record (consumed, kept in `gap`).
+    fn next_is_record(&mut self, gap: &mut Vec<u8>) -> bool {
         loop {
             match self.reader.fill_buf() {
-                Ok([c, ..]) if *c == b'\n' || *c == b'\r' => self.reader.consume(1),
+                Ok([c, ..]) if *c == b'\n' || *c == b'\r' => {
+                    gap.push(*c);
+                    self.reader.consume(1);
+                }
                 Ok(_) => break,
-                Err(_) => return true,
+                Err(e) => return self.stream_error(e),
             }
         }
         match self.reader.peek(MAX_PEEK) {
             Ok(next) => match next.iter().position(|&c| c == b'\n') {
-                Some(end) => parse_head(&next[..end]).is_some(),
+                Some(end) => known_head(&next[..end]).is_some(),
                 None => next.len() < MAX_PEEK || next.is_empty(),
             },
-            Err(_) => true,
+            Err(e) => self.stream_error(e),
         }
+    }
+
+    /// A stream error after a whole record: a gzip member cut short is
+    /// reported next, other errors end the reading at the next read.
+    fn stream_error(&mut self, e: std::io::Error) -> bool {
+        if is_member_cut(&e) {
+            self.pending = Some(e);
+        }
+        true
     }
 
     /// Skips lines up to the next one that reads as a record header.
@@ -222,8 +314,10 @@ impl<R: BufRead> ArcReader<R> {
         }
     }
 
+    /// An error item for a stream error; the reading ends, except after a
+    /// gzip member cut short (the next member is read).
     fn broken(&mut self, id: Option<String>, e: std::io::Error) -> Item {
-        self.done = true;
+        self.done = !is_member_cut(&e);
         self.error(id, DocErrorKind::Compression(e.to_string()))
     }
 }

@@ -9,6 +9,7 @@ use flate2::read::MultiGzDecoder;
 
 use crate::counting::{CountingReader, ReadCounter};
 use crate::error::DocErrorKind;
+use crate::gzip_members::GzipMembers;
 
 /// The two bytes every gzip member starts with.
 pub(crate) const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
@@ -24,9 +25,10 @@ pub(crate) fn decoded<R: BufRead + Send + 'static>(
 ) -> std::io::Result<Box<dyn BufRead + Send>> {
     let head = reader.fill_buf()?;
     if head.starts_with(&GZIP_MAGIC) {
+        // The decoder reads `reader`'s own buffer (no second one between).
         Ok(Box::new(BufReader::with_capacity(
             STREAM_BUFFER,
-            MultiGzDecoder::new(reader),
+            flate2::bufread::MultiGzDecoder::new(reader),
         )))
     } else if head.starts_with(&ZSTD_MAGIC) {
         Ok(Box::new(BufReader::with_capacity(
@@ -36,6 +38,24 @@ pub(crate) fn decoded<R: BufRead + Send + 'static>(
     } else {
         Ok(Box::new(reader))
     }
+}
+
+/// `reader` as [`decoded`] gives it, gzip members read by [`GzipMembers`]:
+/// for archives (one member per record), a member cut short is cut where
+/// the next member starts, and the records after it are read.
+pub(crate) fn decoded_archive<R: BufRead + Send + 'static>(
+    mut reader: R,
+) -> std::io::Result<Box<dyn BufRead + Send>> {
+    if reader.fill_buf()?.starts_with(&GZIP_MAGIC) {
+        Ok(Box::new(GzipMembers::new(reader, archive_record_start)))
+    } else {
+        decoded(reader)
+    }
+}
+
+/// Whether decoded bytes start a WARC or an ARC record.
+pub(crate) fn archive_record_start(bytes: &[u8]) -> bool {
+    crate::warc_resync::starts_record(bytes) || crate::arc::starts_record(bytes)
 }
 
 /// Reads a file, gunzipping it if it starts with the gzip magic, and fails

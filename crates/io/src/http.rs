@@ -86,7 +86,9 @@ pub(crate) fn parse_response(block: &[u8], limit: u64) -> Result<HttpResponse, S
 
 /// Whether a line is an HTTP status line (`HTTP/1.1 200`, `HTTPX/1.1 200`).
 pub(crate) fn is_status_line(line: &[u8]) -> bool {
-    line.starts_with(b"HTTP/") || line.starts_with(b"HTTPX/")
+    // A block of only the first bytes of one is a record cut inside it.
+    let cut = !line.is_empty() && (b"HTTP/".starts_with(line) || b"HTTPX/".starts_with(line));
+    line.starts_with(b"HTTP/") || line.starts_with(b"HTTPX/") || cut
 }
 
 /// The end of an HTTP head: (length of the head, start of the body). The

@@ -35,6 +35,7 @@ mod counting;
 mod discover;
 mod document;
 mod error;
+mod gzip_members;
 mod http;
 mod ids;
 mod jsonl;

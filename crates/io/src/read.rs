@@ -7,11 +7,12 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use crate::arc::ArcReader;
-use crate::compressed::{decoded, read_file, read_limited};
+use crate::compressed::{decoded, decoded_archive, read_file, read_limited};
 use crate::counting::{CountingReader, ReadCounter};
 use crate::discover::{skip_reason, sniff, unreadable_reason, unrecognized_reason};
 use crate::document::{Content, Item, RawDocument};
 use crate::error::{DocError, DocErrorKind};
+use crate::gzip_members::is_member_cut;
 use crate::ids::IdRegistry;
 use crate::jsonl::JsonlReader;
 use crate::source::{Inputs, Source, SourceKind};
@@ -63,14 +64,16 @@ impl Inputs {
                 error(DocErrorKind::Read(unrecognized_reason(&source.path)))
             }
             SourceKind::Warc | SourceKind::Arc => {
-                match open_stream(&source.path, self.config.counter.as_ref()) {
+                match open_archive(&source.path, self.config.counter.as_ref()) {
                     Ok(r) => self.archive(r, name, source.kind == SourceKind::Arc),
                     Err(kind) => error(kind),
                 }
             }
             SourceKind::Stdin => {
                 let stdin = std::io::BufReader::with_capacity(256 * 1024, std::io::stdin());
-                match decoded(stdin) {
+                // Its format is known once decoded: gzip members are read as
+                // an archive's (the same bytes when none is cut short).
+                match decoded_archive(stdin) {
                     Ok(r) => self.stdin(r),
                     Err(e) => error(DocErrorKind::Read(e.to_string())),
                 }
@@ -102,16 +105,24 @@ impl Inputs {
     /// starts like neither), else WARC.
     fn archive(&self, mut r: Box<dyn BufRead + Send>, name: String, arc: bool) -> Marked {
         let limit = self.config.max_document_bytes;
-        let arc = match r.fill_buf() {
-            Ok(head) if head.starts_with(b"filedesc:") => true,
-            Ok(head) if head.starts_with(b"WARC/") => false,
+        // An error met here (a first gzip member cut short) is the first
+        // item; after a cut member the next one tells the format.
+        let first_error = r.fill_buf().err();
+        let head = match &first_error {
+            Some(e) if !is_member_cut(e) => None,
+            _ => r.fill_buf().ok(),
+        };
+        let arc = match head {
+            Some(head) if head.starts_with(b"filedesc:") => true,
+            Some(head) if head.starts_with(b"WARC/") => false,
+            Some(head) if crate::arc::starts_record(head) => true,
             _ => arc,
         };
         if arc {
-            let mut arc = ArcReader::new(r, name, limit);
+            let mut arc = ArcReader::new(r, name, limit).after_error(first_error);
             Box::new(std::iter::from_fn(move || arc.next_read()))
         } else {
-            let mut warc = WarcReader::new(r, name, limit);
+            let mut warc = WarcReader::new(r, name, limit).after_error(first_error);
             Box::new(std::iter::from_fn(move || {
                 warc.next_read().map(|r| (r.item, r.truncated))
             }))
@@ -195,7 +206,7 @@ impl Inputs {
                 move |s| -> Box<dyn Iterator<Item = (Item, Option<Vec<u8>>, bool)>> {
                     let strict = matches!(s.kind, SourceKind::Jsonl | SourceKind::Parquet);
                     let warc = s.kind == SourceKind::Warc;
-                    match open_stream(&s.path, None) {
+                    match open_archive(&s.path, None) {
                         Ok(r) if warc => {
                             let name = s.path.display().to_string();
                             let mut w = WarcReader::new(r, name, self.config.max_document_bytes)
@@ -218,6 +229,18 @@ impl Inputs {
 /// Opens a file as a buffered stream, gunzipping it (all members) if needed.
 pub fn open_input(path: &Path) -> std::io::Result<Box<dyn BufRead + Send>> {
     open_stream(path, None).map_err(|e| std::io::Error::other(e.to_string()))
+}
+
+/// Opens an archive (WARC, ARC) as a buffered stream: its gzip members are
+/// read by `GzipMembers` (a member cut short is cut at the next one).
+pub(crate) fn open_archive(
+    path: &Path,
+    counter: Option<&ReadCounter>,
+) -> Result<Box<dyn BufRead + Send>, DocErrorKind> {
+    let file = File::open(path).map_err(|e| DocErrorKind::Read(e.to_string()))?;
+    let file = CountingReader::new(file, counter.cloned());
+    decoded_archive(BufReader::with_capacity(256 * 1024, file))
+        .map_err(|e| DocErrorKind::Compression(e.to_string()))
 }
 
 pub(crate) fn open_stream(

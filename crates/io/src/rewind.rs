@@ -29,6 +29,11 @@ impl<R: BufRead> Rewind<R> {
         self.pos = 0;
     }
 
+    /// Whether bytes pushed back or peeked at are still to be read.
+    pub(crate) fn has_unread(&self) -> bool {
+        self.pos < self.front.len()
+    }
+
     /// The next `n` bytes (fewer at the end of the stream), not consumed.
     pub(crate) fn peek(&mut self, n: usize) -> std::io::Result<&[u8]> {
         while self.front.len() - self.pos < n {

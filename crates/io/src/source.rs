@@ -10,7 +10,7 @@ use crate::discover::{kind_of_named_file, walk};
 use crate::error::{DocErrorKind, Error};
 use crate::ids::TruncatedIds;
 use crate::jsonl::JsonlFields;
-use crate::read::open_stream;
+use crate::read::open_archive;
 
 /// The default limit on one document's size: 64 MiB.
 pub const DEFAULT_MAX_DOCUMENT_BYTES: u64 = 64 * 1024 * 1024;
@@ -193,6 +193,12 @@ impl Inputs {
         Ok(out)
     }
 
+    /// The log of documents read from records cut short, when one was
+    /// given ([`InputsBuilder::truncated_ids`]).
+    pub fn truncated_ids(&self) -> Option<&TruncatedIds> {
+        self.config.truncated.as_ref()
+    }
+
     /// The total size in bytes of the sources' files (as stored, so
     /// compressed for compressed files): what a [`ReadCounter`] counts up to.
     pub fn total_bytes(sources: &[Source]) -> u64 {
@@ -210,7 +216,7 @@ impl Inputs {
         source: &Source,
     ) -> Option<Result<crate::RawRecords<Box<dyn BufRead + Send>>, DocErrorKind>> {
         (source.kind == SourceKind::Warc).then(|| {
-            open_stream(&source.path, None)
+            open_archive(&source.path, None)
                 .map(|r| crate::RawRecords::new(r, self.config.max_document_bytes))
         })
     }

@@ -7,13 +7,15 @@
 //! the next `WARC/` line or the end. A record cut short in the middle of a
 //! file (its `Content-Length` runs into the next record) is cut where the next
 //! record starts, kept as a truncated document, and the next record is read;
-//! a record cut by the end of the file (or a gzip member cut short) keeps the
-//! bytes it has, also flagged as truncated.
+//! a record cut by the end of the file keeps the bytes it has, also flagged
+//! as truncated. A `.warc.gz` member cut short reads as a plain record cut
+//! short (`gzip_members.rs`), and so goes through the same rule.
 
 use std::io::{BufRead, Read};
 
 use crate::document::Item;
 use crate::error::{DocError, DocErrorKind};
+use crate::gzip_members::is_member_cut;
 use crate::record::{classify, RecordHead};
 use crate::rewind::Rewind;
 use crate::warc_resync::{next_record_start, record_start_in_line, records_filling_the_end};
@@ -65,6 +67,12 @@ impl<R: BufRead> WarcReader<R> {
             raw: Vec::new(),
             pending: None,
         }
+    }
+
+    /// Reports `error` (met on the stream before the first record) first.
+    pub(crate) fn after_error(mut self, error: Option<std::io::Error>) -> WarcReader<R> {
+        self.pending = error;
+        self
     }
 
     /// Keeps each record's stored bytes (for copying records out).
@@ -147,12 +155,18 @@ impl<R: BufRead> WarcReader<R> {
                 Ok(None) => return None,
                 Ok(Some(l)) if l.iter().all(u8::is_ascii_whitespace) => self.raw.clear(),
                 Ok(Some(l)) => break l,
-                Err(e) => return self.fail(None, e),
+                Err(e) => {
+                    // A gzip member cut before any of its record was decoded.
+                    self.record += u64::from(is_member_cut(&e));
+                    return self.fail(None, e);
+                }
             }
         };
         self.record += 1;
-        if !first.starts_with(b"WARC/") {
-            // A line cut short and glued to the next record's version line.
+        // A line cut short and glued to the next record's version line (a
+        // record cut inside its own version line reads `WARC/WARC/1.0`).
+        let glued = record_start_in_line(&first).is_some_and(|p| p > 0);
+        if !first.starts_with(b"WARC/") || glued {
             if let Some(p) = record_start_in_line(&first).filter(|&p| p > 0) {
                 self.reader.unread(&first[p..]);
             }
@@ -257,9 +271,10 @@ impl<R: BufRead> WarcReader<R> {
             Ok(n) if n as u64 == len => {}
             Ok(_) => truncated = true,
             Err(e) => {
-                // The stream is broken (a gzip member cut short or corrupt):
-                // keep what was decoded, read no further.
-                self.done = true;
+                // The stream is broken (corrupt gzip data with no member
+                // after it): keep what was decoded, read no further. After
+                // a cut gzip member the stream goes on.
+                self.done = !is_member_cut(&e);
                 if block.is_empty() {
                     let err = self.error(
                         id,
@@ -371,17 +386,21 @@ impl<R: BufRead> WarcReader<R> {
 
     /// A stream error after a whole record: the end of a file cut inside a
     /// gzip trailer ends the reading quietly (the record is whole, as warcio
-    /// reads it); corrupt data is reported as the next item.
+    /// reads it); corrupt data, a gzip member cut before any of its record
+    /// was decoded, or one cut by the end of the file after its first bytes
+    /// is reported as the next item.
     fn stream_error(&mut self, e: std::io::Error) {
-        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof && !self.reader.has_unread() {
             self.done = true;
         } else {
             self.pending = Some(e);
         }
     }
 
+    /// An error item for a stream error; the reading ends, except after a
+    /// gzip member cut short (the next member is read).
     fn fail(&mut self, id: Option<String>, e: std::io::Error) -> Option<Read1> {
-        self.done = true;
+        self.done = !is_member_cut(&e);
         let err = self.error(id, DocErrorKind::Compression(e.to_string()));
         self.plain(err)
     }

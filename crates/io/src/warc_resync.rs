@@ -52,11 +52,17 @@ fn has_warc_field(bytes: &[u8]) -> bool {
     false
 }
 
+/// Whether `bytes` start with a record: a version line and a `WARC-` field
+/// before the header's blank line (the first bytes of a gzip member that
+/// may follow one cut short, `gzip_members.rs`).
+pub(crate) fn starts_record(bytes: &[u8]) -> bool {
+    version_line(bytes).is_some_and(|n| has_warc_field(&bytes[n..]))
+}
+
 /// Where the next record starts inside `block` (the claimed content of a
 /// record whose framing failed), at a line start or in the middle of a line.
 pub(crate) fn next_record_start(block: &[u8]) -> Option<usize> {
-    memmem::find_iter(block, b"WARC/")
-        .find(|&p| version_line(&block[p..]).is_some_and(|n| has_warc_field(&block[p + n..])))
+    memmem::find_iter(block, b"WARC/").find(|&p| starts_record(&block[p..]))
 }
 
 /// Where the next record starts inside `block` when the records from there

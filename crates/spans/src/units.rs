@@ -21,7 +21,7 @@
 //! whose normalized form has fewer than `min_chars` characters (code points)
 //! has no key and is never a span.
 
-use neardup_text::{normalize_into, NormalizeOptions};
+use neardup_text::{normalize_into_bytes, NormalizeOptions};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 /// The unit repeated passages are found in.
@@ -173,7 +173,9 @@ fn push_trimmed(text: &str, from: usize, end: usize, out: &mut Vec<Range>) {
 /// Computes unit keys with a reusable buffer.
 #[derive(Debug, Default)]
 pub struct UnitKeyer {
-    buf: String,
+    /// The normalized unit, as UTF-8 bytes (hashed and counted, never
+    /// validated again).
+    buf: Vec<u8>,
 }
 
 impl UnitKeyer {
@@ -181,13 +183,15 @@ impl UnitKeyer {
     /// than `min_chars` characters.
     pub fn key(&mut self, unit: &str, min_chars: usize) -> Option<u64> {
         self.buf.clear();
-        normalize_into(unit, NormalizeOptions::STRIP_PUNCTUATION, &mut self.buf);
+        normalize_into_bytes(unit, NormalizeOptions::STRIP_PUNCTUATION, &mut self.buf);
         // Long enough: counted only as far as the minimum (a byte is at most
-        // one character, so a short buffer is short).
+        // one character, so a short buffer is short); characters are the
+        // bytes that do not continue a UTF-8 sequence.
+        let starts = |b: &&u8| (**b as i8) >= -0x40;
         let long = !self.buf.is_empty()
             && (self.buf.len() >= min_chars
-                && self.buf.chars().take(min_chars).count() >= min_chars);
-        long.then(|| xxh3_64_with_seed(self.buf.as_bytes(), UNIT_SEED))
+                && self.buf.iter().filter(starts).take(min_chars).count() >= min_chars);
+        long.then(|| xxh3_64_with_seed(&self.buf, UNIT_SEED))
     }
 }
 

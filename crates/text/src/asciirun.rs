@@ -7,10 +7,11 @@
 //! punctuation) collapse to one space, never at the start of the output,
 //! and a space is pending after a separator until a kept byte follows.
 //! Prose is mostly words separated by single spaces: an 8-byte block with
-//! no control character and no two spaces in a row is its own output
-//! (lowercased), except that a space in its last byte stays pending.
-//! Other blocks, and every block when punctuation is stripped, go through
-//! the byte loop, which has no data-dependent branch per byte.
+//! no control character, no two spaces in a row (and, when punctuation is
+//! stripped, no punctuation) is its own output (lowercased), except that a
+//! space in its last byte stays pending. Other blocks go through the byte
+//! loop, which has no data-dependent branch per byte. Pure ASCII text takes
+//! this path too ([`crate::normalize`]).
 
 use crate::ascii::in_range;
 use crate::normalize::{
@@ -62,7 +63,7 @@ pub(crate) fn write_ascii_run(
         let control = in_range(x, 0x00, 0x1F) | in_range(x, 0x7F, 0x7F);
         let space = in_range(x, b' ', b' ');
         let first_is_space = space & 0x80 != 0;
-        if strip
+        if (strip && punctuation(x) != 0)
             || control != 0
             || space & (space << 8) != 0
             || (first_is_space && (p || n == start))
@@ -86,6 +87,17 @@ pub(crate) fn write_ascii_run(
     slow(out, blocks.remainder(), &mut n, &mut p);
     buf.truncate(n);
     *pending = p;
+}
+
+/// Per byte of `x` (all bytes < 0x80): high bit set iff the byte is ASCII
+/// punctuation other than `_` (the separators that stripping adds).
+#[inline(always)]
+fn punctuation(x: u64) -> u64 {
+    in_range(x, 0x21, 0x2F)
+        | in_range(x, 0x3A, 0x40)
+        | in_range(x, 0x5B, 0x5E)
+        | in_range(x, 0x60, 0x60)
+        | in_range(x, 0x7B, 0x7E)
 }
 
 #[cfg(test)]
@@ -139,6 +151,15 @@ mod tests {
     }
 
     #[test]
+    fn punctuation_is_the_stripped_separators() {
+        for b in 0u8..0x80 {
+            let x = u64::from_le_bytes([b, b'a', b'a', b'a', b'a', b'a', b'a', b'a']);
+            let want = IS_SEPARATOR_STRIP[b as usize] && !IS_SEPARATOR_KEEP[b as usize];
+            assert_eq!(punctuation(x) != 0, want, "{b:#x}");
+        }
+    }
+
+    #[test]
     fn blocks_and_bytes_agree_on_samples() {
         for run in [
             "The quick brown fox jumps over the lazy dog. ",
@@ -146,6 +167,8 @@ mod tests {
             "ABCDEFG HIJKLMN OPQRSTU VWXYZ!!",
             "12345678 ",
             "        ",
+            "Prose, with commas; and (brackets) and under_scores too: end.",
+            "abcdefgh, ijklmnop-qrstuvwx/yz ~{|}` @[\\]^ done",
         ] {
             for (prefix, pending) in [("x", false), ("x", true), ("xy", false), ("xy", true)] {
                 check(prefix, pending, run);

@@ -53,7 +53,8 @@ mod tokens;
 mod windows;
 
 pub use normalize::{
-    normalize, normalize_into, normalize_paragraphs, NormalizeOptions, Punctuation,
+    normalize, normalize_into, normalize_into_bytes, normalize_paragraphs, NormalizeOptions,
+    Punctuation,
 };
 pub use script::{is_cjk, is_han, is_invisible, is_punctuation, is_word_char};
 pub use segment::{CjkSegmentation, SegmentationError, Segmenter};

@@ -102,9 +102,16 @@ pub fn normalize_into(text: &str, options: NormalizeOptions, out: &mut String) {
 }
 
 /// [`normalize_into`] appending the UTF-8 bytes of the result to `out`
-/// (which holds UTF-8 before and after): no validation of each ASCII run
-/// on its way into a `String`.
-pub(crate) fn normalize_into_bytes(text: &str, options: NormalizeOptions, out: &mut Vec<u8>) {
+/// (which holds UTF-8 before and after): no validation of the output on
+/// its way into a `String`, for callers that hash or count it.
+///
+/// ```
+/// use neardup_text::{normalize_into_bytes, NormalizeOptions};
+/// let mut out = Vec::new();
+/// normalize_into_bytes("Hello,  World!", NormalizeOptions::STRIP_PUNCTUATION, &mut out);
+/// assert_eq!(out, b"hello world");
+/// ```
+pub fn normalize_into_bytes(text: &str, options: NormalizeOptions, out: &mut Vec<u8>) {
     if text.is_ascii() {
         normalize_ascii_bytes(text.as_bytes(), options, out);
         return;
@@ -136,28 +143,12 @@ fn normalize_ascii(bytes: &[u8], options: NormalizeOptions, out: &mut String) {
     out.push_str(std::str::from_utf8(&buf).unwrap_or_default());
 }
 
-/// [`normalize_ascii`] appending to bytes.
+/// [`normalize_ascii`] appending to bytes: the text is one ASCII run, its
+/// output starting here with no space pending (a space pending at its end
+/// is never written).
 fn normalize_ascii_bytes(bytes: &[u8], options: NormalizeOptions, out: &mut Vec<u8>) {
-    let sep = if options.punctuation == Punctuation::Strip {
-        &IS_SEPARATOR_STRIP
-    } else {
-        &IS_SEPARATOR_KEEP
-    };
-    let map = if options.lowercase { &LOWER } else { &IDENTITY };
     let start = out.len();
-    out.resize(start + bytes.len() + 1, 0);
-    let buf = &mut out[..];
-    let mut n = start;
-    let mut pending = false;
-    for &b in bytes {
-        let is_sep = sep[b as usize];
-        buf[n] = b' ';
-        n += (pending & !is_sep & (n > start)) as usize;
-        buf[n] = map[b as usize];
-        n += (!is_sep) as usize;
-        pending = is_sep;
-    }
-    out.truncate(n);
+    crate::asciirun::write_ascii_run(out, start, &mut false, options, bytes);
 }
 
 /// ASCII separators: whitespace and control characters.
@@ -273,6 +264,43 @@ mod tests {
                 let once = normalize(s, o);
                 assert_eq!(normalize(&once, o), once);
             }
+        }
+    }
+
+    /// The fast paths (pure ASCII text as one block-wise run, other text
+    /// through `fastnorm`), as `String` and as bytes, against the
+    /// per-character rules.
+    fn same_as_reference(text: &str) {
+        for o in NormalizeOptions::ALL {
+            let mut slow = String::from("x");
+            crate::reference::normalize_reference(text, o, &mut slow);
+            let mut fast = String::from("x");
+            normalize_into(text, o, &mut fast);
+            assert_eq!(fast, slow, "{text:?} {o:?}");
+            let mut bytes = b"x".to_vec();
+            normalize_into_bytes(text, o, &mut bytes);
+            assert_eq!(bytes, slow.as_bytes(), "{text:?} {o:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
+
+        #[test]
+        fn ascii_fast_path_equals_reference(
+            text in "[ -~\t\n\r\x0b\x0c\x01\x7f]{0,200}|([A-Za-z0-9_]{1,9}[ ,.;:!?'\"()/_-]{1,3}){0,30}"
+        ) {
+            same_as_reference(&text);
+        }
+
+        #[test]
+        fn unicode_and_ascii_equal_reference(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof!["[ -~]{1,40}", "\\PC{1,6}", "[\u{80}-\u{24F}\u{300}-\u{36F}\u{FF00}-\u{FFEF}\u{4E00}-\u{4E20}]{1,4}"],
+                0..12,
+            )
+        ) {
+            same_as_reference(&parts.concat());
         }
     }
 }
