@@ -21,6 +21,7 @@ use crate::options::{Keep, SpanFinder};
 use crate::span::{join, Source, Span, SpanKind};
 use crate::stats::Stats;
 use crate::substring::{SubstringDoc, SubstringRun};
+use crate::substring_spill::WindowRule;
 use crate::units::Unit;
 
 /// One document's result, handed to the run's sink.
@@ -59,7 +60,7 @@ pub type Sink<'s> = dyn FnMut(&Emitted<'_>) -> std::io::Result<()> + 's;
 enum Path {
     Streaming(FirstSeen),
     Partitioned(Deferred),
-    Substring(SubstringRun),
+    Substring(Box<SubstringRun>),
 }
 
 /// A run of a [`SpanFinder`] over a corpus; see the module documentation.
@@ -77,7 +78,7 @@ impl SpanFinder {
     pub fn run(&self) -> Result<SpanRun, Error> {
         let path = match self.config.keep {
             _ if self.config.unit == Unit::Substring && self.config.units_on => {
-                Path::Substring(SubstringRun::start(&self.spill_parent())?)
+                Path::Substring(Box::new(SubstringRun::start(&self.spill_parent())?))
             }
             Keep::First => Path::Streaming(FirstSeen::default()),
             Keep::None => {
@@ -173,7 +174,12 @@ impl SpanRun {
             Path::Substring(s) => {
                 let c = &self.finder.config;
                 let budget = c.memory.saturating_sub(self.ids.memory_bytes());
-                s.push(&body, budget, c.min_bytes > 0)?;
+                let rule = WindowRule {
+                    min_tokens: c.min_tokens as u32,
+                    min_bytes: c.min_bytes,
+                    keep: c.keep,
+                };
+                s.push(&body, budget, rule)?;
                 self.stats.partitioned_from = s.partitioned_from();
                 Ok(())
             }

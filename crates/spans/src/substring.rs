@@ -30,7 +30,7 @@ use crate::hashmap::IdentityBuild;
 use crate::options::{Keep, SpanFinder};
 use crate::span::{char_offsets, Source, Span, SpanKind};
 use crate::spill::SpillDir;
-use crate::substring_spill::{decide_rounds, Copies, TokenSpool, WindowRule};
+use crate::substring_spill::{Copies, WindowRule, WindowSpool};
 use crate::suffix::{earliest_copies, Windows, NONE};
 
 /// Bytes per token of the suffix array pass (stream, suffix array, two
@@ -56,7 +56,7 @@ pub(crate) struct SubstringRun {
     /// Hash of each distinct token (by id), to move the stream to disk.
     id_hash: Vec<u64>,
     /// The stream on disk, once past the memory budget.
-    spool: Option<TokenSpool>,
+    spool: Option<WindowSpool>,
     /// Documents pushed.
     docs_pushed: u32,
     dir: SpillDir,
@@ -100,8 +100,8 @@ impl SubstringRun {
     }
 
     /// Moves the stream to disk (the run went past its budget).
-    fn move_to_disk(&mut self, with_bytes: bool) -> Result<(), Error> {
-        let mut spool = TokenSpool::create(&self.dir, with_bytes, self.docs_pushed)?;
+    fn move_to_disk(&mut self, rule: WindowRule) -> Result<(), Error> {
+        let mut spool = WindowSpool::create(&self.dir, rule, self.docs_pushed)?;
         let mut from = 0usize;
         for end in memchr_ends(&self.tokens) {
             let ids = &self.tokens[from..end];
@@ -122,7 +122,7 @@ impl SubstringRun {
 
     /// Bytes written to the spill directory.
     pub fn spilled(&self) -> u64 {
-        self.spilled + self.spool.as_ref().map_or(0, TokenSpool::bytes)
+        self.spilled + self.spool.as_ref().map_or(0, WindowSpool::bytes)
     }
 
     /// Adds the next document; `budget`: the bytes the suffix array pass
@@ -131,14 +131,14 @@ impl SubstringRun {
         &mut self,
         body: &Result<(String, Analysis), String>,
         budget: u64,
-        with_bytes: bool,
+        rule: WindowRule,
     ) -> Result<(), Error> {
         let count = body.as_ref().map_or(0, |(_, a)| a.tokens.len());
         if self.spool.is_none()
             && (self.peak_bytes(count) > budget
                 || self.tokens.len() + count >= i32::MAX as usize / 2)
         {
-            self.move_to_disk(with_bytes)?;
+            self.move_to_disk(rule)?;
         }
         self.docs_pushed += 1;
         let w = &mut self.docs;
@@ -201,7 +201,7 @@ impl SubstringRun {
         self.docs.flush()?;
         let c = &finder.config;
         if let Some(spool) = self.spool.take() {
-            return self.finish_from_disk(spool, finder, emit);
+            return self.finish_from_disk(spool, emit);
         }
         let vocab = self.token_bytes.len();
         drop(std::mem::take(&mut self.vocab));
@@ -257,32 +257,22 @@ impl SubstringRun {
 impl SubstringRun {
     fn finish_from_disk(
         self,
-        mut spool: TokenSpool,
-        finder: &SpanFinder,
+        spool: WindowSpool,
         mut emit: impl FnMut(SubstringDoc) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let c = &finder.config;
-        let rule = WindowRule {
-            min_tokens: c.min_tokens as u32,
-            min_bytes: c.min_bytes,
-            keep: c.keep,
-        };
-        let names = decide_rounds(&self.dir, &mut spool, rule, c.memory)?;
+        let total = spool.tokens;
+        let starts = spool.doc_start.clone();
+        let names = spool.decide(&self.dir)?;
         let mut copies = Copies::open(&self.dir, &names)?;
-        let lengths = self.dir.read_all("lengths")?;
         let reader = self.dir.reader("docs")?;
         let mut docs = DocReader { reader, index: 0 };
-        let (mut pos, mut found) = (0u64, Vec::new());
-        let mut local = Vec::new();
-        for len in lengths
-            .chunks_exact(4)
-            .map(|b| u64::from(crate::spill::u32_at(b, 0)))
-        {
-            copies.take_until(pos + len, &mut found)?;
+        let (mut found, mut local) = (Vec::new(), Vec::new());
+        for (d, &pos) in starts.iter().enumerate() {
+            let end = starts.get(d + 1).copied().unwrap_or(total);
+            copies.take_until(end, &mut found)?;
             local.clear();
             local.extend(found.iter().map(|&(p, w, f)| ((p - pos) as u32, w, f)));
             docs.next_with(&local, &mut emit)?;
-            pos += len;
         }
         Ok(())
     }

@@ -1,28 +1,31 @@
-//! The substring unit past the memory budget: the token stream waits on
-//! disk and its windows are decided in rounds, each round taking the
-//! windows whose fingerprint falls in its share of the hash space.
+//! The substring unit past the memory budget: every window goes to disk,
+//! partitioned by its fingerprint, and each partition is decided alone.
 //!
 //! A window's fingerprint is two polynomial hashes modulo the Mersenne
-//! prime 2^61 - 1 with fixed bases over its tokens' hashes (computed from
-//! prefix hashes, so any window length costs the same): windows holding
-//! the same tokens have the same fingerprint, and two different windows of
-//! `w` tokens share one with probability at most (w / 2^61)^2, below
-//! 10^-30 for any pair of a corpus's windows and below 10^-12 over all the
-//! pairs of 10^9 windows. Each round reads the stream in order; with
-//! `--keep first` a window is a copy when its fingerprint was seen before
-//! in the round (and the first sight names the document), with `--keep
-//! none` a first read counts the copies and a second one decides. Decisions
-//! go to one file per round, in stream order, and are merged back per
-//! document: the same windows, lengths and first documents as the suffix
-//! array gives in memory ([`crate::suffix`]).
+//! prime 2^61 - 1 with fixed bases over its tokens' hashes (from prefix
+//! hashes, so any window length costs the same); 93 bits of them are
+//! kept (the first hash and 32 bits of the second). Windows holding the
+//! same tokens have the same fingerprint; two different windows of `w`
+//! tokens share one with probability about (w / 2^61) / 2^32, so that
+//! over all the pairs of 10^9 windows the chance of any collision is below
+//! 10^-8. A window is written as one record ([`RECORD_BYTES`]: fingerprint,
+//! stream position, length) to one of [`PARTITIONS`] files by its
+//! fingerprint. At the end each partition is read and sorted alone; the
+//! records of one fingerprint are the copies of one window, the smallest
+//! position its earliest occurrence, and the copies are written (position,
+//! length, document of the earliest copy) sorted by position. The
+//! partitions' copies are merged back per document: the same windows,
+//! lengths and first documents as the suffix array gives in memory
+//! ([`crate::suffix`]).
 //!
-//! Memory: one round's table, about [`ROUND_BYTES_PER_WINDOW`] bytes per
-//! distinct window of the round, sized to the budget; the rounds are as
-//! many as that takes. Disk: 8 bytes per token (12 with `--min-bytes`),
-//! 4 per document, 16 per copied window.
+//! Memory: one partition at a time, about 40 bytes per window in it (a
+//! corpus's windows may be about `PARTITIONS` times the budget / 40).
+//! Disk: 24 bytes per window, then 16 per copied window; the read and the
+//! write are each one pass, so time grows linearly with the corpus (the
+//! sorts: n log n within partitions).
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 
@@ -30,33 +33,10 @@ use crate::error::Error;
 use crate::options::Keep;
 use crate::spill::{u32_at, u64_at, SpillDir};
 
-/// Bytes of a round's table per distinct window: key and value (24), the
-/// hash table's control byte, a table at most 7/8 full and rounds sized to
-/// 85% of that (the table's size is a power of two at most the budget).
-pub const ROUND_BYTES_PER_WINDOW: u64 = 34;
-
-/// Hashes a fingerprint for the round's table (its parts are hashes
-/// already: a multiply spreads them over the table's bits).
-#[derive(Default)]
-struct FpHasher(u64);
-
-impl std::hash::Hasher for FpHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(29) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-type FpBuild = std::hash::BuildHasherDefault<FpHasher>;
+/// Number of partitions of the windows.
+pub const PARTITIONS: usize = 256;
+/// Bytes of one window on disk.
+pub const RECORD_BYTES: u64 = 24;
 
 const PRIME: u64 = (1 << 61) - 1;
 const BASES: [u64; 2] = [0x1F2E_3D4C_5B6A_7988 % PRIME, 0x0DEC_AF0C_0FFE_E123 % PRIME];
@@ -84,60 +64,6 @@ fn addmod(a: u64, b: u64) -> u64 {
     }
 }
 
-/// The token stream on its way to disk.
-pub(crate) struct TokenSpool {
-    tokens: BufWriter<File>,
-    lengths: BufWriter<File>,
-    with_bytes: bool,
-    /// Tokens and documents written.
-    pub tokens_written: u64,
-    pub docs: u32,
-    /// Index of the run's document at which the stream went to disk.
-    pub from: u32,
-}
-
-impl TokenSpool {
-    /// A spool in `dir`; `with_bytes`: whether each token's normalized
-    /// bytes are kept (`--min-bytes`).
-    pub fn create(dir: &SpillDir, with_bytes: bool, from: u32) -> Result<TokenSpool, Error> {
-        Ok(TokenSpool {
-            tokens: dir.writer("tokens")?,
-            lengths: dir.writer("lengths")?,
-            with_bytes,
-            tokens_written: 0,
-            docs: 0,
-            from,
-        })
-    }
-
-    /// Adds one document's tokens (hash, normalized bytes).
-    pub fn push(&mut self, tokens: impl Iterator<Item = (u64, u32)>) -> Result<(), Error> {
-        let mut n = 0u32;
-        for (h, b) in tokens {
-            self.tokens.write_all(&h.to_le_bytes())?;
-            if self.with_bytes {
-                self.tokens.write_all(&b.to_le_bytes())?;
-            }
-            n += 1;
-        }
-        self.lengths.write_all(&n.to_le_bytes())?;
-        self.tokens_written += u64::from(n);
-        self.docs += 1;
-        Ok(())
-    }
-
-    /// Bytes written.
-    pub fn bytes(&self) -> u64 {
-        self.tokens_written * if self.with_bytes { 12 } else { 8 } + 4 * u64::from(self.docs)
-    }
-
-    fn flush(&mut self) -> Result<(), Error> {
-        self.tokens.flush()?;
-        self.lengths.flush()?;
-        Ok(())
-    }
-}
-
 /// What makes a window.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct WindowRule {
@@ -146,184 +72,187 @@ pub(crate) struct WindowRule {
     pub keep: Keep,
 }
 
-/// One document's tokens read back, with its windows' fingerprints.
+/// Prefix hashes of one document's tokens.
 #[derive(Default)]
-struct DocWindows {
-    buf: Vec<u8>,
-    hashes: Vec<u64>,
-    bytes: Vec<u32>,
+struct Prefix {
     prefix: [Vec<u64>; 2],
     powers: [Vec<u64>; 2],
 }
 
-impl DocWindows {
-    fn read(&mut self, r: &mut impl Read, n: usize, with_bytes: bool) -> Result<(), Error> {
-        let width = if with_bytes { 12 } else { 8 };
-        let mut buf = std::mem::take(&mut self.buf);
-        buf.resize(n * width, 0);
-        r.read_exact(&mut buf)?;
-        self.hashes.clear();
-        self.bytes.clear();
-        for c in buf.chunks_exact(width) {
-            self.hashes.push(u64_at(c, 0));
-            if with_bytes {
-                self.bytes.push(u32_at(c, 8));
-            }
-        }
-        self.buf = buf;
-        self.prefix_hashes(0);
-        self.prefix[1].clear();
-        Ok(())
-    }
-
-    /// Prefix hashes of base `k` (the second is computed only for the
-    /// documents that have a window in the round).
-    fn prefix_hashes(&mut self, k: usize) {
-        let n = self.hashes.len();
-        {
-            let base = &BASES[k];
+impl Prefix {
+    fn fill(&mut self, hashes: &[u64]) {
+        for (k, base) in BASES.iter().enumerate() {
             let (pre, pow) = (&mut self.prefix[k], &mut self.powers[k]);
             pre.clear();
             pre.push(0);
             if pow.is_empty() {
                 pow.push(1);
             }
-            while pow.len() <= n {
+            while pow.len() <= hashes.len() {
                 let last = pow[pow.len() - 1];
                 pow.push(mulmod(last, *base));
             }
             let mut h = 0u64;
-            for &t in &self.hashes {
+            for &t in hashes {
                 h = addmod(mulmod(h, *base), t % PRIME + 1);
                 pre.push(h);
             }
         }
     }
 
-    /// Window lengths of the document, as [`crate::substring::window_lengths`]
-    /// gives them in memory.
-    fn windows(&self, rule: WindowRule, out: &mut Vec<u32>) {
-        out.clear();
+    /// The fingerprint of the `w` tokens at `p`: the first hash and 32
+    /// bits of the second.
+    #[inline]
+    fn fingerprint(&self, p: usize, w: usize) -> (u64, u32) {
+        let h = |k: usize| {
+            let pre = &self.prefix[k];
+            addmod(pre[p + w], PRIME - mulmod(pre[p], self.powers[k][w]))
+        };
+        (h(0), h(1) as u32)
+    }
+}
+
+/// The windows of the stream on their way to disk.
+pub(crate) struct WindowSpool {
+    parts: Vec<BufWriter<File>>,
+    rule: WindowRule,
+    /// Stream position of each document's first token.
+    pub doc_start: Vec<u64>,
+    /// Tokens and windows written.
+    pub tokens: u64,
+    pub windows: u64,
+    /// Index of the run's document at which the stream went to disk.
+    pub from: u32,
+    hashes: Vec<u64>,
+    bytes: Vec<u32>,
+    lengths: Vec<u32>,
+    prefix: Prefix,
+}
+
+fn part_of(fp: (u64, u32)) -> usize {
+    // The first hash is below 2^61: its top 8 bits.
+    (fp.0 >> 53) as usize % PARTITIONS
+}
+
+impl WindowSpool {
+    /// A spool in `dir`, from the run's document `from`.
+    pub fn create(dir: &SpillDir, rule: WindowRule, from: u32) -> Result<WindowSpool, Error> {
+        let mut parts = Vec::with_capacity(PARTITIONS);
+        for p in 0..PARTITIONS {
+            parts.push(dir.writer(&format!("windows-{p}"))?);
+        }
+        Ok(WindowSpool {
+            parts,
+            rule,
+            doc_start: Vec::new(),
+            tokens: 0,
+            windows: 0,
+            from,
+            hashes: Vec::new(),
+            bytes: Vec::new(),
+            lengths: Vec::new(),
+            prefix: Prefix::default(),
+        })
+    }
+
+    /// Adds one document's tokens (hash, normalized bytes).
+    pub fn push(&mut self, tokens: impl Iterator<Item = (u64, u32)>) -> Result<(), Error> {
+        self.doc_start.push(self.tokens);
+        self.hashes.clear();
+        self.bytes.clear();
+        for (h, b) in tokens {
+            self.hashes.push(h);
+            self.bytes.push(b);
+        }
         let n = self.hashes.len();
+        let rule = self.rule;
+        self.lengths.clear();
         if rule.min_bytes == 0 {
             let m = rule.min_tokens as usize;
-            out.extend((0..n).map(|p| if p + m <= n { m as u32 } else { 0 }));
-            return;
+            self.lengths
+                .extend((0..n).map(|p| if p + m <= n { m as u32 } else { 0 }));
+        } else {
+            let stream: Vec<i32> = (0..n as i32).chain([-1]).collect();
+            let bytes = &self.bytes;
+            let lens = |t: i32| (t >= 0).then(|| bytes[t as usize]);
+            self.lengths =
+                crate::substring::window_lengths(stream, lens, rule.min_tokens, rule.min_bytes);
+            self.lengths.pop();
         }
-        let stream: Vec<i32> = (0..n as i32).chain([-1]).collect();
-        let lens = |t: i32| (t >= 0).then(|| self.bytes[t as usize]);
-        let mut w = crate::substring::window_lengths(stream, lens, rule.min_tokens, rule.min_bytes);
-        w.pop();
-        *out = w;
-    }
-
-    /// One of the two hashes of the window of `w` tokens at `p`.
-    #[inline]
-    fn hash(&self, k: usize, p: usize, w: usize) -> u64 {
-        let pre = &self.prefix[k];
-        let sub = mulmod(pre[p], self.powers[k][w]);
-        addmod(pre[p + w], PRIME - sub)
-    }
-
-    #[cfg(test)]
-    fn fingerprint(&self, p: usize, w: usize) -> (u64, u64) {
-        (self.hash(0, p, w), self.hash(1, p, w))
-    }
-}
-
-/// Decides every window of the spooled stream in rounds of at most
-/// `table_budget` bytes of table each; returns the per-round decision
-/// files' names.
-pub(crate) fn decide_rounds(
-    dir: &SpillDir,
-    spool: &mut TokenSpool,
-    rule: WindowRule,
-    table_budget: u64,
-) -> Result<Vec<String>, Error> {
-    spool.flush()?;
-    let with_bytes = spool.with_bytes;
-    let windows = spool.tokens_written.max(1);
-    // The table's buckets: the largest power of two whose entries (25
-    // bytes each with the control byte) fit the budget; filled to 7/8 at
-    // most, and rounds sized to 85% of that so that it never grows.
-    let buckets = (table_budget / 25).max(2048).next_power_of_two() / 2;
-    let cap = buckets / 8 * 7;
-    let per_round = (cap * 85 / 100).max(1024);
-    let rounds = windows.div_ceil(per_round).max(1);
-    let lengths: Vec<u32> = dir
-        .read_all("lengths")?
-        .chunks_exact(4)
-        .map(|c| u32_at(c, 0))
-        .collect();
-    let mut names = Vec::new();
-    for round in 0..rounds {
-        // The round of a window: its first hash's share of [0, 2^61).
-        let in_round = |h: u64| ((u128::from(h) * u128::from(rounds)) >> 61) as u64 == round;
-        let cap = cap as usize;
-        let mut table: HashMap<(u64, u64), (u32, u32), FpBuild> =
-            HashMap::with_capacity_and_hasher(cap, FpBuild::default());
-        let passes = if rule.keep == Keep::None { 2 } else { 1 };
-        let name = format!("copies-{round}");
-        let mut out = dir.writer(&name)?;
-        for pass in 0..passes {
-            let deciding = pass + 1 == passes;
-            let mut r = dir.reader("tokens")?;
-            let mut doc = DocWindows::default();
-            let mut wins = Vec::new();
-            let mut base = 0u64;
-            for (d, &n) in lengths.iter().enumerate() {
-                doc.read(&mut r, n as usize, with_bytes)?;
-                doc.windows(rule, &mut wins);
-                for (p, &w) in wins.iter().enumerate() {
-                    if w == 0 {
-                        continue;
-                    }
-                    let h0 = doc.hash(0, p, w as usize);
-                    if !in_round(h0) {
-                        continue;
-                    }
-                    if doc.prefix[1].is_empty() {
-                        doc.prefix_hashes(1);
-                    }
-                    let fp = (h0, doc.hash(1, p, w as usize));
-                    let pos = base + p as u64;
-                    match rule.keep {
-                        Keep::First => match table.get(&fp) {
-                            Some(&(first, _)) => write_copy(&mut out, pos, w, first)?,
-                            None => {
-                                table.insert(fp, (d as u32, 1));
-                            }
-                        },
-                        Keep::None if !deciding => {
-                            let e = table.entry(fp).or_insert((d as u32, 0));
-                            e.1 = e.1.saturating_add(1);
-                        }
-                        Keep::None => {
-                            if let Some(&(first, copies)) = table.get(&fp) {
-                                if copies > 1 {
-                                    write_copy(&mut out, pos, w, first)?;
-                                }
-                            }
-                        }
-                    }
-                }
-                base += u64::from(n);
+        self.prefix.fill(&self.hashes);
+        let base = self.tokens;
+        for (p, &w) in self.lengths.iter().enumerate() {
+            if w == 0 {
+                continue;
             }
+            let fp = self.prefix.fingerprint(p, w as usize);
+            let out = &mut self.parts[part_of(fp)];
+            out.write_all(&fp.0.to_le_bytes())?;
+            out.write_all(&(base + p as u64).to_le_bytes())?;
+            out.write_all(&fp.1.to_le_bytes())?;
+            out.write_all(&w.to_le_bytes())?;
+            self.windows += 1;
         }
-        out.flush()?;
-        names.push(name);
+        self.tokens += n as u64;
+        Ok(())
     }
-    Ok(names)
+
+    /// Bytes written.
+    pub fn bytes(&self) -> u64 {
+        self.windows * RECORD_BYTES
+    }
+
+    /// Decides every partition; returns the names of the files of copies
+    /// (sorted by stream position each).
+    pub fn decide(mut self, dir: &SpillDir) -> Result<Vec<String>, Error> {
+        for w in &mut self.parts {
+            w.flush()?;
+        }
+        self.parts.clear();
+        let doc_of = |pos: u64| (self.doc_start.partition_point(|&s| s <= pos).max(1) - 1) as u32;
+        let mut names = Vec::with_capacity(PARTITIONS);
+        for p in 0..PARTITIONS {
+            let name = format!("windows-{p}");
+            let bytes = dir.read_all(&name)?;
+            dir.remove(&name);
+            // (first hash, second hash, position, length)
+            let mut recs: Vec<(u64, u32, u64, u32)> = bytes
+                .chunks_exact(RECORD_BYTES as usize)
+                .map(|c| (u64_at(c, 0), u32_at(c, 16), u64_at(c, 8), u32_at(c, 20)))
+                .collect();
+            drop(bytes);
+            recs.sort_unstable();
+            let mut copies: Vec<(u64, u32, u32)> = Vec::new();
+            let mut i = 0;
+            while i < recs.len() {
+                let mut j = i + 1;
+                while j < recs.len() && (recs[j].0, recs[j].1) == (recs[i].0, recs[i].1) {
+                    j += 1;
+                }
+                if j - i > 1 {
+                    let first = doc_of(recs[i].2);
+                    let skip = usize::from(self.rule.keep == Keep::First);
+                    copies.extend(recs[i + skip..j].iter().map(|r| (r.2, r.3, first)));
+                }
+                i = j;
+            }
+            drop(recs);
+            copies.sort_unstable();
+            let name = format!("copies-{p}");
+            let mut out = dir.writer(&name)?;
+            for (pos, w, first) in copies {
+                out.write_all(&pos.to_le_bytes())?;
+                out.write_all(&w.to_le_bytes())?;
+                out.write_all(&first.to_le_bytes())?;
+            }
+            out.flush()?;
+            names.push(name);
+        }
+        Ok(names)
+    }
 }
 
-fn write_copy(w: &mut impl Write, pos: u64, len: u32, first: u32) -> Result<(), Error> {
-    w.write_all(&pos.to_le_bytes())?;
-    w.write_all(&len.to_le_bytes())?;
-    w.write_all(&first.to_le_bytes())?;
-    Ok(())
-}
-
-/// The rounds' decisions merged back in stream order.
+/// The partitions' copies merged back in stream order.
 pub(crate) struct Copies {
     readers: Vec<BufReader<File>>,
     heap: BinaryHeap<Reverse<(u64, u32, u32, usize)>>,
@@ -377,12 +306,7 @@ mod tests {
 
     #[test]
     fn mulmod_is_modular_multiplication() {
-        for &(a, b) in &[
-            (3u64, 5u64),
-            (PRIME - 1, PRIME - 1),
-            (1 << 60, 12345),
-            (0, 7),
-        ] {
+        for &(a, b) in &[(3u64, 5u64), (PRIME - 1, PRIME - 1), (1 << 60, 12345), (0, 7)] {
             let want = (u128::from(a) * u128::from(b) % u128::from(PRIME)) as u64;
             assert_eq!(mulmod(a, b), want);
         }
@@ -390,13 +314,10 @@ mod tests {
 
     #[test]
     fn equal_windows_have_equal_fingerprints() {
-        let mut d = DocWindows::default();
-        let toks: Vec<u64> = [1u64, 2, 3, 1, 2, 3, 4, u64::MAX].to_vec();
-        let bytes: Vec<u8> = toks.iter().flat_map(|t| t.to_le_bytes()).collect();
-        d.read(&mut &bytes[..], toks.len(), false).unwrap();
-        d.prefix_hashes(1);
-        assert_eq!(d.fingerprint(0, 3), d.fingerprint(3, 3));
-        assert_ne!(d.fingerprint(0, 3), d.fingerprint(1, 3));
-        assert_ne!(d.fingerprint(0, 4), d.fingerprint(3, 4));
+        let mut pre = Prefix::default();
+        pre.fill(&[1u64, 2, 3, 1, 2, 3, 4, u64::MAX]);
+        assert_eq!(pre.fingerprint(0, 3), pre.fingerprint(3, 3));
+        assert_ne!(pre.fingerprint(0, 3), pre.fingerprint(1, 3));
+        assert_ne!(pre.fingerprint(0, 4), pre.fingerprint(3, 4));
     }
 }
