@@ -87,5 +87,7 @@ pub use run::{Emitted, Sink, SpanRun};
 pub use span::{char_len, char_offsets, Source, Span, SpanKind};
 pub use stats::{LongSpan, Repeated, Stats, LONGEST_KEPT, SAMPLE_CHARS, TRACKED_PASSAGES};
 pub use substring::SUBSTRING_BYTES_PER_TOKEN;
-pub use substring_spill::{PARTITIONS as SUBSTRING_PARTITIONS, RECORD_BYTES as SUBSTRING_RECORD_BYTES};
+pub use substring_spill::{
+    PARTITIONS as SUBSTRING_PARTITIONS, RECORD_BYTES as SUBSTRING_RECORD_BYTES,
+};
 pub use units::Unit;

@@ -93,7 +93,7 @@ impl SubstringRun {
             + self.doc_start.len() as u64 * 4
     }
 
-    /// Index of the first document decided in rounds from disk, if the run
+    /// Index of the first document whose windows went to disk, if the run
     /// went past its budget.
     pub fn partitioned_from(&self) -> Option<u32> {
         self.spool.as_ref().map(|s| s.from)

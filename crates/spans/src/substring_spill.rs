@@ -306,7 +306,12 @@ mod tests {
 
     #[test]
     fn mulmod_is_modular_multiplication() {
-        for &(a, b) in &[(3u64, 5u64), (PRIME - 1, PRIME - 1), (1 << 60, 12345), (0, 7)] {
+        for &(a, b) in &[
+            (3u64, 5u64),
+            (PRIME - 1, PRIME - 1),
+            (1 << 60, 12345),
+            (0, 7),
+        ] {
             let want = (u128::from(a) * u128::from(b) % u128::from(PRIME)) as u64;
             assert_eq!(mulmod(a, b), want);
         }
