@@ -11,12 +11,13 @@
 //! start to its last token's end, so spans start and end on token
 //! boundaries and never cross a document.
 //!
-//! The run keeps one 4-byte token id per token and one id per distinct
-//! token in memory while reading; documents (text, token ranges,
-//! reference matches) wait on the spill directory until the input ends.
-//! The suffix array pass then takes 20 bytes per token (24 with `--keep
-//! none`): [`SubstringRun::peak_bytes`] is checked against the memory
-//! budget on every document, before the work.
+//! The run keeps one 4-byte token id per token and, per distinct token,
+//! its hash and bytes in memory while reading; documents (text, reference
+//! matches) wait on the spill directory until the input ends. The suffix
+//! array pass then takes [`SUBSTRING_BYTES_PER_TOKEN`] bytes per token:
+//! [`SubstringRun::peak_bytes`] is checked against the memory budget on
+//! every document, and past it the windows go to disk
+//! ([`crate::substring_spill`]), with the same spans.
 
 use std::collections::HashMap;
 use std::fs::File;
