@@ -67,6 +67,7 @@ mod span;
 mod spill;
 mod stats;
 mod substring;
+mod substring_docs;
 mod substring_spill;
 mod suffix;
 mod units;

@@ -175,8 +175,12 @@ impl WindowSpool {
             let stream: Vec<i32> = (0..n as i32).chain([-1]).collect();
             let bytes = &self.bytes;
             let lens = |t: i32| (t >= 0).then(|| bytes[t as usize]);
-            self.lengths =
-                crate::substring::window_lengths(stream, lens, rule.min_tokens, rule.min_bytes);
+            self.lengths = crate::substring_docs::window_lengths(
+                stream,
+                lens,
+                rule.min_tokens,
+                rule.min_bytes,
+            );
             self.lengths.pop();
         }
         self.prefix.fill(&self.hashes);

@@ -1,0 +1,161 @@
+//! The documents of a substring run read back, and their spans: the
+//! copied windows of a document become runs (cut where the document of
+//! the earliest copy changes), and runs become spans on token boundaries
+//! with code point offsets. Also the window lengths of a stream (the
+//! `--min-bytes` rule), shared by the suffix array and the disk path.
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+
+use crate::analysis::{Analysis, RefMatch};
+use crate::deferred::{read_bytes, read_u32s};
+use crate::error::Error;
+use crate::span::{char_offsets, Source, Span, SpanKind};
+use crate::substring::SubstringDoc;
+
+/// The documents of a run read back in input order, each with its spans
+/// from its copied windows.
+pub(crate) struct DocReader {
+    pub reader: BufReader<File>,
+    pub index: u32,
+}
+
+impl DocReader {
+    /// Reads the next document and gives it with the spans of `windows`
+    /// (token position in the document, window length, document of the
+    /// earliest copy; by position).
+    pub fn next_with(
+        &mut self,
+        windows: &[(u32, u32, u32)],
+        emit: &mut impl FnMut(SubstringDoc) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let index = self.index;
+        self.index += 1;
+        let body = read_doc(&mut self.reader, index)?;
+        let mut spans = Vec::new();
+        if let Ok((text, a)) = &body {
+            if !windows.is_empty() {
+                let runs = copied_runs(windows);
+                let mut words = crate::words::Words::default();
+                words.fill(text);
+                spans = run_spans(text, &words.ranges, &runs).ok_or_else(|| {
+                    Error::corrupt(format!("document {index}: tokens out of range"))
+                })?;
+            }
+            spans = crate::span::join(text, spans, &a.references);
+        }
+        emit(SubstringDoc { index, body, spans })
+    }
+}
+
+/// Window lengths of a stream, written over it: for each token, the
+/// fewest tokens from it (at least `min_tokens`) whose normalized bytes
+/// joined by spaces are at least `min_bytes`, or 0 when its document ends
+/// first. `lens` gives a token's bytes (`None`: a separator).
+pub(crate) fn window_lengths(
+    mut tokens: Vec<i32>,
+    lens: impl Fn(i32) -> Option<u32>,
+    min_tokens: u32,
+    min_bytes: u64,
+) -> Vec<u32> {
+    let n = tokens.len();
+    let mut p = 0;
+    while p < n {
+        // One document: p..e, then its separator at e.
+        let mut e = p;
+        while e < n && lens(tokens[e]).is_some() {
+            e += 1;
+        }
+        let (mut j, mut acc) = (p, 0u64);
+        for q in p..e {
+            while j < e && !((j - q) as u32 >= min_tokens && acc > min_bytes) {
+                acc += u64::from(lens(tokens[j]).unwrap_or(0)) + 1;
+                j += 1;
+            }
+            let fits = (j - q) as u32 >= min_tokens && acc > min_bytes;
+            acc = acc.saturating_sub(u64::from(lens(tokens[q]).unwrap_or(0)) + 1);
+            tokens[q] = if fits { (j - q) as i32 } else { 0 };
+        }
+        if e < n {
+            tokens[e] = 0;
+        }
+        p = e + 1;
+    }
+    tokens.into_iter().map(|w| w as u32).collect()
+}
+
+/// The copied runs of a document from its copied windows (token position,
+/// length, document of the earliest copy; by position): token ranges with
+/// that document, sorted, not overlapping, cut where the document of the
+/// earliest copy changes.
+pub(crate) fn copied_runs(windows: &[(u32, u32, u32)]) -> Vec<(u32, u32, u32)> {
+    let mut out: Vec<(u32, u32, u32)> = Vec::new();
+    for &(p, w, src) in windows {
+        let to = p + w;
+        match out.last_mut() {
+            Some(last) if to <= last.1 => {}
+            Some(last) if p <= last.1 && last.2 == src => last.1 = to,
+            Some(last) if p < last.1 => {
+                let from = last.1;
+                out.push((from, to, src));
+            }
+            _ => out.push((p, to, src)),
+        }
+    }
+    out
+}
+
+/// Spans of a document's copied runs (token ranges; `tokens`: the byte
+/// ranges of its tokens). `None` when a run is past the tokens.
+fn run_spans(text: &str, tokens: &[(usize, usize)], runs: &[(u32, u32, u32)]) -> Option<Vec<Span>> {
+    let mut offs = Vec::with_capacity(runs.len() * 2);
+    for &(a, b, _) in runs {
+        offs.push(tokens.get(a as usize)?.0);
+        offs.push(tokens.get((b as usize).checked_sub(1)?)?.1);
+    }
+    let chars = char_offsets(text, &offs);
+    Some(
+        runs.iter()
+            .enumerate()
+            .map(|(k, &(_, _, src))| Span {
+                start: offs[2 * k],
+                end: offs[2 * k + 1],
+                chars: (chars[2 * k], chars[2 * k + 1]),
+                kind: SpanKind::Substring,
+                source: Source::First(src),
+                key: 0,
+            })
+            .collect(),
+    )
+}
+
+fn read_doc(
+    r: &mut BufReader<File>,
+    index: u32,
+) -> Result<Result<(String, Analysis), String>, Error> {
+    let mut tag = [0u8; 1];
+    r.read_exact(&mut tag)?;
+    let bad = |what: &str| Error::corrupt(format!("document {index}: {what}"));
+    let text = String::from_utf8(read_bytes(r)?).map_err(|_| bad("text is not UTF-8"))?;
+    if tag[0] == 1 {
+        return Ok(Err(text));
+    }
+    let refs = read_u32s(r)?;
+    let mut a = Analysis {
+        references: refs
+            .chunks_exact(5)
+            .map(|c| RefMatch {
+                range: (c[0] as usize, c[1] as usize),
+                chars: (c[2] as usize, c[3] as usize),
+                reference: c[4],
+            })
+            .collect(),
+        ..Default::default()
+    };
+    let ok = |s: usize, e: usize| s <= e && text.get(s..e).is_some();
+    if !a.references.iter().all(|m| ok(m.range.0, m.range.1)) {
+        return Err(bad("a range is outside the text"));
+    }
+    a.chars = char_offsets(&text, &[text.len()])[0];
+    Ok(Ok((text, a)))
+}
