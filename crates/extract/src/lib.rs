@@ -70,6 +70,7 @@
 
 mod analyze;
 mod attrs;
+mod chars;
 mod clean;
 mod dom;
 #[cfg(test)]
