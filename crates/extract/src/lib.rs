@@ -82,6 +82,7 @@ mod feed;
 mod foreign;
 mod jsonld;
 mod markup;
+mod page_kind;
 mod parse;
 mod prefilter;
 mod records;
@@ -90,6 +91,7 @@ mod segment;
 mod sink;
 mod space;
 mod tags;
+mod tail;
 mod title;
 
 pub use error::{Error, ErrorKind};
