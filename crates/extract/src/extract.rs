@@ -205,28 +205,29 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
             return clean(dom, a, container, good_before, Kind::Listing, None);
         }
     }
-    let heading = main_heading(dom, a);
     if declares_product(&ld) {
         return clean(dom, a, container, good_before, Kind::Product, None);
     }
-    let story = !declares_page(dom, a, &ld)
-        || is_article(dom, a, &ld)
-        || heading.is_some_and(|h| dateline(a, blocks, h));
-    match heading {
-        // A page that is not a dated story starts at its main heading: the
-        // heading, and what stands between it and the text found (a
-        // tagline, a price, an introduction above a grid), are its content.
-        Some(h1) if !story => match with_heading(dom, a, container, h1) {
-            Some(widened) => {
-                let start = Start {
-                    heading: h1,
-                    core: container,
-                };
-                clean(dom, a, widened, good_before, Kind::Page, Some(start))
-            }
-            None => clean(dom, a, container, good_before, Kind::Page, None),
-        },
-        _ => clean(dom, a, container, good_before, Kind::Article, None),
+    // A site's own page that is not a dated story starts at its main
+    // heading: the heading, and what stands between it and the text found
+    // (a tagline, a price, an introduction above a grid), are its content.
+    let heading = if declares_page(dom, a, &ld) && !is_article(dom, a, &ld) {
+        main_heading(dom, a).filter(|&h| !dateline(a, blocks, h))
+    } else {
+        None
+    };
+    let Some(h1) = heading else {
+        return clean(dom, a, container, good_before, Kind::Article, None);
+    };
+    match with_heading(dom, a, container, h1) {
+        Some(widened) => {
+            let start = Start {
+                heading: h1,
+                core: container,
+            };
+            clean(dom, a, widened, good_before, Kind::Page, Some(start))
+        }
+        None => clean(dom, a, container, good_before, Kind::Page, None),
     }
 }
 

@@ -73,14 +73,18 @@ pub(crate) fn declares_page(dom: &Dom, a: &Analysis, ld: &[&str]) -> bool {
     if ld.iter().any(|t| type_in(t, |n| PAGE_TYPES.contains(&n))) {
         return true;
     }
-    a.order.iter().any(|&id| {
-        dom.local_name(id) == Some(&local_name!("meta"))
-            && meta_key(dom, id).eq_ignore_ascii_case("og:type")
-            && PAGE_OG_TYPES.iter().any(|t| {
-                dom.attr(id, &local_name!("content"))
-                    .is_some_and(|c| c.trim().eq_ignore_ascii_case(t))
-            })
-    })
+    // `og:type` is a property of the document's head.
+    a.order
+        .iter()
+        .take_while(|&&id| dom.local_name(id) != Some(&local_name!("body")))
+        .any(|&id| {
+            dom.local_name(id) == Some(&local_name!("meta"))
+                && meta_key(dom, id).eq_ignore_ascii_case("og:type")
+                && PAGE_OG_TYPES.iter().any(|t| {
+                    dom.attr(id, &local_name!("content"))
+                        .is_some_and(|c| c.trim().eq_ignore_ascii_case(t))
+                })
+        })
 }
 
 /// The `property` (else `name`) of a meta tag.
