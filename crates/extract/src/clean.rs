@@ -9,6 +9,7 @@ use crate::analyze::Analysis;
 use crate::dom::{Dom, NodeId};
 use crate::score::{classify, Class};
 use crate::segment::{segment, Block};
+use crate::tail::tail_cut;
 
 /// Share of the container's good text that boilerplate removal must keep...
 const KEEP_GOOD_SHARE: f32 = 0.4;
@@ -24,123 +25,6 @@ const REPEAT_MIN_TOKENS: u32 = 40;
 /// Short blocks before the first or after the last running-text block of an
 /// article-like container are notes (bylines, dates, tags) below this size.
 const NOTE_MAX_TOKENS: u32 = 20;
-
-/// Phrases that open the page furniture following an article: section
-/// headings of teaser lists, share and subscription prompts, comment
-/// sections, editor and copyright lines. Matched lowercased at the start of
-/// a short block.
-const TAIL_OPENERS: &[&str] = &[
-    "more in ",
-    "more from ",
-    "more stories",
-    "more great ",
-    "more news",
-    "most popular",
-    "most read",
-    "related articles",
-    "related stories",
-    "related posts",
-    "related news",
-    "related coverage",
-    "recommended for you",
-    "recommended stories",
-    "you may also like",
-    "you might also like",
-    "also read",
-    "read next",
-    "read this next",
-    "recent posts",
-    "popular posts",
-    "latest posts",
-    "you may also enjoy",
-    "more like this",
-    "related reading",
-    "related content",
-    "trending now",
-    "share this article",
-    "share this story",
-    "subscribe to ",
-    "sign up for ",
-    "leave a comment",
-    "leave a reply",
-    "post navigation",
-    "trackback",
-    "all rights reserved",
-    "copyright ©",
-    "© copyright",
-    "责任编辑",
-    "编辑：",
-    "编辑:",
-    "声明：",
-    "声明:",
-    "免责声明",
-    "版权声明",
-    "版权与免责声明",
-    "版权所有",
-    "反侵权公告",
-    "发表评论",
-    "相关新闻",
-    "相关阅读",
-    "相关文章",
-    "相关链接",
-    "热点专题",
-    "精彩回顾",
-    "更多精彩",
-    "推荐阅读",
-];
-/// Phrases that mark a short block as legal or editorial furniture wherever
-/// they occur in it.
-const TAIL_ANYWHERE: &[&str] = &[
-    "all rights reserved",
-    "未经本网授权",
-    "不得转载",
-    "转载此文",
-    "经营许可证",
-    "icp备",
-    "icp证",
-    "版权所有",
-    "责任编辑",
-];
-/// Tail markers count in blocks up to this many tokens.
-const TAIL_MARKER_MAX_TOKENS: u32 = 60;
-/// ... and only once this share of the article's running text lies before
-/// them.
-const TAIL_MARKER_AFTER_SHARE: f32 = 0.5;
-
-/// Does the block open the furniture after an article?
-fn tail_marker(b: &Block) -> bool {
-    if b.tokens > TAIL_MARKER_MAX_TOKENS {
-        return false;
-    }
-    let head: String = b
-        .text
-        .chars()
-        .skip_while(|c| !c.is_alphanumeric() && *c != '©')
-        .take(80)
-        .flat_map(char::to_lowercase)
-        .collect();
-    if TAIL_OPENERS.iter().any(|m| head.starts_with(m)) {
-        return true;
-    }
-    let lower = b.text.to_lowercase();
-    TAIL_ANYWHERE.iter().any(|m| lower.contains(m))
-}
-
-/// Index of the first block that opens the page furniture after the
-/// article, if any.
-fn tail_cut(kept: &[Block]) -> Option<usize> {
-    let total = good_tokens(kept.iter());
-    let mut before = 0u32;
-    for (i, b) in kept.iter().enumerate() {
-        if i > 0 && before as f32 >= TAIL_MARKER_AFTER_SHARE * total as f32 && tail_marker(b) {
-            return Some(i);
-        }
-        if classify(b) == Class::Good {
-            before += b.tokens;
-        }
-    }
-    None
-}
 
 /// A block with more than this share of its characters in tag syntax is
 /// escaped markup shown as text (a tracking pixel, an embed code).
@@ -204,7 +88,7 @@ fn in_list(dom: &Dom, owner: NodeId) -> bool {
     })
 }
 
-fn good_tokens<'b>(blocks: impl Iterator<Item = &'b Block>) -> u32 {
+pub(crate) fn good_tokens<'b>(blocks: impl Iterator<Item = &'b Block>) -> u32 {
     blocks
         .filter(|b| classify(b) == Class::Good)
         .map(|b| b.tokens)
@@ -222,16 +106,31 @@ pub(crate) enum Kind {
     Listing,
     /// A page that declares a product: its heading is the product's name.
     Product,
+    /// A page that is neither a product nor a dated story (a service or
+    /// landing page, a category page): its heading says what it offers.
+    Page,
+}
+
+/// Where a page's content starts when its container was widened to take
+/// in its main heading.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Start {
+    /// The main heading.
+    pub(crate) heading: NodeId,
+    /// The container found before widening.
+    pub(crate) core: NodeId,
 }
 
 /// Blocks of `container` without boilerplate. `good_before` is the amount of
-/// good text the scorer saw in the container.
+/// good text the scorer saw in the container. With a `start`, blocks before
+/// its heading are left out unless they are in its core.
 pub(crate) fn clean(
     dom: &Dom,
     a: &Analysis,
     container: NodeId,
     good_before: u32,
     kind: Kind,
+    start: Option<Start>,
 ) -> Vec<Block> {
     let local = a.boiler_within(dom, container);
     let visible = |id: NodeId| {
@@ -258,6 +157,15 @@ pub(crate) fn clean(
         })
         .filter(|b| !markup_like(&b.text))
         .collect();
+    if let Some(s) = start {
+        if let Some(at) = kept.iter().position(|b| a.contains(s.heading, b.owner)) {
+            let mut i = 0;
+            kept.retain(|b| {
+                i += 1;
+                i > at || a.contains(s.core, b.owner)
+            });
+        }
+    }
     // An article's headline is the title, not part of the text; a listing's
     // or a product's heading says what the page holds.
     if kind == Kind::Article
@@ -276,12 +184,20 @@ pub(crate) fn clean(
             .iter()
             .position(|b| classify(b) == Class::Good)
             .unwrap_or(0);
+        // A heading that names what the page holds stays.
+        let heading = usize::from(
+            kind != Kind::Article
+                && kept
+                    .first()
+                    .is_some_and(|b| dom.local_name(b.owner) == Some(&local_name!("h1"))),
+        );
         let cut = kept
             .iter()
             .take(first_good)
+            .skip(heading)
             .take_while(|b| b.tokens < NOTE_MAX_TOKENS)
             .count();
-        kept.drain(..cut);
+        kept.drain(heading..heading + cut);
         while kept.last().is_some_and(|b| {
             classify(b) != Class::Good && b.tokens < NOTE_MAX_TOKENS && !in_list(dom, b.owner)
         }) {
@@ -308,7 +224,7 @@ mod tests {
         let dom = parse(html, 512);
         let a = analyze(&dom);
         let c = dom.find_element(container_tag).expect("container");
-        clean(&dom, &a, c, good_before, Kind::Article)
+        clean(&dom, &a, c, good_before, Kind::Article, None)
             .into_iter()
             .map(|b| b.text)
             .collect()

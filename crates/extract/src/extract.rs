@@ -4,9 +4,10 @@
 use html5ever::local_name;
 
 use crate::analyze::{analyze, Analysis};
-use crate::clean::{clean, Kind};
+use crate::clean::{clean, Kind, Start};
 use crate::dom::{Dom, NodeId, DOCUMENT};
 use crate::jsonld::{declared_body, declares_product, ld_texts, Reference};
+use crate::page_kind::{dateline, declares_page, is_article, main_heading, with_heading};
 use crate::parse::parse_tendril;
 use crate::prefilter::prefilter;
 use crate::records::{items_of, records};
@@ -201,15 +202,33 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
             }
             let container = select_container(dom, a, blocks, &item_classes, &boosts);
             let good_before = good_in(a, container, blocks, &classes);
-            return clean(dom, a, container, good_before, Kind::Listing);
+            return clean(dom, a, container, good_before, Kind::Listing, None);
         }
     }
-    let kind = if declares_product(&ld) {
-        Kind::Product
+    if declares_product(&ld) {
+        return clean(dom, a, container, good_before, Kind::Product, None);
+    }
+    // A site's own page that is not a dated story starts at its main
+    // heading: the heading, and what stands between it and the text found
+    // (a tagline, a price, an introduction above a grid), are its content.
+    let heading = if declares_page(dom, a, &ld) && !is_article(dom, a, &ld) {
+        main_heading(dom, a).filter(|&h| !dateline(a, blocks, h))
     } else {
-        Kind::Article
+        None
     };
-    clean(dom, a, container, good_before, kind)
+    let Some(h1) = heading else {
+        return clean(dom, a, container, good_before, Kind::Article, None);
+    };
+    match with_heading(dom, a, container, h1) {
+        Some(widened) => {
+            let start = Start {
+                heading: h1,
+                core: container,
+            };
+            clean(dom, a, widened, good_before, Kind::Page, Some(start))
+        }
+        None => clean(dom, a, container, good_before, Kind::Page, None),
+    }
 }
 
 /// Tokens of the blocks of `container` judged good.

@@ -34,12 +34,26 @@
 //!    product grid, an event list, search results) holds more than twice
 //!    as much text, the page is a listing: the items' blocks count as
 //!    content and the container is chosen again.
-//! 5. The container is cleaned: boilerplate subtrees inside it are removed
+//! 5. What the page is decides where its content starts. A page that
+//!    declares itself a site's page (`og:type` `website` or `product`, a
+//!    JSON-LD web page, list, organisation, service or offer) and shows no
+//!    sign of a dated story (no JSON-LD article, `og:type` `article`,
+//!    publication time or `<time>`, and no dateline among the short blocks
+//!    around its `<h1>`) starts at its main heading: when the container
+//!    does not hold the `<h1>`, it is widened to the element holding both
+//!    (never `<body>`), and what precedes the heading outside the first
+//!    container is left out.
+//! 6. The container is cleaned: boilerplate subtrees inside it are removed
 //!    (unless that would remove most of its text), link-dense blocks are
 //!    dropped unless the container is list-like (a listing keeps every
 //!    block of its container), and on an article a leading headline and
-//!    short head/tail notes (bylines, dates, tags) are trimmed; a listing's
-//!    or a product's heading stays.
+//!    short head/tail notes (bylines, dates, tags) are trimmed; the heading
+//!    of a listing, a product or a site's page stays.
+//!
+//! Text: two sibling inline elements whose texts meet without white space
+//! are apart when the word they would make changes case or turns into
+//! digits mid-way (`<span>2026</span><span>1h 54m</span>`), as the layout
+//! shows them; a drop cap or a word styled in pieces stays whole.
 //!
 //! ```
 //! use neardup_extract::{Extractor, Mode};
@@ -70,6 +84,7 @@
 
 mod analyze;
 mod attrs;
+mod chars;
 mod clean;
 mod dom;
 #[cfg(test)]
@@ -81,6 +96,7 @@ mod feed;
 mod foreign;
 mod jsonld;
 mod markup;
+mod page_kind;
 mod parse;
 mod prefilter;
 mod records;
@@ -89,6 +105,7 @@ mod segment;
 mod sink;
 mod space;
 mod tags;
+mod tail;
 mod title;
 
 pub use error::{Error, ErrorKind};

@@ -6,6 +6,7 @@
 //! and how much of its text sits inside links or boilerplate elements.
 
 use crate::analyze::Analysis;
+use crate::chars::{char_len, glued, space_len};
 use crate::dom::{Dom, NodeData, NodeId, NONE};
 use crate::tags::{kind, measure, TagKind};
 
@@ -36,42 +37,16 @@ impl Block {
     }
 }
 
-/// White space between words (zero-width spaces included).
-fn is_space(c: char) -> bool {
-    c.is_whitespace() || c == '\u{200b}'
-}
-
-/// Byte length of the character at `i` of `s` when it is white space
-/// ([`is_space`]), else 0. ASCII bytes are looked at alone; the other
-/// white space characters all start with one of four bytes.
-fn space_len(s: &str, i: usize) -> usize {
-    match s.as_bytes().get(i) {
-        Some(&b) if b.is_ascii() => usize::from(matches!(b, b'\t'..=b'\r' | b' ')),
-        Some(0xc2 | 0xe1 | 0xe2 | 0xe3) => s
-            .get(i..)
-            .and_then(|r| r.chars().next())
-            .filter(|&c| is_space(c))
-            .map_or(0, char::len_utf8),
-        _ => 0,
-    }
-}
-
-/// Byte length of the UTF-8 character whose first byte is `b`.
-fn char_len(b: u8) -> usize {
-    match b {
-        0..=0x7f => 1,
-        0x80..=0xdf => 2,
-        0xe0..=0xef => 3,
-        _ => 4,
-    }
-}
-
 struct Builder<'a> {
     dom: &'a Dom,
     a: &'a Analysis,
     out: Vec<Block>,
     buf: String,
     pending_space: bool,
+    /// An inline element ended since the last text...
+    closed_inline: bool,
+    /// ... and another one started: their texts are separate items.
+    boundary: bool,
     br_run: u32,
     tokens: u32,
     link_tokens: u32,
@@ -104,6 +79,8 @@ impl Builder<'_> {
         }
         self.buf.clear();
         self.pending_space = false;
+        self.closed_inline = false;
+        self.boundary = false;
         self.br_run = 0;
         self.tokens = 0;
         self.link_tokens = 0;
@@ -147,10 +124,16 @@ impl Builder<'_> {
                 }
                 i += char_len(b);
             }
+            let word_text = t.get(word..i).unwrap_or_default();
+            if self.boundary && !self.pending_space && glued(&self.buf, word_text) {
+                self.pending_space = true;
+            }
             if self.pending_space && !self.buf.is_empty() && !self.buf.ends_with('\n') {
                 self.buf.push(' ');
             }
             self.pending_space = false;
+            self.closed_inline = false;
+            self.boundary = false;
             self.buf.push_str(t.get(word..i).unwrap_or_default());
         }
         if self.buf.len() > before {
@@ -198,7 +181,10 @@ impl Builder<'_> {
                     self.owners.push(id);
                     true
                 }
-                TagKind::Inline => true,
+                TagKind::Inline => {
+                    self.boundary |= self.closed_inline;
+                    true
+                }
             },
             Some(NodeData::Document) => true,
             _ => false,
@@ -206,9 +192,14 @@ impl Builder<'_> {
     }
 
     fn exit(&mut self, id: NodeId, visible: &dyn Fn(NodeId) -> bool) {
-        if visible(id) && self.opens_block(id) {
+        if !visible(id) {
+            return;
+        }
+        if self.opens_block(id) {
             self.flush();
             self.owners.pop();
+        } else if self.dom.local_name(id).is_some() {
+            self.closed_inline = true;
         }
     }
 }
@@ -244,6 +235,8 @@ fn walk(
         out: Vec::new(),
         buf: String::new(),
         pending_space: false,
+        closed_inline: false,
+        boundary: false,
         br_run: 0,
         tokens: 0,
         link_tokens: 0,
@@ -322,14 +315,28 @@ mod tests {
     }
 
     #[test]
-    fn byte_scan_knows_every_character() {
-        let mut buf = [0u8; 4];
-        for c in (0..=0x10_ffff).filter_map(char::from_u32) {
-            let s = c.encode_utf8(&mut buf);
-            let want = if is_space(c) { c.len_utf8() } else { 0 };
-            assert_eq!(space_len(s, 0), want, "{c:?}");
-            assert_eq!(char_len(s.as_bytes()[0]), c.len_utf8(), "{c:?}");
-        }
+    fn sibling_items_glued_by_markup_are_apart() {
+        assert_eq!(
+            texts(
+                "<div><a>Terrence Sejnowski</a><span>Francis Crick Professor</span></div>\
+                 <div><span>2026</span><span>1h 54m</span><span>R</span></div>\
+                 <p><span>3 beds</span><span>2 baths</span></p>"
+            ),
+            vec![
+                "Terrence Sejnowski Francis Crick Professor",
+                "2026 1h 54m R",
+                "3 beds 2 baths"
+            ]
+        );
+        // A drop cap, a word styled in pieces, a word continued after an
+        // element and Chinese stay as they are.
+        assert_eq!(
+            texts(
+                "<p><span>I</span><span>f you</span> <em>p</em><em>roducts</em> \
+                 <b>un</b>Believable <span>北京</span><span>上海</span></p>"
+            ),
+            vec!["If you products unBelievable 北京上海"]
+        );
     }
 
     #[test]

@@ -88,3 +88,55 @@ fn without_its_items_the_listing_page_is_read_as_before() {
         doc.text
     );
 }
+
+#[test]
+fn a_service_page_starts_at_its_heading() {
+    let doc = extract("service.html");
+    assert_kept(
+        &doc,
+        &[
+            "Bookkeeping that keeps up with your business",
+            "Monthly books, payroll and tax filings for firms of 1 to 50 people",
+            "Books closed every month",
+            "so that you never have to chase a deadline again",
+            "with every receipt matched to its transaction",
+        ],
+        &["Pricing", "All rights reserved", "Privacy"],
+    );
+    assert!(doc
+        .text
+        .starts_with("Bookkeeping that keeps up with your business\n"));
+}
+
+#[test]
+fn a_dated_story_in_the_same_layout_does_not() {
+    let html = std::fs::read_to_string(format!(
+        "{}/tests/data/service.html",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("fixture");
+    // The same page with a dateline under its heading is a story: its
+    // headline is the title, not part of the text.
+    let story = html.replace(
+        "<div><a href=\"/start\">Get started</a></div>",
+        "<div>Published 12 March 2025</div>",
+    );
+    let doc = Extractor::new()
+        .extract(&story)
+        .expect("extraction succeeds");
+    assert_kept(
+        &doc,
+        &["Books closed every month", "with every receipt matched"],
+        &["Bookkeeping that keeps up"],
+    );
+    // ... and so is one that declares no kind at all.
+    let plain = html.replace("<meta property=\"og:type\" content=\"website\">", "");
+    let doc = Extractor::new()
+        .extract(&plain)
+        .expect("extraction succeeds");
+    assert!(
+        !doc.text.contains("Bookkeeping that keeps up"),
+        "{}",
+        doc.text
+    );
+}

@@ -1,0 +1,125 @@
+//! The page furniture that follows an article inside its container:
+//! teaser-list headings, share and subscription prompts, comment
+//! sections, editor and copyright lines. The first such block, once most
+//! of the article's running text lies before it, ends the article.
+
+use crate::clean::good_tokens;
+use crate::score::{classify, Class};
+use crate::segment::Block;
+
+/// Phrases that open the page furniture following an article: section
+/// headings of teaser lists, share and subscription prompts, comment
+/// sections, editor and copyright lines. Matched lowercased at the start of
+/// a short block.
+const TAIL_OPENERS: &[&str] = &[
+    "more in ",
+    "more from ",
+    "more stories",
+    "more great ",
+    "more news",
+    "most popular",
+    "most read",
+    "related articles",
+    "related stories",
+    "related posts",
+    "related news",
+    "related coverage",
+    "recommended for you",
+    "recommended stories",
+    "you may also like",
+    "you might also like",
+    "also read",
+    "read next",
+    "read this next",
+    "recent posts",
+    "popular posts",
+    "latest posts",
+    "you may also enjoy",
+    "more like this",
+    "related reading",
+    "related content",
+    "trending now",
+    "share this article",
+    "share this story",
+    "subscribe to ",
+    "sign up for ",
+    "leave a comment",
+    "leave a reply",
+    "post navigation",
+    "trackback",
+    "all rights reserved",
+    "copyright ©",
+    "© copyright",
+    "责任编辑",
+    "编辑：",
+    "编辑:",
+    "声明：",
+    "声明:",
+    "免责声明",
+    "版权声明",
+    "版权与免责声明",
+    "版权所有",
+    "反侵权公告",
+    "发表评论",
+    "相关新闻",
+    "相关阅读",
+    "相关文章",
+    "相关链接",
+    "热点专题",
+    "精彩回顾",
+    "更多精彩",
+    "推荐阅读",
+];
+/// Phrases that mark a short block as legal or editorial furniture wherever
+/// they occur in it.
+const TAIL_ANYWHERE: &[&str] = &[
+    "all rights reserved",
+    "未经本网授权",
+    "不得转载",
+    "转载此文",
+    "经营许可证",
+    "icp备",
+    "icp证",
+    "版权所有",
+    "责任编辑",
+];
+/// Tail markers count in blocks up to this many tokens.
+const TAIL_MARKER_MAX_TOKENS: u32 = 60;
+/// ... and only once this share of the article's running text lies before
+/// them.
+const TAIL_MARKER_AFTER_SHARE: f32 = 0.5;
+
+/// Does the block open the furniture after an article?
+fn tail_marker(b: &Block) -> bool {
+    if b.tokens > TAIL_MARKER_MAX_TOKENS {
+        return false;
+    }
+    let head: String = b
+        .text
+        .chars()
+        .skip_while(|c| !c.is_alphanumeric() && *c != '©')
+        .take(80)
+        .flat_map(char::to_lowercase)
+        .collect();
+    if TAIL_OPENERS.iter().any(|m| head.starts_with(m)) {
+        return true;
+    }
+    let lower = b.text.to_lowercase();
+    TAIL_ANYWHERE.iter().any(|m| lower.contains(m))
+}
+
+/// Index of the first block that opens the page furniture after the
+/// article, if any.
+pub(crate) fn tail_cut(kept: &[Block]) -> Option<usize> {
+    let total = good_tokens(kept.iter());
+    let mut before = 0u32;
+    for (i, b) in kept.iter().enumerate() {
+        if i > 0 && before as f32 >= TAIL_MARKER_AFTER_SHARE * total as f32 && tail_marker(b) {
+            return Some(i);
+        }
+        if classify(b) == Class::Good {
+            before += b.tokens;
+        }
+    }
+    None
+}
