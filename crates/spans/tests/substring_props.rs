@@ -25,12 +25,15 @@ enum Doc {
     Text(Vec<(usize, usize)>, usize),
     Punctuation(usize),
     Filler(usize),
+    /// One word repeated (with the glue after each).
+    Repeated(usize, usize, usize),
 }
 
 fn doc() -> impl Strategy<Value = Doc> {
     prop_oneof![
         1 => Just(Doc::Failed),
         1 => (0usize..3).prop_map(Doc::Punctuation),
+        1 => (0..WORDS.len(), 0..GLUE.len(), 1usize..40).prop_map(|(w, g, n)| Doc::Repeated(w, g, n)),
         8 => (
             prop::collection::vec((0..WORDS.len(), 0..GLUE.len()), 0..24),
             0..GLUE.len()
@@ -51,6 +54,7 @@ fn text_of(d: &Doc) -> Option<String> {
             }
             Some(t)
         }
+        Doc::Repeated(w, g, n) => Some(format!("{}{}", WORDS[*w], GLUE[*g]).repeat(*n)),
         Doc::Filler(n) => Some(
             (0..*n)
                 .map(|i| format!("filler{i}"))
@@ -253,7 +257,8 @@ proptest! {
     #[test]
     fn substring_spans_follow_the_rule_in_memory_and_on_disk(
         mut docs in prop::collection::vec(doc(), 1..12),
-        min_tokens in 1usize..5,
+        // (Some runs' windows are longer than every document.)
+        min_tokens in prop_oneof![4 => 1usize..5, 1 => 30usize..45],
         min_bytes in prop_oneof![Just(0u64), 1u64..16],
         keep_none in any::<bool>(),
         filler in (0usize..12, 1800usize..5000),
