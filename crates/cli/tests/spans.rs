@@ -348,3 +348,139 @@ fn bad_options_fail_before_any_work() {
         assert!(out.stdout.is_empty(), "{args:?}");
     }
 }
+
+#[test]
+fn substring_side_outputs_with_failed_and_empty_documents_in_memory_and_on_disk() {
+    let dir = temp_dir("spans-substring-outputs");
+    let c = corpus(&dir, 600);
+    // Documents that fail, and documents without a token, in the middle.
+    let mut lines: Vec<Vec<u8>> = std::fs::read(&c)
+        .unwrap()
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect();
+    lines.insert(300, b"not json at all".to_vec());
+    lines.insert(
+        150,
+        b"{\"id\":\"bad\",\"text\":\"\xff\xfe not UTF-8\"}".to_vec(),
+    );
+    lines.insert(100, b"{\"id\":\"empty\",\"text\":\"\"}".to_vec());
+    lines.insert(50, b"{\"id\":\"dots\",\"text\":\"... -- !!\"}".to_vec());
+    let p = dir.join("mixed.jsonl");
+    std::fs::write(&p, lines.join(&b'\n')).unwrap();
+    let spill = dir.join("spill");
+    std::fs::create_dir(&spill).unwrap();
+    let outputs = |name: &str, extra: &[&str]| {
+        let (clean, attrs, report) = (
+            dir.join(format!("{name}-clean.jsonl")),
+            dir.join(format!("{name}-attrs")),
+            dir.join(format!("{name}-report.json")),
+        );
+        let out = spans(
+            &[
+                &[
+                    path(&p),
+                    "--unit",
+                    "substring",
+                    "--min-tokens",
+                    "8",
+                    "--clean",
+                    path(&clean),
+                    "--attributes",
+                    path(&attrs),
+                    "--report",
+                    path(&report),
+                ],
+                extra,
+            ]
+            .concat(),
+        );
+        let r: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+        (
+            out,
+            std::fs::read_to_string(&clean).unwrap(),
+            std::fs::read_to_string(attrs.join("mixed.jsonl")).unwrap(),
+            r,
+        )
+    };
+    let (out, clean, attrs, report) = outputs("mem", &[]);
+    let small = ["--memory", "64K", "--spill-dir", path(&spill)];
+    let (d_out, d_clean, d_attrs, d_report) = outputs("disk", &small);
+    assert_eq!(out, d_out);
+    assert_eq!(clean, d_clean);
+    assert_eq!(attrs, d_attrs);
+    let from = d_report["partitioned_from_document"].as_u64().unwrap();
+    assert!(from > 5 && from < 600, "switched to disk part way: {from}");
+    assert!(report["partitioned_from_document"].is_null());
+    for k in ["documents", "most_repeated", "longest", "by_kind"] {
+        assert_eq!(report[k], d_report[k], "report: {k}");
+    }
+    assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0);
+
+    let lines = json_lines(out.as_bytes());
+    assert_eq!(lines.len(), 604);
+    let errors: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i]["error"].is_string())
+        .collect();
+    assert_eq!(errors, [152, 303]);
+    for (i, id) in [(50, "dots"), (101, "empty")] {
+        assert_eq!(lines[i]["id"], id);
+        assert_eq!(lines[i]["spans"], serde_json::json!([]));
+    }
+    // Ids stay aligned with the documents after the failed ones: the
+    // articles' lines are those of the corpus without the added documents.
+    let plain = spans(&[path(&c), "--unit", "substring", "--min-tokens", "8"]);
+    let kept: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| {
+            l["id"]
+                .as_str()
+                .is_some_and(|id| id.starts_with('d') && id != "dots")
+        })
+        .collect();
+    let plain = json_lines(plain.as_bytes());
+    assert_eq!(kept.len(), plain.len());
+    for (a, b) in kept.iter().zip(&plain) {
+        assert_eq!(*a, b);
+    }
+    // The cleaned documents lose at least their spans' text; attributes
+    // carry the same spans.
+    let cleaned = json_lines(clean.as_bytes());
+    let attrs = json_lines(attrs.as_bytes());
+    let input: Vec<serde_json::Value> = json_lines(&std::fs::read(&c).unwrap());
+    for line in &lines {
+        let Some(id) = line["id"]
+            .as_str()
+            .filter(|id| id.starts_with('d') && *id != "dots")
+        else {
+            continue;
+        };
+        let d: usize = id[1..].parse().unwrap();
+        let text: Vec<char> = input[d]["text"].as_str().unwrap().chars().collect();
+        let spans = line["spans"].as_array().unwrap();
+        let got = cleaned.iter().find(|l| l["id"] == id).unwrap()["text"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let mut span_chars = 0;
+        for s in spans {
+            assert_eq!(s["kind"], "substring");
+            let (a, b) = (s["start"].as_u64().unwrap(), s["end"].as_u64().unwrap());
+            span_chars += (b - a) as usize;
+        }
+        if spans.is_empty() {
+            assert_eq!(got.chars().count(), text.len(), "{id}");
+        } else {
+            assert!(got.chars().count() <= text.len() - span_chars, "{id}");
+        }
+        let attr = attrs.iter().find(|l| l["id"] == id).unwrap();
+        let got = attr["attributes"]["neardup_repeated_spans"]
+            .as_array()
+            .unwrap();
+        assert_eq!(got.len(), spans.len(), "{id}");
+    }
+    assert_eq!(report["documents"], 604);
+    assert!(report["by_kind"]["substring"]["spans"].as_u64().unwrap() > 100);
+}

@@ -113,8 +113,15 @@ fn push_piece(text: &str, unit: &Span, (s, e): Range, out: &mut Vec<Span>) {
         return;
     }
     let piece = &text[s..e];
-    let lead = piece.len() - piece.trim_start().len();
-    let t = piece.trim();
+    // A piece of a substring span keeps its shape: from a token's start to
+    // a token's end (the other units' pieces are trimmed of whitespace).
+    let t = if unit.kind == SpanKind::Substring {
+        piece.trim_matches(|c| !(neardup_text::is_word_char(c) || neardup_text::is_cjk(c)))
+    } else {
+        piece.trim()
+    };
+    // `t` is a slice of `piece`: its offset is what was trimmed at the start.
+    let lead = t.as_ptr() as usize - piece.as_ptr() as usize;
     if !t.chars().any(neardup_text::is_word_char) && !t.chars().any(neardup_text::is_cjk) {
         return;
     }

@@ -86,12 +86,15 @@ impl SubstringRun {
     }
 
     /// Memory the run will need at its peak with `tokens` more tokens (the
-    /// suffix array pass), in bytes.
+    /// suffix array pass), in bytes; each of the new tokens may be a new
+    /// distinct token (36 bytes of ids), so that a document's own
+    /// vocabulary is counted before it is taken in.
     pub fn peak_bytes(&self, more_tokens: usize) -> u64 {
         let n = (self.tokens.len() + more_tokens + 1) as u64;
+        let distinct = |capacity: usize| (self.vocab.len() + more_tokens).max(capacity) as u64;
         n * SUBSTRING_BYTES_PER_TOKEN
-            + self.vocab.capacity() as u64 * 24
-            + self.id_hash.capacity() as u64 * 12
+            + distinct(self.vocab.capacity()) * 24
+            + distinct(self.id_hash.capacity()) * 12
             + self.doc_start.len() as u64 * 4
     }
 

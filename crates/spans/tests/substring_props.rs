@@ -1,0 +1,293 @@
+//! The substring unit against the README's rule written out, on random
+//! small corpora over a tiny alphabet (so that windows repeat a lot), with
+//! documents that fail to read, empty documents and documents of
+//! punctuation only in the middle: in memory, and past a tiny memory
+//! budget (the stream moved to disk part way, decided in several rounds),
+//! byte for byte the same.
+
+use std::collections::HashMap;
+
+use neardup_spans::{Emitted, Keep, Source, SpanFinder, Unit};
+use neardup_text::{normalize, NormalizeOptions};
+use proptest::prelude::*;
+
+/// Words of the alphabet: case, width and NFKC variants of a few tokens
+/// (`ﬁ` is `fi`, `Ａ` is `a`), a CJK character (a token of its own, even
+/// next to another) and a two-byte letter.
+const WORDS: &[&str] = &["a", "A", "Ａ", "b", "fi", "ﬁ", "é", "É", "世界", "ab"];
+const GLUE: &[&str] = &[" ", ", ", " — ", "\n", "!? ", "'"];
+
+/// A document: `None` fails to read; otherwise words (indices into
+/// `WORDS`, or a filler of unique words) and glue.
+#[derive(Debug, Clone)]
+enum Doc {
+    Failed,
+    Text(Vec<(usize, usize)>, usize),
+    Punctuation(usize),
+    Filler(usize),
+    /// One word repeated (with the glue after each).
+    Repeated(usize, usize, usize),
+}
+
+fn doc() -> impl Strategy<Value = Doc> {
+    prop_oneof![
+        1 => Just(Doc::Failed),
+        1 => (0usize..3).prop_map(Doc::Punctuation),
+        1 => (0..WORDS.len(), 0..GLUE.len(), 1usize..40).prop_map(|(w, g, n)| Doc::Repeated(w, g, n)),
+        8 => (
+            prop::collection::vec((0..WORDS.len(), 0..GLUE.len()), 0..24),
+            0..GLUE.len()
+        )
+            .prop_map(|(w, g)| Doc::Text(w, g)),
+    ]
+}
+
+fn text_of(d: &Doc) -> Option<String> {
+    match d {
+        Doc::Failed => None,
+        Doc::Punctuation(k) => Some(["", "...", " ,; — !"][*k].to_string()),
+        Doc::Text(words, lead) => {
+            let mut t = GLUE[*lead].to_string();
+            for &(w, g) in words {
+                t.push_str(WORDS[w]);
+                t.push_str(GLUE[g]);
+            }
+            Some(t)
+        }
+        Doc::Repeated(w, g, n) => Some(format!("{}{}", WORDS[*w], GLUE[*g]).repeat(*n)),
+        Doc::Filler(n) => Some(
+            (0..*n)
+                .map(|i| format!("filler{i}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+    }
+}
+
+/// One emitted document: index, id, error, spans (bytes, code points,
+/// the id named).
+type Row = (
+    u32,
+    String,
+    Option<String>,
+    Vec<(usize, usize, usize, usize, String)>,
+);
+
+fn run(f: &SpanFinder, docs: &[Option<String>]) -> (Vec<Row>, Option<u32>) {
+    let mut rows = Vec::new();
+    let mut sink = |e: &Emitted<'_>| {
+        let spans = e
+            .spans
+            .iter()
+            .map(|s| {
+                assert!(matches!(s.source, Source::First(_)));
+                (
+                    s.start,
+                    s.end,
+                    s.chars.0,
+                    s.chars.1,
+                    e.source_id(s).to_string(),
+                )
+            })
+            .collect();
+        rows.push((
+            e.index,
+            e.id.to_string(),
+            e.error.map(str::to_string),
+            spans,
+        ));
+        Ok(())
+    };
+    let mut r = f.run().unwrap();
+    for (d, text) in docs.iter().enumerate() {
+        let body = match text {
+            Some(t) => Ok((t.clone(), f.analyze(t, None))),
+            None => Err(format!("document {d} could not be read")),
+        };
+        r.push(&format!("d{d}"), body, &mut sink).unwrap();
+    }
+    let stats = r.finish(&mut sink).unwrap();
+    (rows, stats.partitioned_from)
+}
+
+/// A token: its byte range and normalized text.
+struct Tok {
+    range: (usize, usize),
+    norm: String,
+}
+
+/// Checks `rows` against the rule: the covered tokens are those of the
+/// windows occurring earlier (elsewhere), spans run from a token's start
+/// to a token's end, code points count right, `first` names the document
+/// of the earliest occurrence of the window a span starts with, and a span
+/// continuing the one before names another document.
+fn check(docs: &[Option<String>], rows: &[Row], min_tokens: usize, min_bytes: usize, keep: Keep) {
+    let mut toks: Vec<Vec<Tok>> = Vec::new();
+    for text in docs {
+        let Some(text) = text else {
+            toks.push(Vec::new());
+            continue;
+        };
+        let base = text.as_ptr() as usize;
+        toks.push(
+            neardup_text::tokens(text)
+                .map(|t| {
+                    let s = t.as_ptr() as usize - base;
+                    Tok {
+                        range: (s, s + t.len()),
+                        norm: normalize(t, NormalizeOptions::KEEP_PUNCTUATION),
+                    }
+                })
+                .collect(),
+        );
+    }
+    // The window at each token: the shortest run from it with enough
+    // tokens and bytes (joined by single spaces), inside its document.
+    let window = |d: usize, i: usize| -> Option<usize> {
+        let t = &toks[d];
+        let mut bytes = 0;
+        for k in 1..=t.len() - i {
+            bytes += t[i + k - 1].norm.len() + usize::from(k > 1);
+            if k >= min_tokens && bytes >= min_bytes {
+                return Some(k);
+            }
+        }
+        None
+    };
+    let mut occ: HashMap<Vec<&str>, Vec<(usize, usize)>> = HashMap::new();
+    let mut win = vec![Vec::new(); docs.len()];
+    for d in 0..docs.len() {
+        for i in 0..toks[d].len() {
+            let w = window(d, i);
+            win[d].push(w);
+            if let Some(w) = w {
+                let key = toks[d][i..i + w].iter().map(|t| t.norm.as_str()).collect();
+                occ.entry(key).or_default().push((d, i));
+            }
+        }
+    }
+    let key = |d: usize, i: usize, w: usize| -> Vec<&str> {
+        toks[d][i..i + w].iter().map(|t| t.norm.as_str()).collect()
+    };
+    // Per token: the earliest documents of the copied windows covering it.
+    let mut cover: Vec<Vec<Vec<usize>>> = toks.iter().map(|t| vec![Vec::new(); t.len()]).collect();
+    let mut copied_at: Vec<Vec<Option<usize>>> = toks.iter().map(|t| vec![None; t.len()]).collect();
+    for d in 0..docs.len() {
+        for i in 0..toks[d].len() {
+            let Some(w) = win[d][i] else { continue };
+            let o = &occ[&key(d, i, w)];
+            let copy = match keep {
+                Keep::First => o[0] != (d, i),
+                Keep::None => o.len() > 1,
+            };
+            if copy {
+                copied_at[d][i] = Some(o[0].0);
+                for c in &mut cover[d][i..i + w] {
+                    c.push(o[0].0);
+                }
+            }
+        }
+    }
+    assert_eq!(rows.len(), docs.len());
+    for (d, row) in rows.iter().enumerate() {
+        assert_eq!(row.0 as usize, d);
+        assert_eq!(row.1, format!("d{d}"));
+        assert_eq!(row.2.is_some(), docs[d].is_none(), "doc {d}: error");
+        let text = docs[d].as_deref().unwrap_or("");
+        let t = &toks[d];
+        let mut got = vec![false; t.len()];
+        let mut prev: Option<(usize, String)> = None;
+        for (a, b, ca, cb, first) in &row.3 {
+            let from = t.iter().position(|x| x.range.0 == *a);
+            let to = t.iter().position(|x| x.range.1 == *b);
+            let (Some(from), Some(to)) = (from, to) else {
+                panic!("doc {d}: span {a}..{b} is not on token boundaries in {text:?}");
+            };
+            assert!(from <= to);
+            assert_eq!(*ca, text[..*a].chars().count(), "doc {d}: code points");
+            assert_eq!(*cb, text[..*b].chars().count(), "doc {d}: code points");
+            for g in &mut got[from..=to] {
+                assert!(!*g, "doc {d}: overlapping spans");
+                *g = true;
+            }
+            let named: usize = first[1..].parse().unwrap();
+            assert!(
+                cover[d][from].contains(&named),
+                "doc {d}: span {a}..{b} names d{named}, not the first of a window over it"
+            );
+            match &prev {
+                Some((end, f)) if *end == from => {
+                    assert_ne!(f, first, "doc {d}: adjacent spans naming the same document")
+                }
+                _ => assert_eq!(
+                    copied_at[d][from],
+                    Some(named),
+                    "doc {d}: span {a}..{b} does not name the earliest copy of its window"
+                ),
+            }
+            prev = Some((to + 1, first.clone()));
+        }
+        let want: Vec<bool> = cover[d].iter().map(|c| !c.is_empty()).collect();
+        assert_eq!(got, want, "doc {d}: covered tokens of {text:?}");
+    }
+}
+
+fn finder(
+    min_tokens: usize,
+    min_bytes: u64,
+    keep: Keep,
+    memory: u64,
+    dir: &std::path::Path,
+) -> SpanFinder {
+    let mut b = SpanFinder::builder()
+        .unit(Unit::Substring)
+        .keep(keep)
+        .min_tokens(min_tokens)
+        .memory(memory)
+        .spill_dir(dir);
+    if min_bytes > 0 {
+        b = b.min_bytes(min_bytes);
+    }
+    b.build().unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+    #[test]
+    fn substring_spans_follow_the_rule_in_memory_and_on_disk(
+        mut docs in prop::collection::vec(doc(), 1..12),
+        // (Some runs' windows are longer than every document.)
+        min_tokens in prop_oneof![4 => 1usize..5, 1 => 30usize..45],
+        min_bytes in prop_oneof![Just(0u64), 1u64..16],
+        keep_none in any::<bool>(),
+        filler in (0usize..12, 1800usize..5000),
+    ) {
+        let keep = if keep_none { Keep::None } else { Keep::First };
+        // A document of unique words past the 64 KiB budget: the stream
+        // goes to disk there (what came before it moves along), in rounds.
+        let at = filler.0.min(docs.len());
+        docs.insert(at, Doc::Filler(filler.1));
+        let texts: Vec<Option<String>> = docs.iter().map(text_of).collect();
+        let dir = neardup_testkit::TempDir::new("substring-props");
+        let (mem, from) = run(&finder(min_tokens, min_bytes, keep, 1 << 30, &dir), &texts);
+        prop_assert_eq!(from, None);
+        check(&texts, &mem, min_tokens, min_bytes as usize, keep);
+        let (disk, from) = run(&finder(min_tokens, min_bytes, keep, 64 << 10, &dir), &texts);
+        prop_assert_eq!(from, Some(at as u32));
+        prop_assert_eq!(&mem, &disk);
+    }
+}
+
+/// A document's own new tokens count against the budget before it is
+/// taken in: one document of 3000 distinct words needs 16 bytes a token
+/// for the suffix array pass and at least 36 a distinct token for the ids
+/// (over 150 KB), past a 64 KiB budget, so the run decides it on disk.
+#[test]
+fn one_document_of_distinct_words_goes_to_disk_under_a_small_budget() {
+    let dir = neardup_testkit::TempDir::new("substring-one-doc");
+    let texts = vec![Some(text_of(&Doc::Filler(3000)).unwrap())];
+    let (rows, from) = run(&finder(1, 0, Keep::First, 64 << 10, &dir), &texts);
+    assert_eq!(from, Some(0));
+    assert!(rows[0].3.is_empty());
+}
