@@ -225,7 +225,9 @@ impl SubstringRun {
         let n = self.tokens.len();
         let (min_tokens, min_bytes) = (c.min_tokens as u32, c.min_bytes);
         let token_bytes = std::mem::take(&mut self.token_bytes);
-        let tokens = std::mem::take(&mut self.tokens);
+        let mut tokens = std::mem::take(&mut self.tokens);
+        // The suffix array pass counts 4 bytes per token for the stream.
+        tokens.shrink_to_fit();
         let (first, windows) = earliest_copies(tokens, |tokens| {
             if min_bytes == 0 {
                 return Windows::Fixed(min_tokens);

@@ -4,11 +4,12 @@
 //! A window's fingerprint is two polynomial hashes modulo the Mersenne
 //! prime 2^61 - 1 with fixed bases over its tokens' hashes (from prefix
 //! hashes, so any window length costs the same); 93 bits of them are
-//! kept (the first hash and 32 bits of the second). Windows holding the
-//! same tokens have the same fingerprint; two different windows of `w`
-//! tokens share one with probability about (w / 2^61) / 2^32, so that
-//! over all the pairs of 10^9 windows the chance of any collision is below
-//! 10^-8. A window is written as one record ([`RECORD_BYTES`]: fingerprint,
+//! kept (the first hash and 32 bits of the second), and windows are the
+//! same when their fingerprints and lengths are. Windows holding the same
+//! tokens have the same fingerprint; two different windows of `w` tokens
+//! share one with probability about (w / 2^61) / 2^32, so that over all
+//! the pairs of 10^9 windows of 50 tokens the chance of any collision is
+//! below 10^-8 (it grows with the window length). A window is written as one record ([`RECORD_BYTES`]: fingerprint,
 //! stream position, length) to one of [`PARTITIONS`] files by its
 //! fingerprint. At the end each partition is read and sorted alone; the
 //! records of one fingerprint are the copies of one window, the smallest
@@ -219,10 +220,11 @@ impl WindowSpool {
             let name = format!("windows-{p}");
             let bytes = dir.read_all(&name)?;
             dir.remove(&name);
-            // (first hash, second hash, position, length)
-            let mut recs: Vec<(u64, u32, u64, u32)> = bytes
+            // (first hash, second hash, length, position): the copies of one
+            // window have the same fingerprint and length.
+            let mut recs: Vec<(u64, u32, u32, u64)> = bytes
                 .chunks_exact(RECORD_BYTES as usize)
-                .map(|c| (u64_at(c, 0), u32_at(c, 16), u64_at(c, 8), u32_at(c, 20)))
+                .map(|c| (u64_at(c, 0), u32_at(c, 16), u32_at(c, 20), u64_at(c, 8)))
                 .collect();
             drop(bytes);
             recs.sort_unstable();
@@ -230,13 +232,14 @@ impl WindowSpool {
             let mut i = 0;
             while i < recs.len() {
                 let mut j = i + 1;
-                while j < recs.len() && (recs[j].0, recs[j].1) == (recs[i].0, recs[i].1) {
+                let key = |r: &(u64, u32, u32, u64)| (r.0, r.1, r.2);
+                while j < recs.len() && key(&recs[j]) == key(&recs[i]) {
                     j += 1;
                 }
                 if j - i > 1 {
-                    let first = doc_of(recs[i].2);
+                    let first = doc_of(recs[i].3);
                     let skip = usize::from(self.rule.keep == Keep::First);
-                    copies.extend(recs[i + skip..j].iter().map(|r| (r.2, r.3, first)));
+                    copies.extend(recs[i + skip..j].iter().map(|r| (r.3, r.2, first)));
                 }
                 i = j;
             }
