@@ -97,23 +97,16 @@ impl Deferred {
         let doc = self.from + self.count;
         self.count += 1;
         let w = &mut self.docs;
-        match body {
-            Err(msg) => {
-                w.write_all(&[1])?;
-                write_bytes(w, msg.as_bytes())?;
-                self.bytes += msg.len() as u64;
+        match write_doc_head(w, body)? {
+            None => {
+                if let Err(msg) = body {
+                    self.bytes += msg.len() as u64;
+                }
             }
-            Ok((text, a)) => {
-                w.write_all(&[0])?;
-                write_bytes(w, text.as_bytes())?;
+            Some((text, a)) => {
                 write_u32s(w, a.units.iter().flat_map(|&(s, e)| [s as u32, e as u32]))?;
                 write_u32s(w, a.key_unit.iter().copied())?;
-                write_u32s(
-                    w,
-                    a.references
-                        .iter()
-                        .flat_map(|m| [m.range.0 as u32, m.range.1 as u32, m.reference]),
-                )?;
+                write_refs(w, &a.references)?;
                 for (i, (&key, &unit)) in a.keys.iter().zip(&a.key_unit).enumerate() {
                     let occ = Occurrence {
                         key,
@@ -229,6 +222,72 @@ impl Deferred {
     }
 }
 
+/// Writes the head of a document's record: a tag, then its text or the
+/// error that kept it from being read. Returns the text and analysis when
+/// it was read, for the caller to write the rest.
+pub(crate) fn write_doc_head<'b>(
+    w: &mut impl Write,
+    body: &'b Result<(String, Analysis), String>,
+) -> Result<Option<&'b (String, Analysis)>, Error> {
+    match body {
+        Err(msg) => {
+            w.write_all(&[1])?;
+            write_bytes(w, msg.as_bytes())?;
+            Ok(None)
+        }
+        Ok(doc) => {
+            w.write_all(&[0])?;
+            write_bytes(w, doc.0.as_bytes())?;
+            Ok(Some(doc))
+        }
+    }
+}
+
+/// Reads the head written by [`write_doc_head`]: the text, or the error.
+pub(crate) fn read_doc_head(
+    r: &mut impl Read,
+    index: u32,
+) -> Result<Result<String, String>, Error> {
+    let mut tag = [0u8; 1];
+    r.read_exact(&mut tag)?;
+    let text = String::from_utf8(read_bytes(r)?)
+        .map_err(|_| Error::corrupt(format!("document {index}: text is not UTF-8")))?;
+    Ok(if tag[0] == 1 { Err(text) } else { Ok(text) })
+}
+
+/// Writes a document's reference matches (byte ranges and items; the code
+/// point offsets are computed again when read back).
+pub(crate) fn write_refs(w: &mut impl Write, refs: &[RefMatch]) -> Result<(), Error> {
+    write_u32s(
+        w,
+        refs.iter()
+            .flat_map(|m| [m.range.0 as u32, m.range.1 as u32, m.reference]),
+    )
+}
+
+/// Reads the matches written by [`write_refs`] for the document `text`,
+/// checking that they lie in it (code point offsets left to
+/// [`Analysis::fill_chars`]).
+pub(crate) fn read_refs(r: &mut impl Read, text: &str, index: u32) -> Result<Vec<RefMatch>, Error> {
+    let refs: Vec<RefMatch> = read_u32s(r)?
+        .chunks_exact(3)
+        .map(|c| RefMatch {
+            range: (c[0] as usize, c[1] as usize),
+            chars: (0, 0),
+            reference: c[2],
+        })
+        .collect();
+    if !refs
+        .iter()
+        .all(|m| m.range.0 <= m.range.1 && text.get(m.range.0..m.range.1).is_some())
+    {
+        return Err(Error::corrupt(format!(
+            "document {index}: a range is outside the text"
+        )));
+    }
+    Ok(refs)
+}
+
 pub(crate) fn write_bytes(w: &mut impl Write, b: &[u8]) -> Result<(), Error> {
     w.write_all(&(b.len() as u64).to_le_bytes())?;
     w.write_all(b)?;
@@ -282,16 +341,13 @@ fn read_doc(
     r: &mut BufReader<File>,
     index: u32,
 ) -> Result<Result<(String, Analysis), String>, Error> {
-    let mut tag = [0u8; 1];
-    r.read_exact(&mut tag)?;
+    let text = match read_doc_head(r, index)? {
+        Ok(text) => text,
+        Err(msg) => return Ok(Err(msg)),
+    };
     let bad = |what: &str| Error::corrupt(format!("document {index}: {what}"));
-    let text = String::from_utf8(read_bytes(r)?).map_err(|_| bad("text is not UTF-8"))?;
-    if tag[0] == 1 {
-        return Ok(Err(text));
-    }
     let units = read_u32s(r)?;
     let key_unit = read_u32s(r)?;
-    let refs = read_u32s(r)?;
     let mut a = Analysis {
         units: units
             .chunks_exact(2)
@@ -299,20 +355,11 @@ fn read_doc(
             .collect(),
         keys: vec![0; key_unit.len()],
         key_unit,
-        references: refs
-            .chunks_exact(3)
-            .map(|c| RefMatch {
-                range: (c[0] as usize, c[1] as usize),
-                chars: (0, 0),
-                reference: c[2],
-            })
-            .collect(),
-        unit_chars: Vec::new(),
-        chars: 0,
-        tokens: Vec::new(),
+        references: read_refs(r, &text, index)?,
+        ..Default::default()
     };
     let in_text = |&(s, e): &(usize, usize)| s <= e && text.get(s..e).is_some();
-    if !a.units.iter().all(in_text) || !a.references.iter().map(|m| m.range).all(|r| in_text(&r)) {
+    if !a.units.iter().all(in_text) {
         return Err(bad("a range is outside the text"));
     }
     if a.key_unit.iter().any(|&u| u as usize >= a.units.len()) {

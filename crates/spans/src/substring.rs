@@ -25,7 +25,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use crate::analysis::Analysis;
-use crate::deferred::{write_bytes, write_u32s};
+use crate::deferred::{write_doc_head, write_refs};
 use crate::error::{Error, ErrorKind};
 use crate::hashmap::IdentityBuild;
 use crate::options::{Keep, SpanFinder};
@@ -147,28 +147,15 @@ impl SubstringRun {
         }
         self.docs_pushed += 1;
         let w = &mut self.docs;
-        match body {
-            Err(msg) => {
-                w.write_all(&[1])?;
-                write_bytes(w, msg.as_bytes())?;
-                self.spilled += msg.len() as u64 + 9;
+        match write_doc_head(w, body)? {
+            None => {
+                if let Err(msg) = body {
+                    self.spilled += msg.len() as u64 + 9;
+                }
             }
-            Ok((text, a)) => {
-                w.write_all(&[0])?;
-                write_bytes(w, text.as_bytes())?;
-                write_u32s(
-                    w,
-                    a.references.iter().flat_map(|m| {
-                        [
-                            m.range.0 as u32,
-                            m.range.1 as u32,
-                            m.chars.0 as u32,
-                            m.chars.1 as u32,
-                            m.reference,
-                        ]
-                    }),
-                )?;
-                self.spilled += text.len() as u64 + 20 * a.references.len() as u64 + 17;
+            Some((text, a)) => {
+                write_refs(w, &a.references)?;
+                self.spilled += text.len() as u64 + 12 * a.references.len() as u64 + 17;
                 if let Some(spool) = &mut self.spool {
                     return spool.push(a.tokens.iter().map(|t| (t.key, t.bytes)));
                 }

@@ -5,10 +5,10 @@
 //! `--min-bytes` rule), shared by the suffix array and the disk path.
 
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::BufReader;
 
-use crate::analysis::{Analysis, RefMatch};
-use crate::deferred::{read_bytes, read_u32s};
+use crate::analysis::Analysis;
+use crate::deferred::{read_doc_head, read_refs};
 use crate::error::Error;
 use crate::span::{char_offsets, Source, Span, SpanKind};
 use crate::substring::SubstringDoc;
@@ -133,29 +133,14 @@ fn read_doc(
     r: &mut BufReader<File>,
     index: u32,
 ) -> Result<Result<(String, Analysis), String>, Error> {
-    let mut tag = [0u8; 1];
-    r.read_exact(&mut tag)?;
-    let bad = |what: &str| Error::corrupt(format!("document {index}: {what}"));
-    let text = String::from_utf8(read_bytes(r)?).map_err(|_| bad("text is not UTF-8"))?;
-    if tag[0] == 1 {
-        return Ok(Err(text));
-    }
-    let refs = read_u32s(r)?;
+    let text = match read_doc_head(r, index)? {
+        Ok(text) => text,
+        Err(msg) => return Ok(Err(msg)),
+    };
     let mut a = Analysis {
-        references: refs
-            .chunks_exact(5)
-            .map(|c| RefMatch {
-                range: (c[0] as usize, c[1] as usize),
-                chars: (c[2] as usize, c[3] as usize),
-                reference: c[4],
-            })
-            .collect(),
+        references: read_refs(r, &text, index)?,
         ..Default::default()
     };
-    let ok = |s: usize, e: usize| s <= e && text.get(s..e).is_some();
-    if !a.references.iter().all(|m| ok(m.range.0, m.range.1)) {
-        return Err(bad("a range is outside the text"));
-    }
-    a.chars = char_offsets(&text, &[text.len()])[0];
+    a.fill_chars(&text);
     Ok(Ok((text, a)))
 }
