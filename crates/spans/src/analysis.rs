@@ -155,7 +155,8 @@ impl SpanFinder {
     ) -> Analysis {
         let c = &self.config;
         let mut a = Analysis::default();
-        if c.units_on && c.unit == Unit::Substring {
+        let substring = c.units_on && c.unit == Unit::Substring;
+        if substring {
             words.fill(text);
             a.tokens = (0..words.len())
                 .map(|i| Token {
@@ -195,7 +196,10 @@ impl SpanFinder {
             }
         }
         if let Some(r) = &c.reference {
-            words.fill(text);
+            // The substring unit's words are those of the whole text already.
+            if !substring {
+                words.fill(text);
+            }
             a.references = r.find(words);
         }
         a.fill_chars(text);
