@@ -35,29 +35,8 @@ import tempfile
 import threading
 import time
 
-
-def tree_rss(root):
-    """Resident bytes of `root` and all its descendants."""
-    children = {}
-    rss = {}
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                parts = f.read().rsplit(")", 1)[1].split()
-            ppid = int(parts[1])
-            pages = int(parts[21])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(pid))
-        rss[int(pid)] = pages * os.sysconf("SC_PAGE_SIZE")
-    total, stack = 0, [root]
-    while stack:
-        p = stack.pop()
-        total += rss.get(p, 0)
-        stack.extend(children.get(p, []))
-    return total
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from spans_compare import tree_rss  # noqa: E402  (resident memory of a process tree)
 
 
 class Peak:
