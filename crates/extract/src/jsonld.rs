@@ -51,9 +51,15 @@ pub(crate) fn declares_product(texts: &[&str]) -> bool {
 }
 
 /// Does the JSON-LD text declare a product (`"@type": "Product"`, alone or
-/// in a list)?
+/// first in a list)?
 fn product_in(t: &str) -> bool {
-    let mut rest = t;
+    type_in(t, |n| n == "Product")
+}
+
+/// Does the JSON-LD text name a type (`"@type": "NewsArticle"`, alone or
+/// first in a list) for which `wanted` holds?
+pub(crate) fn type_in(text: &str, wanted: impl Fn(&str) -> bool) -> bool {
+    let mut rest = text;
     while let Some(i) = rest.find("\"@type\"") {
         rest = rest.get(i + 7..).unwrap_or("");
         let v = rest
@@ -62,7 +68,11 @@ fn product_in(t: &str) -> bool {
             .unwrap_or("")
             .trim_start();
         let v = v.strip_prefix('[').unwrap_or(v).trim_start();
-        if v.starts_with("\"Product\"") {
+        let name = v
+            .strip_prefix('"')
+            .and_then(|s| s.split('"').next())
+            .unwrap_or("");
+        if wanted(name) {
             return true;
         }
     }

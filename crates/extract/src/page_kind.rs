@@ -12,6 +12,7 @@ use html5ever::local_name;
 
 use crate::analyze::Analysis;
 use crate::dom::{Dom, NodeId, NONE};
+use crate::jsonld::type_in;
 use crate::segment::Block;
 
 /// JSON-LD types of dated stories (`Article` and its kinds, postings).
@@ -42,29 +43,6 @@ const PAGE_TYPES: &[&str] = &[
 
 /// `og:type` values of pages that are not stories.
 const PAGE_OG_TYPES: &[&str] = &["website", "product", "product.group", "business.business"];
-
-/// Does the JSON-LD text name a type (`"@type": "NewsArticle"`, alone or
-/// first in a list) for which `wanted` holds?
-fn type_in(text: &str, wanted: impl Fn(&str) -> bool) -> bool {
-    let mut rest = text;
-    while let Some(i) = rest.find("\"@type\"") {
-        rest = rest.get(i + 7..).unwrap_or("");
-        let v = rest
-            .trim_start()
-            .strip_prefix(':')
-            .unwrap_or("")
-            .trim_start();
-        let v = v.strip_prefix('[').unwrap_or(v).trim_start();
-        let name = v
-            .strip_prefix('"')
-            .and_then(|s| s.split('"').next())
-            .unwrap_or("");
-        if wanted(name) {
-            return true;
-        }
-    }
-    false
-}
 
 /// Does the page declare itself a site's page rather than a story: an
 /// `og:type` of `website` or `product`, or a JSON-LD web page, list,
