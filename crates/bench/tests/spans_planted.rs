@@ -3,24 +3,16 @@
 //! and recall of at least 0.99, every span naming the right first
 //! document. Skips, saying so, when `../shared/eval` is absent.
 
+mod common;
+
 use std::collections::HashMap;
-use std::path::Path;
 
 use neardup::spans::{Emitted, Keep, ReferenceIndex, SpanFinder, Unit};
 use neardup::text::{normalize, NormalizeOptions};
-use neardup_bench::paragraphs::Pools;
 use neardup_bench::spancorpus::{generate, SpanCorpus, SpanCorpusConfig};
 
 fn corpus() -> Option<SpanCorpus> {
-    let eval = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/eval/extraction");
-    if !eval.is_dir() {
-        eprintln!(
-            "skipped: {} is absent (the shared evaluation data)",
-            eval.display()
-        );
-        return None;
-    }
-    let pools = Pools::load(&eval).unwrap();
+    let pools = common::shared_pools()?;
     Some(generate(
         &pools,
         &SpanCorpusConfig {

@@ -6,24 +6,16 @@
 //! document of its run's earliest occurrence. Skips, saying so, when
 //! `../shared/eval` is absent.
 
+mod common;
+
 use std::collections::HashMap;
-use std::path::Path;
 
 use neardup::spans::{Emitted, Keep, SpanFinder, Unit};
 use neardup::text::{normalize, NormalizeOptions};
-use neardup_bench::paragraphs::Pools;
 use neardup_bench::substrcorpus::{generate, SubstrCorpusConfig};
 
 fn corpus(docs: usize, seed: u64) -> Option<Vec<(String, String)>> {
-    let eval = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/eval/extraction");
-    if !eval.is_dir() {
-        eprintln!(
-            "skipped: {} is absent (the shared evaluation data)",
-            eval.display()
-        );
-        return None;
-    }
-    let pools = Pools::load(&eval).unwrap();
+    let pools = common::shared_pools()?;
     let cfg = SubstrCorpusConfig {
         docs,
         seed,
