@@ -5,7 +5,7 @@
 //! deep tree never recurses.
 
 use html5ever::tendril::StrTendril;
-use html5ever::{Attribute, LocalName, QualName};
+use html5ever::{ns, Attribute, LocalName, QualName};
 
 /// Index of a node inside [`Dom::nodes`].
 pub(crate) type NodeId = usize;
@@ -98,6 +98,13 @@ impl Dom {
             Some(NodeData::Element { name, .. }) => Some(&name.local),
             _ => None,
         }
+    }
+
+    /// Whether `id` is an element of the HTML namespace (not SVG or MathML:
+    /// an SVG `<title>` is a tooltip, not the page's title).
+    pub(crate) fn is_html(&self, id: NodeId) -> bool {
+        matches!(self.get(id).map(|n| &n.data),
+            Some(NodeData::Element { name, .. }) if name.ns == ns!(html))
     }
 
     /// Value of attribute `attr` on element `id`.
@@ -302,7 +309,7 @@ impl Iterator for Children<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use html5ever::{ns, LocalName, Namespace};
+    use html5ever::{LocalName, Namespace};
 
     fn elem(dom: &mut Dom, name: &str) -> NodeId {
         dom.push(NodeData::Element {

@@ -132,6 +132,7 @@ fn known_pages_extract_the_same() {
         "<!--><title>a --> <p class=x></title>",
         "<svg><path/><div class=x>Top</div>",
         "</a title=\"<p title='\">TEXT<br class='\"'>",
+        "</style><svg/><svg><title>--></svg>",
     ] {
         let [filtered, fed, read] = three(html, Mode::AllText);
         assert_eq!(filtered, read, "{html}");

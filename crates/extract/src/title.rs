@@ -77,7 +77,7 @@ pub(crate) fn title(dom: &Dom, a: &Analysis) -> String {
     let doc_title = a
         .order
         .iter()
-        .find(|&&id| dom.local_name(id) == Some(&local_name!("title")))
+        .find(|&&id| dom.local_name(id) == Some(&local_name!("title")) && dom.is_html(id))
         .map(|&id| text_of(dom, a, id, true))
         .filter(|t| !t.is_empty());
     if let Some(og) = meta_content(dom, a, "og:title") {
@@ -127,5 +127,6 @@ mod tests {
         );
         assert_eq!(t("<title>中国经济新闻_新浪网</title>"), "中国经济新闻");
         assert_eq!(t("<p>no title</p>"), "");
+        assert_eq!(t("<svg><title>Icon</title></svg><p>x</p>"), "");
     }
 }
