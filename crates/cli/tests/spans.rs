@@ -330,7 +330,12 @@ fn bad_options_fail_before_any_work() {
         (vec!["--unit", "word"], "--unit"),
         (vec!["--unit", "line", "--fuzzy"], "fuzzy"),
         (vec!["--keep", "longest"], "--keep"),
-        (vec!["--overlap", "1.5"], "overlap"),
+        (vec!["--fuzzy", "--overlap", "1.5"], "overlap must be"),
+        (vec!["--overlap", "0.5"], "--fuzzy"),
+        (
+            vec!["--unit", "substring", "--min-chars", "5"],
+            "--min-chars",
+        ),
         (vec!["--memory", "lots"], "--memory"),
         (vec!["-o", "/nonexistent/dir/out.jsonl"], "cannot write"),
         (vec!["--spill-dir", "/nonexistent/spill"], "--spill-dir"),

@@ -76,6 +76,11 @@ def test_bad_options_are_errors():
         neardup.SpanFinder("line", fuzzy=True)
     with pytest.raises(neardup.NeardupError, match="overlap"):
         neardup.SpanFinder(fuzzy=True, overlap=0)
+    # Options that do not apply are refused, not ignored.
+    with pytest.raises(neardup.NeardupError, match="--min-chars"):
+        neardup.SpanFinder("substring", min_chars=5)
+    with pytest.raises(neardup.NeardupError, match="--fuzzy"):
+        neardup.SpanFinder("line", ngram=5)
     with pytest.raises(neardup.NeardupError):
         neardup.spans(["/nonexistent/file.jsonl"])
 

@@ -272,6 +272,21 @@ impl SpanFinderBuilder {
                 c.unit.name()
             )));
         }
+        // An option that does not apply is refused rather than ignored,
+        // when set to anything but its default (the default is what every
+        // frontend passes when the user says nothing).
+        if c.unit == Unit::Substring && c.min_chars != DEFAULT_MIN_CHARS {
+            return Err(Error::option(format!(
+                "--min-chars applies to paragraphs, lines and sentences; the shortest run of --unit substring is --min-tokens or --min-bytes (min_chars {})",
+                c.min_chars
+            )));
+        }
+        if !c.fuzzy && (c.overlap != DEFAULT_OVERLAP || c.ngram != DEFAULT_NGRAM) {
+            return Err(Error::option(format!(
+                "--overlap and --ngram apply to --fuzzy paragraphs only (overlap {}, ngram {}); the n-gram of --reference is --ref-ngram",
+                c.overlap, c.ngram
+            )));
+        }
         if c.fuzzy && c.unit != Unit::Paragraph {
             return Err(Error::option(format!(
                 "fuzzy matching compares paragraphs; it does not apply to --unit {}",
@@ -304,5 +319,59 @@ impl SpanFinderBuilder {
         Ok(SpanFinder {
             config: self.config,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+
+    fn refused(b: SpanFinderBuilder) -> String {
+        match b.build() {
+            Err(e) => match e.kind() {
+                ErrorKind::Option(m) => m.clone(),
+                k => panic!("not an option error: {k:?}"),
+            },
+            Ok(_) => panic!("built"),
+        }
+    }
+
+    #[test]
+    fn options_that_do_not_apply_are_refused() {
+        let b = SpanFinder::builder;
+        assert!(refused(b().unit(Unit::Substring).min_chars(5)).contains("--min-chars"));
+        assert!(refused(b().overlap(0.5)).contains("--fuzzy"));
+        assert!(refused(b().unit(Unit::Line).ngram(5)).contains("--fuzzy"));
+        assert!(refused(b().unit(Unit::Line).min_tokens(5)).contains("--min-tokens"));
+        assert!(refused(b().unit(Unit::Substring).fuzzy(true)).contains("fuzzy"));
+        // Defaults, and options where they apply, build.
+        assert!(b()
+            .unit(Unit::Substring)
+            .min_chars(DEFAULT_MIN_CHARS)
+            .build()
+            .is_ok());
+        assert!(b()
+            .fuzzy(true)
+            .overlap(0.5)
+            .ngram(5)
+            .min_chars(5)
+            .build()
+            .is_ok());
+        assert!(b()
+            .unit(Unit::Substring)
+            .min_tokens(8)
+            .min_bytes(30)
+            .build()
+            .is_ok());
+    }
+
+    #[test]
+    fn out_of_range_options_are_refused() {
+        let b = SpanFinder::builder;
+        assert!(refused(b().fuzzy(true).overlap(1.5)).contains("overlap"));
+        assert!(refused(b().fuzzy(true).ngram(0)).contains("n-gram"));
+        assert!(refused(b().unit(Unit::Substring).min_tokens(0)).contains("1 to"));
+        assert!(refused(b().memory(1000)).contains("64 KiB"));
     }
 }
