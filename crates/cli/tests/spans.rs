@@ -224,6 +224,37 @@ fn clean_attributes_and_report() {
 }
 
 #[test]
+fn substring_report_counts_tokens_compared() {
+    let dir = temp_dir("spans-substring-report");
+    let (c, report) = (dir.join("c.jsonl"), dir.join("report.json"));
+    let text = "one two three four five six seven eight nine ten";
+    std::fs::write(
+        &c,
+        format!(
+            "{{\"id\":\"a\",\"text\":\"{text}\"}}\n{{\"id\":\"b\",\"text\":\"Eleven, {text}.\"}}\n"
+        ),
+    )
+    .unwrap();
+    let out = spans(&[
+        path(&c),
+        "--unit",
+        "substring",
+        "--min-tokens",
+        "5",
+        "--report",
+        path(&report),
+    ]);
+    let lines = json_lines(out.as_bytes());
+    assert_eq!(
+        lines[1]["spans"],
+        serde_json::json!([{"start": 8, "end": 56, "kind": "substring", "first": "a"}])
+    );
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(r["units_compared"], 21, "tokens of both documents");
+    assert_eq!(r["by_kind"]["substring"]["spans"], 1);
+}
+
+#[test]
 fn bad_input_is_a_document_error_and_the_run_goes_on() {
     let dir = temp_dir("spans-bad");
     let p = dir.join("bad.jsonl");

@@ -199,6 +199,7 @@ impl SpanRun {
         if let Path::Substring(s) = path {
             stats.spilled_bytes = s.spilled();
             stats.partitioned_from = s.partitioned_from();
+            stats.units = s.tokens();
             let finder = &finder;
             s.finish(finder, |doc: SubstringDoc| {
                 let (text, error, a) = match &doc.body {

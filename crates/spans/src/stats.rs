@@ -58,7 +58,8 @@ pub struct Stats {
     pub errors: u64,
     /// Documents with at least one span.
     pub documents_with_spans: u64,
-    /// Units that were compared (long enough to have a key).
+    /// Units that were compared (long enough to have a key); tokens for
+    /// the substring unit.
     pub units: u64,
     /// Characters (code points) of all documents.
     pub chars: u64,

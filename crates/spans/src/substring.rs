@@ -61,6 +61,8 @@ pub(crate) struct SubstringRun {
     spool: Option<WindowSpool>,
     /// Documents pushed.
     docs_pushed: u32,
+    /// Tokens pushed (the run's statistics count them as units compared).
+    tokens_pushed: u64,
     dir: SpillDir,
     docs: BufWriter<File>,
     spilled: u64,
@@ -79,6 +81,7 @@ impl SubstringRun {
             id_hash: Vec::new(),
             spool: None,
             docs_pushed: 0,
+            tokens_pushed: 0,
             dir,
             docs,
             spilled: 0,
@@ -125,6 +128,11 @@ impl SubstringRun {
         Ok(())
     }
 
+    /// Tokens of all documents pushed.
+    pub fn tokens(&self) -> u64 {
+        self.tokens_pushed
+    }
+
     /// Bytes written to the spill directory.
     pub fn spilled(&self) -> u64 {
         self.spilled + self.spool.as_ref().map_or(0, WindowSpool::bytes)
@@ -146,6 +154,7 @@ impl SubstringRun {
             self.move_to_disk(rule)?;
         }
         self.docs_pushed += 1;
+        self.tokens_pushed += count as u64;
         let w = &mut self.docs;
         match write_doc_head(w, body)? {
             None => {
