@@ -6,6 +6,7 @@ use rustc_hash::FxHashMap;
 
 use crate::dom::{Dom, NodeData, NodeId, DOCUMENT, NONE};
 use crate::evidence::{judge, judge_role, Evidence};
+use crate::page_hidden::page_hiding_element;
 use crate::tags::{kind, measure, TagKind};
 
 /// A subtree flagged as boilerplate keeps its text when it holds more than
@@ -77,7 +78,8 @@ impl Analysis {
     }
 }
 
-fn hidden(dom: &Dom, id: NodeId) -> bool {
+/// Is the element hidden by its inline style?
+pub(crate) fn hidden(dom: &Dom, id: NodeId) -> bool {
     // Neither `aria-hidden` (it hides decoration from screen readers while
     // the text stays on screen) nor the `hidden` attribute (streaming
     // server-side rendering parks real content in `<div hidden>` until a
@@ -159,8 +161,18 @@ fn own_evidence<'d>(dom: &'d Dom, id: NodeId, buf: &mut String, memo: &mut Memo<
     ev
 }
 
-/// Run all passes.
+/// Run all passes; again, showing it, when an element hidden by its style
+/// holds the page ([`page_hiding_element`]).
 pub(crate) fn analyze(dom: &Dom) -> Analysis {
+    let a = passes(dom, None);
+    match page_hiding_element(dom, &a) {
+        Some(page) => passes(dom, Some(page)),
+        None => a,
+    }
+}
+
+/// All passes; `shown`: an element whose hiding style is left out.
+fn passes(dom: &Dom, shown: Option<NodeId>) -> Analysis {
     let n = dom.nodes.len();
     let order = dom.preorder(DOCUMENT);
     let mut pos = vec![u32::MAX; n];
@@ -194,7 +206,7 @@ pub(crate) fn analyze(dom: &Dom) -> Analysis {
         let mut inv = p_inv;
         let mut link = p_link;
         if let Some(name) = dom.local_name(id) {
-            inv |= kind(name) == TagKind::Skip || hidden(dom, id);
+            inv |= kind(name) == TagKind::Skip || (hidden(dom, id) && shown != Some(id));
             link |= *name == local_name!("a") && dom.attr(id, &local_name!("href")).is_some();
             a.evidence[id] = own_evidence(dom, id, &mut buf, &mut memo);
         }
@@ -213,6 +225,8 @@ pub(crate) fn analyze(dom: &Dom) -> Analysis {
                 }
             }
         }
+        // Every node of the subtree is done: its end is final.
+        a.end[id] = a.end[id].max(a.pos[id].saturating_add(1));
         let parent = dom.get(id).map_or(NONE, |x| x.parent);
         if parent < n {
             let (t, l, e) = (a.tokens[id], a.link_tokens[id], a.end[id]);
@@ -220,9 +234,6 @@ pub(crate) fn analyze(dom: &Dom) -> Analysis {
             a.link_tokens[parent] = a.link_tokens[parent].saturating_add(l);
             a.end[parent] = a.end[parent].max(e);
         }
-    }
-    for &id in &a.order {
-        a.end[id] = a.end[id].max(a.pos[id].saturating_add(1));
     }
     // Pass C, top-down: boilerplate and positive flags.
     let total = a.tokens.get(DOCUMENT).copied().unwrap_or(0).max(1) as f32;
@@ -244,6 +255,28 @@ pub(crate) fn analyze(dom: &Dom) -> Analysis {
 mod tests {
     use super::*;
     use crate::parse::parse;
+
+    #[test]
+    fn a_subtree_ends_past_its_last_node() {
+        let dom = parse(
+            "<body><div><p>one</p><p>two</p></div><p>three</p></body>",
+            512,
+        );
+        let a = analyze(&dom);
+        let div = dom.find_element("div").expect("div");
+        let texts: Vec<NodeId> = a
+            .order
+            .iter()
+            .copied()
+            .filter(|&id| matches!(dom.get(id).map(|n| &n.data), Some(NodeData::Text(_))))
+            .collect();
+        assert_eq!(texts.len(), 3);
+        assert!(a.contains(div, texts[0]) && a.contains(div, texts[1]));
+        assert!(!a.contains(div, texts[2]));
+        for &id in &a.order {
+            assert!(a.end[id] > a.pos[id]);
+        }
+    }
 
     #[test]
     fn flags_and_measures() {

@@ -96,6 +96,7 @@ mod feed;
 mod foreign;
 mod jsonld;
 mod markup;
+mod page_hidden;
 mod page_kind;
 mod parse;
 mod prefilter;
