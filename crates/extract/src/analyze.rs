@@ -1,7 +1,7 @@
 //! Per-node facts computed in a few linear passes over the arena:
 //! visibility, link ancestry, subtree text measures and boilerplate flags.
 
-use html5ever::local_name;
+use html5ever::{local_name, LocalName};
 use rustc_hash::FxHashMap;
 
 use crate::dom::{Dom, NodeData, NodeId, DOCUMENT, NONE};
@@ -78,13 +78,16 @@ impl Analysis {
     }
 }
 
-/// Is the element hidden by its inline style?
+/// Is the element hidden by its inline style, or marked by the site as
+/// text that does not stand for the page (`data-nosnippet`, the search
+/// engines' mark for cookie notices, sign-in prompts, legal lines)?
 pub(crate) fn hidden(dom: &Dom, id: NodeId) -> bool {
     // Neither `aria-hidden` (it hides decoration from screen readers while
     // the text stays on screen) nor the `hidden` attribute (streaming
     // server-side rendering parks real content in `<div hidden>` until a
     // script moves it into place) is taken as invisibility.
     dom.attr(id, &local_name!("style")).is_some_and(style_hides)
+        || dom.attr(id, &LocalName::from("data-nosnippet")).is_some()
 }
 
 /// Does an inline style hide its element (`display:none` or
@@ -282,7 +285,7 @@ mod tests {
     fn flags_and_measures() {
         let dom = parse(
             "<body><div id=main><p>one two three</p><p style='display: none'>hidden words</p>\
-             <a href=x>link text</a></div><nav>menu item</nav><script>var x</script></body>",
+             <a href=x>link text</a><div data-nosnippet>Accept all cookies</div></div><nav>menu item</nav><script>var x</script></body>",
             512,
         );
         let a = analyze(&dom);

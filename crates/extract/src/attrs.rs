@@ -57,6 +57,9 @@ pub(crate) enum Attr {
     /// `role` and `itemprop`: evidence, on every element.
     Role,
     Style,
+    /// `data-nosnippet`: the site's own mark of text that does not stand
+    /// for the page (`analyze::hidden`), on every element.
+    NoSnippet,
     Href,
     Type,
     /// `property`, `name`, `content`: the title, on meta tags.
@@ -99,6 +102,9 @@ pub(crate) fn element(tag: &[u8]) -> Element {
 
 /// The attribute class of a name as written.
 pub(crate) fn attr(name: &[u8]) -> Attr {
+    if name.eq_ignore_ascii_case(b"data-nosnippet") {
+        return Attr::NoSnippet;
+    }
     match lower8(name, &mut [0; 8]) {
         b"class" => Attr::Class,
         b"id" => Attr::Id,
@@ -157,7 +163,7 @@ impl<'h> Attrs<'h> {
             // A style is read for whether it hides, nothing else.
             (Attr::Style, _) if style_hides(value) => Fate::Value(HIDING_STYLE),
             (Attr::Style, _) => Fate::Drop,
-            (Attr::Href, Element::A) => Fate::NameOnly,
+            (Attr::Href, Element::A) | (Attr::NoSnippet, _) => Fate::NameOnly,
             (Attr::Type, Element::Script | Element::Input) => Fate::Keep,
             (Attr::MetaField, Element::Meta) => Fate::Keep,
             _ => Fate::Drop,
@@ -201,6 +207,8 @@ mod tests {
         assert_eq!(attr(b"CLASS"), Attr::Class);
         assert_eq!(attr(b"itemprop"), Attr::Role);
         assert_eq!(attr(b"data-itemprop"), Attr::Other);
+        assert_eq!(attr(b"Data-NoSnippet"), Attr::NoSnippet);
+        assert_eq!(attr(b"data-nosnippets"), Attr::Other);
         assert_eq!(element(b"Font"), Element::Compared);
         assert_eq!(element(b"strongest"), Element::Other);
         assert_eq!(element(b"a"), Element::A);

@@ -79,6 +79,8 @@ const PIECES: &[&str] = &[
     "<div id=main-content>",
     "<div class=\"flex px-4\" data-x=1>",
     "<p style='display: none'>",
+    "<div data-nosnippet>",
+    "<div DATA-NOSNIPPET=\"\" class=x>",
     "<span style=color:red>",
     "<a href=/x title=\"a>b\">",
     "</a>",
