@@ -17,7 +17,9 @@
 //!    text go to it directly, the rest through html5ever's tokenizer; a
 //!    token filter caps nesting depth so hostile nesting stays linear.
 //! 2. Linear passes compute per node: visibility (skipped tags, inline
-//!    `display:none`), link ancestry, text tokens, and class/id/role/tag
+//!    `display:none` or `visibility:hidden`, `data-nosnippet`; again without
+//!    the hiding of an element that holds most of the page's text, a page
+//!    hidden until a script shows it), link ancestry, text tokens, and class/id/role/tag
 //!    evidence (`article`, `main`, `content`... vs `nav`, `footer`,
 //!    `comment`, `share`, `related`, `cookie`...).
 //! 3. The body is segmented into blocks (paragraphs); each is judged good
