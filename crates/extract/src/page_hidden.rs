@@ -13,8 +13,12 @@ use crate::dom::{Dom, NodeData, NodeId};
 use crate::tags::{kind, measure, TagKind};
 
 /// A hidden element is the page when it holds at least this share of the
-/// page's text (its own, hidden, and the visible rest).
+/// page's text (its own, hidden, and the visible rest) ...
 const PAGE_SHARE: f32 = 0.67;
+/// ... and of its nodes: a wrapper of the page holds its structure too,
+/// where a hidden copy of the article for machines (schema.org microdata
+/// in a `display:none` block) is a small part of the page's nodes.
+const NODE_SHARE: f32 = 0.5;
 /// ... and at least this many tokens (a page of a few words that hides
 /// them says nothing).
 const MIN_TOKENS: u32 = 50;
@@ -41,7 +45,11 @@ pub(crate) fn page_hiding_element(dom: &Dom, a: &Analysis) -> Option<NodeId> {
     }
     let (id, tokens) = best?;
     let share = tokens as f32 / (tokens.saturating_add(visible)).max(1) as f32;
-    (tokens >= MIN_TOKENS && share >= PAGE_SHARE).then_some(id)
+    let nodes = match (a.pos.get(id), a.end.get(id)) {
+        (Some(&p), Some(&e)) => e.saturating_sub(p) as f32 / a.order.len().max(1) as f32,
+        _ => 0.0,
+    };
+    (tokens >= MIN_TOKENS && share >= PAGE_SHARE && nodes >= NODE_SHARE).then_some(id)
 }
 
 /// Text tokens in the subtree of `root` as if it were shown: skipped tags
@@ -109,6 +117,14 @@ mod tests {
             words(20)
         );
         assert_eq!(visible_tokens(&html), 20 * 7);
+        // A hidden copy of the article for machines, beside the page.
+        let nav = "<li><a href=/x>Section</a></li>".repeat(40);
+        let copy = format!(
+            "<body><ul>{nav}</ul><p>Visible words</p>\
+             <div style='display:none' itemscope><p>{}</p></div></body>",
+            words(20)
+        );
+        assert_eq!(visible_tokens(&copy), 40 + 2);
         // Few words hidden: nothing to read either way.
         let few = "<body><div style='visibility:hidden'><p>Loading the page</p></div></body>";
         assert_eq!(visible_tokens(few), 0);
