@@ -1,7 +1,7 @@
 //! Per-node facts computed in a few linear passes over the arena:
 //! visibility, link ancestry, subtree text measures and boilerplate flags.
 
-use html5ever::local_name;
+use html5ever::{local_name, LocalName};
 use rustc_hash::FxHashMap;
 
 use crate::dom::{Dom, NodeData, NodeId, DOCUMENT, NONE};
@@ -82,7 +82,22 @@ fn hidden(dom: &Dom, id: NodeId) -> bool {
     // the text stays on screen) nor the `hidden` attribute (streaming
     // server-side rendering parks real content in `<div hidden>` until a
     // script moves it into place) is taken as invisibility.
-    dom.attr(id, &local_name!("style")).is_some_and(style_hides)
+    dom.attr(id, &local_name!("style")).is_some_and(style_hides) || dialog(dom, id)
+}
+
+/// Is the element a modal dialog (`role="dialog"` or `alertdialog`, not
+/// said to be `aria-modal="false"`): a window (a policy, a size chart, a
+/// sign-up form, a menu) that the page shows over its content when asked,
+/// never its content. A dialog that is not modal is a panel of the page
+/// (a description sheet beside the product).
+fn dialog(dom: &Dom, id: NodeId) -> bool {
+    let role = dom.attr(id, &local_name!("role")).is_some_and(|r| {
+        let r = r.trim();
+        r.eq_ignore_ascii_case("dialog") || r.eq_ignore_ascii_case("alertdialog")
+    });
+    role && !dom
+        .attr(id, &LocalName::from("aria-modal"))
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case("false"))
 }
 
 /// Does an inline style hide its element (`display:none` or
@@ -263,6 +278,24 @@ mod tests {
         assert!(!a.contains(main, nav));
         let body = dom.find_element("body").expect("body");
         assert_eq!(a.tokens[body], 7);
+    }
+
+    #[test]
+    fn modal_dialogs_are_not_shown() {
+        let policy = "<p>Returns are accepted within thirty days of purchase.</p>";
+        let dom = parse(
+            &format!(
+                "<body><p>The product.</p><div role=dialog>{policy}</div>\
+                 <div role=' AlertDialog ' aria-modal=true>{policy}</div>\
+                 <div role=dialog aria-modal=false><p>A sheet beside it.</p></div></body>"
+            ),
+            512,
+        );
+        let a = analyze(&dom);
+        let body = dom.find_element("body").expect("body");
+        // "The product." and "A sheet beside it.": the modal policies are
+        // not on screen, the panel that is not modal is.
+        assert_eq!(a.tokens[body], 6);
     }
 
     #[test]

@@ -10,6 +10,7 @@ use crate::jsonld::{declared_body, declares_product, ld_texts, Reference};
 use crate::page_kind::{dateline, declares_page, is_article, main_heading, with_heading};
 use crate::parse::parse_tendril;
 use crate::prefilter::prefilter;
+use crate::product::product_block;
 use crate::records::{items_of, records};
 use crate::score::{classify, mostly_boiler, select_container, Class};
 use crate::segment::{segment, segment_hidden, Block};
@@ -140,10 +141,10 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
         }
     }
     let mut confirmed = false;
+    let mut matched = vec![false; blocks.len()];
     let ld = ld_texts(dom, a);
     if let Some(body) = declared_body(&ld) {
         let reference = Reference::new(&body);
-        let mut matched = vec![false; blocks.len()];
         for (((b, c), w), m) in blocks
             .iter()
             .zip(classes.iter_mut())
@@ -206,6 +207,13 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
         }
     }
     if declares_product(&ld) {
+        if a.boiler.get(container).copied().unwrap_or(false) {
+            if let Some(h1) = main_heading(dom, a) {
+                if let Some(block) = product_block(dom, a, blocks, &classes, &matched, h1) {
+                    return clean(dom, a, block, good_before, Kind::Product, None);
+                }
+            }
+        }
         return clean(dom, a, container, good_before, Kind::Product, None);
     }
     // A site's own page that is not a dated story starts at its main

@@ -99,6 +99,7 @@ mod markup;
 mod page_kind;
 mod parse;
 mod prefilter;
+mod product;
 mod records;
 mod score;
 mod segment;
