@@ -228,6 +228,8 @@ pub(crate) fn analyze(dom: &Dom) -> Analysis {
                 }
             }
         }
+        // Every node of a subtree, its last one included, lies before its end.
+        a.end[id] = a.end[id].max(a.pos[id].saturating_add(1));
         let parent = dom.get(id).map_or(NONE, |x| x.parent);
         if parent < n {
             let (t, l, e) = (a.tokens[id], a.link_tokens[id], a.end[id]);
@@ -235,9 +237,6 @@ pub(crate) fn analyze(dom: &Dom) -> Analysis {
             a.link_tokens[parent] = a.link_tokens[parent].saturating_add(l);
             a.end[parent] = a.end[parent].max(e);
         }
-    }
-    for &id in &a.order {
-        a.end[id] = a.end[id].max(a.pos[id].saturating_add(1));
     }
     // Pass C, top-down: boilerplate and positive flags.
     let total = a.tokens.get(DOCUMENT).copied().unwrap_or(0).max(1) as f32;
@@ -276,6 +275,12 @@ mod tests {
         assert!(!a.boiler[main]);
         assert!(a.contains(main, dom.find_element("a").expect("a")));
         assert!(!a.contains(main, nav));
+        // The last node of a subtree is in it.
+        let last = *a.order[..a.end[main] as usize].last().expect("a node");
+        assert!(
+            matches!(dom.get(last).map(|n| &n.data), Some(NodeData::Text(t)) if &**t == "link text")
+        );
+        assert!(a.contains(main, last) && !a.contains(main, a.order[a.end[main] as usize]));
         let body = dom.find_element("body").expect("body");
         assert_eq!(a.tokens[body], 7);
     }

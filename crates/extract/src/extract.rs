@@ -10,7 +10,7 @@ use crate::jsonld::{declared_body, declares_product, ld_texts, Reference};
 use crate::page_kind::{dateline, declares_page, is_article, main_heading, with_heading};
 use crate::parse::parse_tendril;
 use crate::prefilter::prefilter;
-use crate::product::product_block;
+use crate::product::{product_block, without_furniture};
 use crate::records::{items_of, records};
 use crate::score::{classify, mostly_boiler, select_container, Class};
 use crate::segment::{segment, segment_hidden, Block};
@@ -214,7 +214,17 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
                 }
             }
         }
-        return clean(dom, a, container, good_before, Kind::Product, None);
+        // The product's heading starts its text: what comes before it in
+        // the container (recommendations, breadcrumbs, a gallery) is not
+        // the product's.
+        let start = main_heading(dom, a)
+            .filter(|&h1| a.contains(container, h1))
+            .map(|h1| Start {
+                heading: h1,
+                core: h1,
+            });
+        let kept = clean(dom, a, container, good_before, Kind::Product, start);
+        return without_furniture(dom, a, blocks, container, kept);
     }
     // A site's own page that is not a dated story starts at its main
     // heading: the heading, and what stands between it and the text found

@@ -10,6 +10,8 @@
 //! text of page furniture (boilerplate-flagged reviews, dialogs, related
 //! items) and link lists against it.
 
+use html5ever::local_name;
+
 use crate::analyze::Analysis;
 use crate::dom::{Dom, NodeId, NONE};
 use crate::score::{mostly_boiler, Class};
@@ -20,6 +22,101 @@ use crate::segment::Block;
 const SHORT_WEIGHT: f32 = 0.3;
 /// Weight of blocks confirmed by the declared product's description.
 const CONFIRMED_WEIGHT: f32 = 3.0;
+
+/// Headings that open the page furniture around a product: recommendation
+/// carousels, other sellers' offers, recently viewed items, customer
+/// reviews and questions. Matched lowercased at the start of a short block.
+const FURNITURE_OPENERS: &[&str] = &[
+    "similar items",
+    "similar products",
+    "similar sponsored",
+    "people who viewed",
+    "people also viewed",
+    "people also bought",
+    "customers who viewed",
+    "customers who bought",
+    "customers also",
+    "frequently bought together",
+    "you may also like",
+    "you might also like",
+    "you may also need",
+    "related products",
+    "related items",
+    "recommended for you",
+    "recommended products",
+    "complete the look",
+    "recently viewed",
+    "more from this seller",
+    "explore more",
+    "customer reviews",
+    "ratings & reviews",
+    "ratings and reviews",
+    "reviews for ",
+    "questions & answers",
+    "questions and answers",
+];
+/// Furniture headings count in blocks up to this many tokens.
+const OPENER_MAX_TOKENS: u32 = 10;
+
+/// Does the block, a heading, open a section of page furniture?
+fn opens_furniture(dom: &Dom, b: &Block) -> bool {
+    let heading = dom.local_name(b.owner).is_some_and(|n| {
+        matches!(
+            *n,
+            local_name!("h2") | local_name!("h3") | local_name!("h4") | local_name!("h5")
+        )
+    });
+    if !heading || b.tokens > OPENER_MAX_TOKENS {
+        return false;
+    }
+    let head: String = b
+        .text
+        .chars()
+        .skip_while(|c| !c.is_alphanumeric())
+        .take(40)
+        .flat_map(char::to_lowercase)
+        .collect();
+    FURNITURE_OPENERS.iter().any(|m| head.starts_with(m))
+}
+
+/// The blocks of a product's text (`kept`, from `container`) without the
+/// sections that furniture headings open: each such heading titles the
+/// largest element inside the container that it starts (of which it is
+/// the first block of the page), and that element's blocks are left out.
+pub(crate) fn without_furniture(
+    dom: &Dom,
+    a: &Analysis,
+    blocks: &[Block],
+    container: NodeId,
+    kept: Vec<Block>,
+) -> Vec<Block> {
+    let mut sections = Vec::new();
+    for (i, b) in blocks.iter().enumerate() {
+        if !a.contains(container, b.owner) || !opens_furniture(dom, b) {
+            continue;
+        }
+        let previous = i.checked_sub(1).and_then(|j| blocks.get(j));
+        let mut section = b.owner;
+        loop {
+            let parent = dom.get(section).map_or(NONE, |n| n.parent);
+            if parent == NONE
+                || parent == container
+                || !a.contains(container, parent)
+                || previous.is_some_and(|p| a.contains(parent, p.owner))
+            {
+                break;
+            }
+            section = parent;
+        }
+        sections.push(section);
+    }
+    if sections.is_empty() {
+        return kept;
+    }
+    kept.into_iter()
+        .filter(|b| !sections.iter().any(|&s| a.contains(s, b.owner)))
+        .collect()
+}
 
 /// Per-element sums of the scores of the blocks below it.
 fn subtree_scores(
@@ -132,5 +229,45 @@ mod tests {
         let got = run(&page("Thing"), Mode::Main, 512).paragraphs;
         assert!(got.iter().any(|p| p == REVIEW), "{got:?}");
         assert!(!got.iter().any(|p| p == DESCRIPTION), "{got:?}");
+    }
+
+    fn shop(ld_type: &str) -> String {
+        let cards = |n: &str| -> String {
+            (0..4)
+                .map(|i| {
+                    format!("<li><a href=/{n}{i}>Another guitar {i}</a><div>${i}99</div></li>")
+                })
+                .collect()
+        };
+        format!(
+            "<head><script type='application/ld+json'>{{\"@type\":\"{ld_type}\"}}</script></head>\
+             <body><main><section><h2>People who viewed this item also viewed</h2>\
+             <ul>{}</ul></section>\
+             <h1>Classic Guitar</h1><p>{DESCRIPTION}</p><p>{DESCRIPTION}</p>\
+             <section><div><h2>Similar items</h2></div><ul>{}</ul></section>\
+             <h3>Specifications</h3><ul><li>Body: alder</li><li>Neck: maple</li></ul>\
+             </main></body>",
+            cards("a"),
+            cards("b")
+        )
+    }
+
+    #[test]
+    fn a_product_starts_at_its_heading_without_recommendations() {
+        let got = run(&shop("Product"), Mode::Main, 512).paragraphs;
+        assert_eq!(
+            got,
+            vec![
+                "Classic Guitar",
+                DESCRIPTION,
+                DESCRIPTION,
+                "Specifications",
+                "Body: alder",
+                "Neck: maple"
+            ]
+        );
+        // A page that declares no product keeps its sections.
+        let got = run(&shop("Thing"), Mode::Main, 512).paragraphs;
+        assert!(got.iter().any(|p| p == "Similar items"), "{got:?}");
     }
 }
