@@ -88,6 +88,22 @@ pub(crate) fn hidden(dom: &Dom, id: NodeId) -> bool {
     // script moves it into place) is taken as invisibility.
     dom.attr(id, &local_name!("style")).is_some_and(style_hides)
         || dom.attr(id, &LocalName::from("data-nosnippet")).is_some()
+        || dialog(dom, id)
+}
+
+/// Is the element a modal dialog (`role="dialog"` or `alertdialog`, not
+/// said to be `aria-modal="false"`): a window (a policy, a size chart, a
+/// sign-up form, a menu) that the page shows over its content when asked,
+/// never its content. A dialog that is not modal is a panel of the page
+/// (a description sheet beside the product).
+fn dialog(dom: &Dom, id: NodeId) -> bool {
+    let role = dom.attr(id, &local_name!("role")).is_some_and(|r| {
+        let r = r.trim();
+        r.eq_ignore_ascii_case("dialog") || r.eq_ignore_ascii_case("alertdialog")
+    });
+    role && !dom
+        .attr(id, &LocalName::from("aria-modal"))
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case("false"))
 }
 
 /// Does an inline style hide its element (`display:none` or
@@ -228,7 +244,7 @@ fn passes(dom: &Dom, shown: Option<NodeId>) -> Analysis {
                 }
             }
         }
-        // Every node of the subtree is done: its end is final.
+        // Every node of a subtree, its last one included, lies before its end.
         a.end[id] = a.end[id].max(a.pos[id].saturating_add(1));
         let parent = dom.get(id).map_or(NONE, |x| x.parent);
         if parent < n {
@@ -285,7 +301,7 @@ mod tests {
     fn flags_and_measures() {
         let dom = parse(
             "<body><div id=main><p>one two three</p><p style='display: none'>hidden words</p>\
-             <a href=x>link text</a><div data-nosnippet>Accept all cookies</div></div><nav>menu item</nav><script>var x</script></body>",
+             <div data-nosnippet>Accept all cookies</div><a href=x>link text</a></div><nav>menu item</nav><script>var x</script></body>",
             512,
         );
         let a = analyze(&dom);
@@ -297,8 +313,32 @@ mod tests {
         assert!(!a.boiler[main]);
         assert!(a.contains(main, dom.find_element("a").expect("a")));
         assert!(!a.contains(main, nav));
+        // The last node of a subtree is in it.
+        let last = *a.order[..a.end[main] as usize].last().expect("a node");
+        assert!(
+            matches!(dom.get(last).map(|n| &n.data), Some(NodeData::Text(t)) if &**t == "link text")
+        );
+        assert!(a.contains(main, last) && !a.contains(main, a.order[a.end[main] as usize]));
         let body = dom.find_element("body").expect("body");
         assert_eq!(a.tokens[body], 7);
+    }
+
+    #[test]
+    fn modal_dialogs_are_not_shown() {
+        let policy = "<p>Returns are accepted within thirty days of purchase.</p>";
+        let dom = parse(
+            &format!(
+                "<body><p>The product.</p><div role=dialog>{policy}</div>\
+                 <div role=' AlertDialog ' aria-modal=true>{policy}</div>\
+                 <div role=dialog aria-modal=false><p>A sheet beside it.</p></div></body>"
+            ),
+            512,
+        );
+        let a = analyze(&dom);
+        let body = dom.find_element("body").expect("body");
+        // "The product." and "A sheet beside it.": the modal policies are
+        // not on screen, the panel that is not modal is.
+        assert_eq!(a.tokens[body], 6);
     }
 
     #[test]

@@ -54,7 +54,8 @@ pub(crate) enum Attr {
     Class,
     /// Evidence (`evidence::judge`), on every element.
     Id,
-    /// `role` and `itemprop`: evidence, on every element.
+    /// `role` and `itemprop`: evidence, on every element; `aria-modal`:
+    /// whether a dialog is modal.
     Role,
     Style,
     /// `data-nosnippet`: the site's own mark of text that does not stand
@@ -75,9 +76,9 @@ pub(crate) const POSITIVE: &str = "main";
 /// An inline style that hides its element (`analyze::style_hides`).
 pub(crate) const HIDING_STYLE: &str = "display:none";
 
-/// `name` in ASCII lower case when it has at most 8 bytes (every name
+/// `name` in ASCII lower case when it has at most 10 bytes (every name
 /// matched here), else an empty slice.
-fn lower8<'b>(name: &[u8], buf: &'b mut [u8; 8]) -> &'b [u8] {
+fn lower10<'b>(name: &[u8], buf: &'b mut [u8; 10]) -> &'b [u8] {
     let Some(dst) = buf.get_mut(..name.len()) else {
         return &[];
     };
@@ -89,7 +90,7 @@ fn lower8<'b>(name: &[u8], buf: &'b mut [u8; 8]) -> &'b [u8] {
 
 /// The element class of a tag name as written.
 pub(crate) fn element(tag: &[u8]) -> Element {
-    match lower8(tag, &mut [0; 8]) {
+    match lower10(tag, &mut [0; 10]) {
         b"b" | b"big" | b"code" | b"em" | b"font" | b"i" | b"nobr" | b"s" | b"small"
         | b"strike" | b"strong" | b"tt" | b"u" | b"html" | b"body" => Element::Compared,
         b"a" => Element::A,
@@ -105,10 +106,10 @@ pub(crate) fn attr(name: &[u8]) -> Attr {
     if name.eq_ignore_ascii_case(b"data-nosnippet") {
         return Attr::NoSnippet;
     }
-    match lower8(name, &mut [0; 8]) {
+    match lower10(name, &mut [0; 10]) {
         b"class" => Attr::Class,
         b"id" => Attr::Id,
-        b"role" | b"itemprop" => Attr::Role,
+        b"role" | b"itemprop" | b"aria-modal" => Attr::Role,
         b"style" => Attr::Style,
         b"href" => Attr::Href,
         b"type" => Attr::Type,
@@ -209,6 +210,8 @@ mod tests {
         assert_eq!(attr(b"data-itemprop"), Attr::Other);
         assert_eq!(attr(b"Data-NoSnippet"), Attr::NoSnippet);
         assert_eq!(attr(b"data-nosnippets"), Attr::Other);
+        assert_eq!(attr(b"Aria-Modal"), Attr::Role);
+        assert_eq!(attr(b"aria-modals"), Attr::Other);
         assert_eq!(element(b"Font"), Element::Compared);
         assert_eq!(element(b"strongest"), Element::Other);
         assert_eq!(element(b"a"), Element::A);

@@ -158,7 +158,10 @@ pub(crate) fn clean(
         .filter(|b| !markup_like(&b.text))
         .collect();
     if let Some(s) = start {
-        if let Some(at) = kept.iter().position(|b| a.contains(s.heading, b.owner)) {
+        // The heading, or what follows it when cleaning left it out.
+        let from = a.pos.get(s.heading).copied().unwrap_or(u32::MAX);
+        let after = |b: &Block| a.pos.get(b.owner).is_some_and(|&p| p >= from);
+        if let Some(at) = kept.iter().position(after) {
             let mut i = 0;
             kept.retain(|b| {
                 i += 1;

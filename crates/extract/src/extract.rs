@@ -10,6 +10,7 @@ use crate::jsonld::{declared_body, declares_product, ld_texts, Reference};
 use crate::page_kind::{dateline, declares_page, is_article, main_heading, with_heading};
 use crate::parse::parse_tendril;
 use crate::prefilter::prefilter;
+use crate::product::{product_block, without_furniture};
 use crate::records::{items_of, records};
 use crate::score::{classify, mostly_boiler, select_container, Class};
 use crate::segment::{segment, segment_hidden, Block};
@@ -140,10 +141,10 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
         }
     }
     let mut confirmed = false;
+    let mut matched = vec![false; blocks.len()];
     let ld = ld_texts(dom, a);
     if let Some(body) = declared_body(&ld) {
         let reference = Reference::new(&body);
-        let mut matched = vec![false; blocks.len()];
         for (((b, c), w), m) in blocks
             .iter()
             .zip(classes.iter_mut())
@@ -206,7 +207,24 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
         }
     }
     if declares_product(&ld) {
-        return clean(dom, a, container, good_before, Kind::Product, None);
+        if a.boiler.get(container).copied().unwrap_or(false) {
+            if let Some(h1) = main_heading(dom, a) {
+                if let Some(block) = product_block(dom, a, blocks, &classes, &matched, h1) {
+                    return clean(dom, a, block, good_before, Kind::Product, None);
+                }
+            }
+        }
+        // The product's heading starts its text: what comes before it in
+        // the container (recommendations, breadcrumbs, a gallery) is not
+        // the product's.
+        let start = main_heading(dom, a)
+            .filter(|&h1| a.contains(container, h1))
+            .map(|h1| Start {
+                heading: h1,
+                core: h1,
+            });
+        let kept = clean(dom, a, container, good_before, Kind::Product, start);
+        return without_furniture(dom, a, blocks, container, kept);
     }
     // A site's own page that is not a dated story starts at its main
     // heading: the heading, and what stands between it and the text found

@@ -102,6 +102,7 @@ mod page_hidden;
 mod page_kind;
 mod parse;
 mod prefilter;
+mod product;
 mod records;
 mod score;
 mod segment;
