@@ -13,6 +13,9 @@ use crate::segment::Block;
 /// a short block.
 const TAIL_OPENERS: &[&str] = &[
     "more in ",
+    "also in ",
+    "about the author",
+    "about the reviewer",
     "more from ",
     "more stories",
     "more great ",
@@ -122,4 +125,52 @@ pub(crate) fn tail_cut(kept: &[Block]) -> Option<usize> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Extractor;
+
+    fn article(after: &str) -> String {
+        let para = "<p>The council voted on Tuesday to fund the new library, after a debate \
+                    that ran for most of the evening and drew a crowd of residents.</p>";
+        format!(
+            "<html><body><article><h1>Library funded</h1>{}{after}</article></body></html>",
+            para.repeat(6)
+        )
+    }
+
+    #[test]
+    fn furniture_after_the_article_ends_it() {
+        let ex = Extractor::new();
+        for (opener, rest) in [
+            (
+                "About the Author",
+                "Jane Doe is the paper's city reporter and has covered the council for a decade.",
+            ),
+            (
+                "Also in the news",
+                "The harbour reopened after repairs that took most of the winter to finish.",
+            ),
+            (
+                "Related articles",
+                "Council budget passes after a long night of debate among the members.",
+            ),
+        ] {
+            let html = article(&format!("<h3>{opener}</h3><p>{rest}</p>"));
+            let doc = ex.extract(&html).expect("extracts");
+            assert!(doc.text.contains("fund the new library"), "{opener}");
+            assert!(!doc.text.contains(rest), "{opener}: {}", doc.text);
+        }
+    }
+
+    #[test]
+    fn an_opener_before_most_of_the_article_does_not_end_it() {
+        let html = article("").replace(
+            "<h1>Library funded</h1>",
+            "<h1>Library funded</h1><p>About the author of the plan: a retired teacher.</p>",
+        );
+        let doc = Extractor::new().extract(&html).expect("extracts");
+        assert_eq!(doc.text.matches("fund the new library").count(), 6);
+    }
 }
