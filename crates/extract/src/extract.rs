@@ -10,7 +10,7 @@ use crate::jsonld::{declared_body, declares_product, ld_texts, Reference};
 use crate::page_kind::{dateline, declares_page, is_article, main_heading, with_heading};
 use crate::parse::parse_tendril;
 use crate::prefilter::prefilter;
-use crate::records::{items_of, records};
+use crate::records::{in_any_item, items_of, records, without_stray_links};
 use crate::score::{classify, mostly_boiler, select_container, Class, Furniture};
 use crate::segment::{segment, segment_hidden, Block};
 use crate::title::title;
@@ -203,7 +203,8 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
             let container =
                 select_container(dom, a, blocks, &item_classes, &boosts, Furniture::Never);
             let good_before = good_in(a, container, blocks, &classes);
-            return clean(dom, a, container, good_before, Kind::Listing, None);
+            let kept = clean(dom, a, container, good_before, Kind::Listing, None);
+            return without_stray_links(kept, &in_any_item(dom, a, &regions));
         }
     }
     if declares_product(&ld) {
