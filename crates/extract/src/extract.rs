@@ -11,8 +11,8 @@ use crate::page_kind::{dateline, declares_page, is_article, main_heading, with_h
 use crate::parse::parse_tendril;
 use crate::prefilter::prefilter;
 use crate::product::{product_block, without_furniture};
-use crate::records::{items_of, records};
-use crate::score::{classify, mostly_boiler, select_container, Class};
+use crate::records::{in_any_item, items_of, records, without_stray_links};
+use crate::score::{classify, mostly_boiler, select_container, Class, Furniture};
 use crate::segment::{segment, segment_hidden, Block};
 use crate::title::title;
 use crate::{Document, Mode};
@@ -167,7 +167,7 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
             }
         }
     }
-    let container = select_container(dom, a, blocks, &classes, &boosts);
+    let container = select_container(dom, a, blocks, &classes, &boosts, Furniture::Fallback);
     let good_before = good_in(a, container, blocks, &classes);
     // Running text the article reading found: two paragraphs, or a long
     // one, make the page an article whatever else it lists.
@@ -201,9 +201,11 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
                     *c = Class::Good;
                 }
             }
-            let container = select_container(dom, a, blocks, &item_classes, &boosts);
+            let container =
+                select_container(dom, a, blocks, &item_classes, &boosts, Furniture::Never);
             let good_before = good_in(a, container, blocks, &classes);
-            return clean(dom, a, container, good_before, Kind::Listing, None);
+            let kept = clean(dom, a, container, good_before, Kind::Listing, None);
+            return without_stray_links(kept, &in_any_item(dom, a, &regions));
         }
     }
     if declares_product(&ld) {

@@ -29,13 +29,15 @@
 //!    `Product`, its `description`) are boosted; the JSON-LD text itself is
 //!    never emitted.
 //! 4. The container is the element maximising good minus bad text (with a
-//!    bonus for positive evidence), widened while it holds less than half
-//!    of the page's good text. When that reading finds little running text
+//!    bonus for positive evidence), outside page furniture (navigation,
+//!    header, footer, pop-ups) unless nothing outside it holds more good
+//!    text than bad, widened while it holds less than half of the page's
+//!    good text. When that reading finds little running text
 //!    (under two paragraphs, none long) and a record region (several
 //!    sibling items of the same tag, each a few blocks of similar size: a
 //!    product grid, an event list, search results) holds more than twice
 //!    as much text, the page is a listing: the items' blocks count as
-//!    content and the container is chosen again.
+//!    content and the container is chosen again, never in furniture.
 //! 5. What the page is decides where its content starts. A page that
 //!    declares itself a site's page (`og:type` `website` or `product`, a
 //!    JSON-LD web page, list, organisation, service or offer) and shows no
@@ -47,8 +49,9 @@
 //!    container is left out.
 //! 6. The container is cleaned: boilerplate subtrees inside it are removed
 //!    (unless that would remove most of its text), link-dense blocks are
-//!    dropped unless the container is list-like (a listing keeps every
-//!    block of its container), and on an article a leading headline and
+//!    dropped unless the container is list-like (a listing keeps its
+//!    items' links and drops link lists outside its items: filters, sort
+//!    menus, pagination), and on an article a leading headline and
 //!    short head/tail notes (bylines, dates, tags) are trimmed; the heading
 //!    of a listing, a product or a site's page stays.
 //!

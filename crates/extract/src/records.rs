@@ -14,6 +14,7 @@ use html5ever::{local_name, LocalName};
 
 use crate::analyze::Analysis;
 use crate::dom::{Dom, NodeId, NONE};
+use crate::score::{classify, Class};
 use crate::segment::Block;
 
 /// A region has at least this many items with text...
@@ -109,6 +110,26 @@ pub(crate) fn items_of(dom: &Dom, a: &Analysis, region: &Region) -> Vec<bool> {
         }
     }
     flags
+}
+
+/// Flags for every node inside (or being) an item of any of `regions`.
+pub(crate) fn in_any_item(dom: &Dom, a: &Analysis, regions: &[Region]) -> Vec<bool> {
+    let mut flags = vec![false; dom.nodes.len()];
+    for r in regions {
+        for (f, item) in flags.iter_mut().zip(items_of(dom, a, r)) {
+            *f |= item;
+        }
+    }
+    flags
+}
+
+/// The blocks of a listing without the link lists around its items: a
+/// link-dense block outside every record item is a filter, a sort menu,
+/// pagination or navigation, while the items' own links (titles, prices)
+/// and the page's text (its heading, an introduction) stay.
+pub(crate) fn without_stray_links(mut kept: Vec<Block>, in_item: &[bool]) -> Vec<Block> {
+    kept.retain(|b| in_item.get(b.owner).copied().unwrap_or(false) || classify(b) != Class::Bad);
+    kept
 }
 
 fn usable(a: &Analysis, id: NodeId) -> bool {
@@ -242,6 +263,30 @@ mod tests {
         for html in [format!("<ul>{menu}</ul>"), paras, layout] {
             assert!(regions_of(&html).1.is_empty(), "{html}");
         }
+    }
+
+    #[test]
+    fn a_listing_drops_link_lists_outside_its_items() {
+        let grid: String = (0..6).map(card).collect();
+        let filters: String = (0..5)
+            .map(|i| format!("<a href=/f{i}>Size {i}</a> "))
+            .collect();
+        let html = format!(
+            "<body><main><h1>Trail shoes</h1><div>{filters}</div>\
+             <section>{grid}</section><div><a href=/2>Next page</a></div></main></body>"
+        );
+        let dom = parse(&html, 512);
+        let a = analyze(&dom);
+        let vis = |id: NodeId| !a.invisible.get(id).copied().unwrap_or(true);
+        let blocks = segment(&dom, &a, DOCUMENT, &vis);
+        let regions = records(&dom, &a, &blocks);
+        let kept = without_stray_links(blocks, &in_any_item(&dom, &a, &regions));
+        let texts: Vec<&str> = kept.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(texts[0], "Trail shoes");
+        assert!(texts.contains(&"Trail shoe model 0 for men"), "{texts:?}");
+        assert!(texts.contains(&"$100.00"), "{texts:?}");
+        assert!(!texts.iter().any(|t| t.contains("Size 1")), "{texts:?}");
+        assert!(!texts.contains(&"Next page"), "{texts:?}");
     }
 
     #[test]

@@ -41,13 +41,28 @@ pub(crate) fn classify(b: &Block) -> Class {
 /// Per-block extra weight, e.g. from JSON-LD confirmation (1.0 = none).
 pub(crate) type Boosts = [f32];
 
-/// Pick the main container: the element maximising good minus bad text.
+/// May the container be inside page furniture (an element flagged as
+/// boilerplate: a navigation bar, a footer, a header, a pop-up)?
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Furniture {
+    /// Only when no element outside furniture holds more good text than
+    /// bad: a policy text in a footer pop-up or a blurb in the header is
+    /// not the page when the page has content of its own.
+    Fallback,
+    /// Never (unless nothing else holds text): record items are never
+    /// furniture.
+    Never,
+}
+
+/// Pick the main container: the element maximising good minus bad text,
+/// outside page furniture as `furniture` says.
 pub(crate) fn select_container(
     dom: &Dom,
     a: &Analysis,
     blocks: &[Block],
     classes: &[Class],
     boosts: &Boosts,
+    furniture: Furniture,
 ) -> NodeId {
     let n = dom.nodes.len();
     let mut good = vec![0f32; n];
@@ -75,8 +90,10 @@ pub(crate) fn select_container(
             bad[parent] += b;
         }
     }
-    let mut best = DOCUMENT;
-    let mut best_score = f32::MIN;
+
+    // The best element anywhere, and the best outside furniture.
+    let (mut any, mut any_score) = (DOCUMENT, f32::MIN);
+    let (mut outside, mut outside_score) = (DOCUMENT, f32::MIN);
     for &id in a.order.iter().rev() {
         if dom.local_name(id).is_none() {
             continue;
@@ -85,11 +102,18 @@ pub(crate) fn select_container(
         if a.evidence.get(id).is_some_and(|e| e.positive) {
             s += 0.15 * good[id];
         }
-        if s > best_score {
-            best_score = s;
-            best = id;
+        if s > any_score {
+            any_score = s;
+            any = id;
+        }
+        if s > outside_score && !a.boiler.get(id).copied().unwrap_or(false) {
+            outside_score = s;
+            outside = id;
         }
     }
+    let found_outside =
+        outside_score > 0.0 || (furniture == Furniture::Never && outside_score > f32::MIN);
+    let mut best = if found_outside { outside } else { any };
     // Pages without one dominant block of text (listings, product grids):
     // widen the container until it holds most of the page's good text.
     let total = good.get(DOCUMENT).copied().unwrap_or(0.0);
@@ -135,19 +159,68 @@ mod tests {
         assert_eq!(classify(&block(40, 15, 2)), Class::Neutral);
     }
 
-    #[test]
-    fn container_is_the_text_holder_not_the_page() {
-        let p = "<p>Running text with enough words, and commas, to be good content here.</p>";
-        let links = "<li><a href=/x>one link</a></li>".repeat(20);
-        let html =
-            format!("<body><ul>{links}</ul><div id=c>{p}{p}{p}</div><ul>{links}</ul></body>");
-        let dom = parse(&html, 512);
+    /// The `id` of the container chosen on `html`, or of its nearest
+    /// ancestor with one.
+    fn container_id(html: &str, furniture: Furniture) -> Option<String> {
+        let dom = parse(html, 512);
         let a = analyze(&dom);
         let vis = |id: NodeId| !a.invisible.get(id).copied().unwrap_or(true);
         let blocks = segment(&dom, &a, DOCUMENT, &vis);
         let classes: Vec<Class> = blocks.iter().map(classify).collect();
         let boosts = vec![1.0; blocks.len()];
-        let c = select_container(&dom, &a, &blocks, &classes, &boosts);
-        assert_eq!(dom.attr(c, &html5ever::local_name!("id")), Some("c"));
+        let mut c = select_container(&dom, &a, &blocks, &classes, &boosts, furniture);
+        while c != NONE {
+            if let Some(id) = dom.attr(c, &html5ever::local_name!("id")) {
+                return Some(id.to_string());
+            }
+            c = dom.get(c).map_or(NONE, |x| x.parent);
+        }
+        None
+    }
+
+    const P: &str = "<p>Running text with enough words, and commas, to be good content here.</p>";
+
+    #[test]
+    fn container_is_the_text_holder_not_the_page() {
+        let links = "<li><a href=/x>one link</a></li>".repeat(20);
+        let html =
+            format!("<body><ul>{links}</ul><div id=c>{P}{P}{P}</div><ul>{links}</ul></body>");
+        assert_eq!(
+            container_id(&html, Furniture::Fallback).as_deref(),
+            Some("c")
+        );
+    }
+
+    #[test]
+    fn furniture_holds_the_container_only_when_nothing_else_does() {
+        // A long policy text in a footer pop-up outweighs the page's short
+        // introduction, but the introduction is the page.
+        let intro = "<p>Our socks, knitted from merino wool, keep you warm.</p>";
+        let policy = format!("<footer><div id=f>{P}{P}{P}{P}{P}{P}</div></footer>");
+        let html = format!("<body><div id=c><h1>Socks</h1>{intro}</div>{policy}</body>");
+        assert_ne!(
+            container_id(&html, Furniture::Fallback).as_deref(),
+            Some("f")
+        );
+        // When the furniture holds the only text, it is the text.
+        let html = format!("<body><div><a href=/>Home</a></div>{policy}</body>");
+        assert_eq!(
+            container_id(&html, Furniture::Fallback).as_deref(),
+            Some("f")
+        );
+    }
+
+    #[test]
+    fn record_items_win_over_furniture_when_furniture_is_never_content() {
+        let cards: String = (0..6)
+            .map(|i| format!("<div><a href=/p{i}>Wool sock {i} in grey</a></div>"))
+            .collect();
+        let html =
+            format!("<body><header><div id=h>{P}</div></header><main id=m>{cards}</main></body>");
+        assert_eq!(
+            container_id(&html, Furniture::Fallback).as_deref(),
+            Some("h")
+        );
+        assert_ne!(container_id(&html, Furniture::Never).as_deref(), Some("h"));
     }
 }
