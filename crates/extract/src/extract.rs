@@ -209,7 +209,8 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
         }
     }
     if declares_product(&ld) {
-        if a.boiler.get(container).copied().unwrap_or(false) {
+        let most_text = select_container(dom, a, blocks, &classes, &boosts, Furniture::Anywhere);
+        if a.boiler.get(most_text).copied().unwrap_or(false) {
             if let Some(h1) = main_heading(dom, a) {
                 if let Some(block) = product_block(dom, a, blocks, &classes, &matched, h1) {
                     return clean(dom, a, block, good_before, Kind::Product, None);

@@ -52,6 +52,10 @@ pub(crate) enum Furniture {
     /// Never (unless nothing else holds text): record items are never
     /// furniture.
     Never,
+    /// Wherever the most text is: a declared product asks where that is,
+    /// to read its block around its heading when furniture (reviews, a
+    /// seller panel) holds it (`product::product_block`).
+    Anywhere,
 }
 
 /// Pick the main container: the element maximising good minus bad text,
@@ -111,8 +115,11 @@ pub(crate) fn select_container(
             outside = id;
         }
     }
-    let found_outside =
-        outside_score > 0.0 || (furniture == Furniture::Never && outside_score > f32::MIN);
+    let found_outside = match furniture {
+        Furniture::Anywhere => false,
+        Furniture::Fallback => outside_score > 0.0,
+        Furniture::Never => outside_score > f32::MIN,
+    };
     let mut best = if found_outside { outside } else { any };
     // Pages without one dominant block of text (listings, product grids):
     // widen the container until it holds most of the page's good text.
