@@ -1,7 +1,7 @@
 //! Per-node facts computed in a few linear passes over the arena:
 //! visibility, link ancestry, subtree text measures and boilerplate flags.
 
-use html5ever::{local_name, LocalName};
+use html5ever::local_name;
 use rustc_hash::FxHashMap;
 
 use crate::dom::{Dom, NodeData, NodeId, DOCUMENT, NONE};
@@ -85,25 +85,33 @@ pub(crate) fn hidden(dom: &Dom, id: NodeId) -> bool {
     // Neither `aria-hidden` (it hides decoration from screen readers while
     // the text stays on screen) nor the `hidden` attribute (streaming
     // server-side rendering parks real content in `<div hidden>` until a
-    // script moves it into place) is taken as invisibility.
-    dom.attr(id, &local_name!("style")).is_some_and(style_hides)
-        || dom.attr(id, &LocalName::from("data-nosnippet")).is_some()
-        || dialog(dom, id)
+    // script moves it into place) is taken as invisibility. One look at
+    // each attribute, by name as a string (`data-nosnippet` and
+    // `aria-modal` are no static atoms): this runs on every element.
+    let Some(NodeData::Element { attrs, .. }) = dom.get(id).map(|n| &n.data) else {
+        return false;
+    };
+    let (mut dialog, mut modeless) = (false, false);
+    for a in attrs {
+        match &*a.name.local {
+            "style" if style_hides(&a.value) => return true,
+            "data-nosnippet" => return true,
+            "role" => dialog = is_dialog_role(&a.value),
+            "aria-modal" => modeless = a.value.trim().eq_ignore_ascii_case("false"),
+            _ => {}
+        }
+    }
+    dialog && !modeless
 }
 
-/// Is the element a modal dialog (`role="dialog"` or `alertdialog`, not
-/// said to be `aria-modal="false"`): a window (a policy, a size chart, a
+/// Is the role a dialog's (`dialog` or `alertdialog`)? A modal dialog (not
+/// said to be `aria-modal="false"`) is a window (a policy, a size chart, a
 /// sign-up form, a menu) that the page shows over its content when asked,
 /// never its content. A dialog that is not modal is a panel of the page
 /// (a description sheet beside the product).
-fn dialog(dom: &Dom, id: NodeId) -> bool {
-    let role = dom.attr(id, &local_name!("role")).is_some_and(|r| {
-        let r = r.trim();
-        r.eq_ignore_ascii_case("dialog") || r.eq_ignore_ascii_case("alertdialog")
-    });
-    role && !dom
-        .attr(id, &LocalName::from("aria-modal"))
-        .is_some_and(|m| m.trim().eq_ignore_ascii_case("false"))
+fn is_dialog_role(role: &str) -> bool {
+    let r = role.trim();
+    r.eq_ignore_ascii_case("dialog") || r.eq_ignore_ascii_case("alertdialog")
 }
 
 /// Does an inline style hide its element (`display:none` or
