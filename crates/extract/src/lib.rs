@@ -87,33 +87,16 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-mod analyze;
-mod attrs;
-mod chars;
-mod clean;
-mod dom;
-#[cfg(test)]
-mod equivalence;
 mod error;
-mod evidence;
-mod extract;
-mod feed;
-mod foreign;
-mod jsonld;
-mod markup;
-mod page_hidden;
-mod page_kind;
-mod parse;
-mod prefilter;
-mod product;
-mod records;
-mod score;
-mod segment;
-mod sink;
-mod space;
-mod tags;
-mod tail;
-mod title;
+mod html;
+mod main_text;
+mod nodes;
+
+// The stages' modules by their own names, for paths such as
+// `crate::parse::parse`.
+use html::{attrs, dom, feed, foreign, markup, parse, prefilter, sink, space};
+use main_text::{clean, extract, jsonld, page_kind, product, records, score, tail, title};
+use nodes::{analyze, chars, evidence, page_hidden, segment, tags};
 
 pub use error::{Error, ErrorKind};
 
