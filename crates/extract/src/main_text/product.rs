@@ -16,6 +16,7 @@ use crate::analyze::Analysis;
 use crate::dom::{Dom, NodeId, NONE};
 use crate::score::{mostly_boiler, Class};
 use crate::segment::Block;
+use crate::tail::opens_with;
 
 /// Weight of short blocks (names, prices, specification lines) in the
 /// product block: they are what a product is described with.
@@ -69,14 +70,7 @@ fn opens_furniture(dom: &Dom, b: &Block) -> bool {
     if !heading || b.tokens > OPENER_MAX_TOKENS {
         return false;
     }
-    let head: String = b
-        .text
-        .chars()
-        .skip_while(|c| !c.is_alphanumeric())
-        .take(40)
-        .flat_map(char::to_lowercase)
-        .collect();
-    FURNITURE_OPENERS.iter().any(|m| head.starts_with(m))
+    opens_with(&b.text, FURNITURE_OPENERS, None)
 }
 
 /// The blocks of a product's text (`kept`, from `container`) without the

@@ -92,19 +92,25 @@ const TAIL_MARKER_MAX_TOKENS: u32 = 60;
 /// them.
 const TAIL_MARKER_AFTER_SHARE: f32 = 0.5;
 
+/// Does `text`, from its first letter, digit or `also_from` character on
+/// and lowercased, start with one of `phrases` (lowercase, at most 80
+/// characters)?
+pub(crate) fn opens_with(text: &str, phrases: &[&str], also_from: Option<char>) -> bool {
+    let head: String = text
+        .chars()
+        .skip_while(|&c| !c.is_alphanumeric() && Some(c) != also_from)
+        .take(80)
+        .flat_map(char::to_lowercase)
+        .collect();
+    phrases.iter().any(|m| head.starts_with(m))
+}
+
 /// Does the block open the furniture after an article?
 fn tail_marker(b: &Block) -> bool {
     if b.tokens > TAIL_MARKER_MAX_TOKENS {
         return false;
     }
-    let head: String = b
-        .text
-        .chars()
-        .skip_while(|c| !c.is_alphanumeric() && *c != '©')
-        .take(80)
-        .flat_map(char::to_lowercase)
-        .collect();
-    if TAIL_OPENERS.iter().any(|m| head.starts_with(m)) {
+    if opens_with(&b.text, TAIL_OPENERS, Some('©')) {
         return true;
     }
     let lower = b.text.to_lowercase();
