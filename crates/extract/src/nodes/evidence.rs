@@ -174,6 +174,35 @@ fn negative_word(w: impl AsRef<[u8]>) -> bool {
         .any(|n| n.len() == w.len() && n.as_bytes().first() == w.first() && n.as_bytes() == w)
 }
 
+/// CSS utility classes that name a word of [`NEGATIVE_WORD`] without
+/// hiding anything: `overflow-hidden` clips what overflows a box (utility
+/// frameworks put it on page sections, cards and hero banners).
+const UTILITY_PREFIXES: &[&[u8]] = &[b"overflow-", b"overflow-x-", b"overflow-y-"];
+
+/// Does a piece of `v` (split at every byte that is not an ASCII letter or
+/// digit) name boilerplate? A piece that ends a utility class of
+/// [`UTILITY_PREFIXES`] does not.
+fn negative_piece(v: &[u8]) -> bool {
+    let mut start = 0;
+    for w in v.split(|b| !b.is_ascii_alphanumeric()) {
+        let before = &v[..start];
+        start += w.len() + 1;
+        if negative_word(w) && !UTILITY_PREFIXES.iter().any(|p| utility_end(before, p)) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Does `before` end with the utility prefix `p`, itself at the start of a
+/// class (the value's start, white space or a variant's `:`)?
+fn utility_end(before: &[u8], p: &[u8]) -> bool {
+    before.ends_with(p)
+        && before[..before.len() - p.len()]
+            .last()
+            .is_none_or(|&b| b.is_ascii_whitespace() || b == b':')
+}
+
 fn negative_substrings() -> &'static Patterns {
     static SET: OnceLock<Patterns> = OnceLock::new();
     SET.get_or_init(|| Patterns::new(NEGATIVE_SUBSTR))
@@ -208,7 +237,7 @@ pub(crate) fn judge(value: &str, buf: &mut String) -> Evidence {
     let v = buf.as_bytes();
     Evidence {
         negative: negative_substrings().found_in(v)
-            || v.split(|b| !b.is_ascii_alphanumeric()).any(negative_word)
+            || negative_piece(v)
             || v.split(u8::is_ascii_whitespace).any(negative_word),
         positive: positive_substrings().found_in(v),
     }
@@ -258,9 +287,20 @@ mod tests {
         }
         let v = value.to_ascii_lowercase();
         let word = |w: &str| NEGATIVE_WORD.contains(&w);
+        // Each class, each of its `:`-separated parts: a part that opens
+        // with a utility prefix says nothing by the piece that follows it.
+        let part_negative = |part: &str| {
+            let prefix = ["overflow-x-", "overflow-y-", "overflow-"]
+                .iter()
+                .find(|p| part.starts_with(**p));
+            let rest = prefix.map_or(part, |p| &part[p.len()..]);
+            rest.split(|c: char| !c.is_ascii_alphanumeric())
+                .enumerate()
+                .any(|(i, w)| word(w) && !(i == 0 && prefix.is_some()))
+        };
         let negative = NEGATIVE_SUBSTR.iter().any(|p| v.contains(p))
-            || v.split(|c: char| !c.is_ascii_alphanumeric()).any(word)
-            || v.split_ascii_whitespace().any(word);
+            || v.split_ascii_whitespace()
+                .any(|class| word(class) || class.split(':').any(part_negative));
         let positive = POSITIVE_SUBSTR.iter().any(|p| v.contains(p));
         Evidence { negative, positive }
     }
@@ -269,7 +309,7 @@ mod tests {
         #[test]
         fn judging_bytes_is_judging_characters(
             parts in proptest::collection::vec(
-                "(nav|Top-Bar|site-header|foot|POST|ad|-|_|é|ß|\u{3000}| |\t|\x0c|\n|x|main|menu)",
+                "(nav|Top-Bar|site-header|foot|POST|ad|-|_|é|ß|\u{3000}| |\t|\x0c|\n|x|main|menu|overflow|hidden|:|y)",
                 0..8,
             ),
         ) {
@@ -290,6 +330,26 @@ mod tests {
         // A product's list of customer reviews is not the product.
         assert!(j("product-reviews").negative);
         assert!(!j("review-content").negative);
+    }
+
+    #[test]
+    fn utility_classes_that_hide_nothing_are_not_evidence() {
+        for v in [
+            "overflow-hidden",
+            "relative overflow-x-hidden py-24",
+            "md:overflow-y-hidden",
+        ] {
+            assert!(!j(v).negative, "{v}");
+        }
+        for v in [
+            "hidden",
+            "md:hidden",
+            "overflow hidden",
+            "x-overflow-hidden",
+            "overflow-hidden-nav",
+        ] {
+            assert!(j(v).negative, "{v}");
+        }
     }
 
     #[test]
