@@ -75,6 +75,11 @@ const PIECES: &[&str] = &[
     "<select>",
     "<option>",
     "<noscript>",
+    "</noscript>",
+    "<iframe src=x />",
+    "</iframe>",
+    "<style/>",
+    "<title />",
     "<p class='site-footer'>",
     "<div id=main-content>",
     "<div class=\"flex px-4\" data-x=1>",
@@ -135,6 +140,8 @@ fn known_pages_extract_the_same() {
         "<svg><path/><div class=x>Top</div>",
         "</a title=\"<p title='\">TEXT<br class='\"'>",
         "</style><svg/><svg><title>--></svg>",
+        "<noscript><iframe src=x /><script>a</iframe><p>b</p></noscript><p>c",
+        "<noscript><style/><p>a</p></noscript><iframe/><p>b</p>",
     ] {
         let [filtered, fed, read] = three(html, Mode::AllText);
         assert_eq!(filtered, read, "{html}");

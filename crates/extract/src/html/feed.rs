@@ -126,6 +126,9 @@ fn construct_end(bytes: &[u8], at: usize) -> Option<usize> {
                 Content::Markup => return Some(past),
                 Content::Svg | Content::Math if self_closing => return Some(past),
                 Content::Script => script_end(bytes, past)?,
+                // Inside `<noscript>` a self-closing one is empty
+                // (`parse.rs`): the tokenizer reads on as it is told.
+                Content::Style | Content::Raw if self_closing => return None,
                 Content::Style | Content::Raw => raw_end(bytes, past, name)?,
                 // An empty `<svg></svg>` (the pre-filter's) and nothing else.
                 Content::Svg if is_end_tag(bytes, past, name) => past,

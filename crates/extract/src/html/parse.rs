@@ -6,12 +6,20 @@
 //! `max_depth`, further start tags (and their matching end tags) are dropped,
 //! so their content is flattened into the capped ancestor.
 //!
+//! Pages are parsed with scripting off, so that `<noscript>` content (a
+//! forum's posts for crawlers, an image's fallback) is markup that can be
+//! read. A browser parses with scripting on, where all of it is raw text
+//! that ends at `</noscript>`: the filter makes a self-closing raw-text
+//! element inside `<noscript>` (`<noscript><iframe src=… /></noscript>`, as
+//! tag managers' snippets are often written) empty, where scripting off
+//! would read the rest of the page as its text.
+//!
 //! The same filter bounds memory: once the tree holds `max_nodes` nodes
 //! (see [`node_budget`]), further start tags are dropped the same way, so a
 //! page of millions of tiny elements (`<a>` repeated over 30 MB) costs a
 //! bounded tree, its text kept in the elements already built.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 
 use html5ever::interface::TreeSink;
@@ -50,6 +58,23 @@ struct DepthFilter {
     max_depth: u32,
     max_nodes: usize,
     suppressed: RefCell<VecDeque<LocalName>>,
+    /// `<noscript>` elements open, as their tags say.
+    in_noscript: Cell<u32>,
+}
+
+/// Raw-text elements whose content a self-closing tag inside `<noscript>`
+/// leaves empty (see the module documentation).
+fn raw_text(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("iframe")
+            | local_name!("noembed")
+            | local_name!("noframes")
+            | local_name!("xmp")
+            | local_name!("textarea")
+            | local_name!("title")
+            | local_name!("style")
+    )
 }
 
 /// Elements that must always reach the tree builder: void elements cannot
@@ -130,12 +155,40 @@ impl TokenSink for DepthFilter {
     type Handle = NodeId;
 
     fn process_token(&self, token: Token, line_number: u64) -> TokenSinkResult<NodeId> {
+        let mut empty_raw = None;
         if let Token::TagToken(tag) = &token {
             if self.drop_tag(tag) {
                 return TokenSinkResult::Continue;
             }
+            let n = self.in_noscript.get();
+            match tag.kind {
+                TagKind::StartTag if tag.name == local_name!("noscript") && !tag.self_closing => {
+                    self.in_noscript.set(n.saturating_add(1));
+                }
+                TagKind::EndTag if tag.name == local_name!("noscript") => {
+                    self.in_noscript.set(n.saturating_sub(1));
+                }
+                TagKind::StartTag if n > 0 && tag.self_closing && raw_text(&tag.name) => {
+                    empty_raw = Some(tag.name.clone());
+                }
+                _ => {}
+            }
         }
-        self.inner.process_token(token, line_number)
+        let result = self.inner.process_token(token, line_number);
+        match (empty_raw, result) {
+            (Some(name), TokenSinkResult::RawData(_)) => {
+                let end = Tag {
+                    kind: TagKind::EndTag,
+                    name,
+                    self_closing: false,
+                    attrs: Vec::new(),
+                    had_duplicate_attributes: false,
+                };
+                let _ = self.inner.process_token(Token::TagToken(end), line_number);
+                TokenSinkResult::Continue
+            }
+            (_, result) => result,
+        }
     }
 
     fn end(&self) {
@@ -183,6 +236,7 @@ fn parse_capped(html: StrTendril, max_depth: usize, max_nodes: usize, direct: bo
         max_depth,
         max_nodes,
         suppressed: RefCell::new(VecDeque::new()),
+        in_noscript: Cell::new(0),
     };
     let opts = TokenizerOpts {
         discard_bom: false,
@@ -209,6 +263,30 @@ mod tests {
 
     fn max_depth(dom: &Dom) -> u32 {
         dom.nodes.iter().map(|n| n.depth).max().unwrap_or(0)
+    }
+
+    /// The text of every text node, in document order.
+    fn texts(dom: &Dom) -> Vec<String> {
+        dom.nodes
+            .iter()
+            .filter_map(|n| match &n.data {
+                NodeData::Text(t) => Some(t.to_string()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_self_closing_iframe_in_noscript_is_empty() {
+        let html = "<noscript><iframe src=gtm height=0 /></noscript><p>Page text</p>";
+        assert_eq!(texts(&parse(html, 512)), vec!["Page text"]);
+        // Markup in `<noscript>` is still read, and an iframe with content
+        // keeps it.
+        let html = "<noscript><p>Posts</p><iframe>x</iframe></noscript><p>Page</p>";
+        assert_eq!(texts(&parse(html, 512)), vec!["Posts", "x", "Page"]);
+        // Outside `<noscript>` a browser reads the rest as the iframe's.
+        let html = "<iframe src=x /><p>Rest</p>";
+        assert_eq!(texts(&parse(html, 512)), vec!["<p>Rest</p>"]);
     }
 
     #[test]

@@ -162,6 +162,9 @@ pub(crate) fn prefilter(html: &str) -> StrTendril {
                     !tag.to_ascii_lowercase().contains("ld+json"),
                 )
             }
+            // A self-closing one may be empty (inside `<noscript>`, see
+            // `parse.rs`): the rest is passed on as written.
+            Content::Style | Content::Raw if self_closing => break,
             Content::Style => (raw_end(bytes, past, b"style"), true),
             Content::Raw => (raw_end(bytes, past, name), false),
             Content::Plaintext => break,
