@@ -112,6 +112,8 @@ pub(crate) fn document(dom: &Dom, html_len: usize, mode: Mode) -> Document {
             // visible text is what the user sees and expects.
             if main.is_empty() && html_len <= SMALL_PAGE_BYTES {
                 blocks
+            } else if main.is_empty() {
+                heading_block(dom, &a, &blocks)
             } else {
                 main
             }
@@ -252,6 +254,39 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
     }
 }
 
+/// The text around the main heading of a page where no block reads as
+/// content (a link post, a page of a title and a few labels): the
+/// smallest element holding the heading and at least as much text again,
+/// never `<body>`, without the blocks before the heading.
+fn heading_block(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
+    let Some(h1) = main_heading(dom, a) else {
+        return Vec::new();
+    };
+    let own = a.tokens.get(h1).copied().unwrap_or(0);
+    let mut up = h1;
+    loop {
+        let parent = dom.get(up).map_or(DOCUMENT, |n| n.parent);
+        match dom.local_name(parent) {
+            Some(&local_name!("body") | &local_name!("html")) | None => break,
+            Some(_) => up = parent,
+        }
+        if a.tokens.get(up).copied().unwrap_or(0) >= 2 * own {
+            break;
+        }
+    }
+    let start = Start {
+        heading: h1,
+        core: h1,
+    };
+    let good = good_in(
+        a,
+        up,
+        blocks,
+        &blocks.iter().map(classify).collect::<Vec<_>>(),
+    );
+    clean(dom, a, up, good, Kind::Page, Some(start))
+}
+
 /// Tokens of the blocks of `container` judged good.
 fn good_in(a: &Analysis, container: NodeId, blocks: &[Block], classes: &[Class]) -> u32 {
     blocks
@@ -315,6 +350,22 @@ mod tests {
         assert_eq!(main_text("<p>hi</p>"), vec!["hi"]);
         assert_eq!(main_text("hello you"), vec!["hello you"]);
         assert!(main_text("").is_empty());
+    }
+
+    #[test]
+    fn a_page_without_content_blocks_gives_the_text_around_its_heading() {
+        let menu = "<li><a href=/x>Menu entry</a></li>".repeat(200);
+        let html = format!(
+            "<body><nav><ul>{menu}</ul></nav><main><div><span>r/technology</span>\
+             <h1>Regulator warns satellite providers</h1><p>pcmag.com</p></div></main>\
+             <footer><a href=/a>About</a> <a href=/b>Careers</a></footer></body>"
+        );
+        assert_eq!(
+            main_text(&html),
+            vec!["Regulator warns satellite providers", "pcmag.com"]
+        );
+        // No heading: nothing to anchor on.
+        assert!(main_text(&html.replace("h1>", "h5>")).is_empty());
     }
 
     #[test]
