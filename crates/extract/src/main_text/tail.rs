@@ -143,8 +143,8 @@ const TEASER_AFTER_SHARE: f32 = 0.2;
 const TEASER_MIN_LINKED: u32 = 3;
 /// ... and at least one for every this many blocks of prose (summaries).
 const TEASER_PROSE_PER_LINK: u32 = 2;
-/// More blocks of prose than this after the last linked title: the article
-/// resumes after a box of links.
+/// More blocks of prose than this in a row after a teaser heading: the
+/// article resumes after a box of links.
 const RESUMED_PROSE: u32 = 2;
 /// Blocks of prose have this many tokens.
 const PROSE_MIN_TOKENS: u32 = 10;
@@ -173,27 +173,30 @@ impl Following {
     }
 
     /// Are the blocks after `b` link-led: several linked titles, one for
-    /// every summary or two, up to the end (not running text with a link
-    /// here and there, nor a box of links the article resumes after)?
+    /// every summary or two (not running text with a link here and there,
+    /// nor a box of links the article resumes after: a run of paragraphs
+    /// with no title between them)?
     fn link_led(&self, a: &Analysis, b: &Block) -> bool {
         let Some(&from) = a.pos.get(b.owner) else {
             return false;
         };
-        let (mut linked, mut prose, mut since_link) = (0u32, 0u32, 0u32);
+        let (mut linked, mut prose, mut run) = (0u32, 0u32, 0u32);
         for &(pos, t, l) in &self.blocks {
-            if pos > from {
-                if l.saturating_mul(2) > t {
-                    linked += 1;
-                    since_link = 0;
-                } else if t >= PROSE_MIN_TOKENS {
-                    prose += 1;
-                    since_link += 1;
+            if pos <= from {
+                continue;
+            }
+            if l.saturating_mul(2) > t {
+                linked += 1;
+                run = 0;
+            } else if t >= PROSE_MIN_TOKENS {
+                prose += 1;
+                run += 1;
+                if run > RESUMED_PROSE {
+                    return false;
                 }
             }
         }
-        linked >= TEASER_MIN_LINKED
-            && linked * TEASER_PROSE_PER_LINK >= prose
-            && since_link <= RESUMED_PROSE
+        linked >= TEASER_MIN_LINKED && linked * TEASER_PROSE_PER_LINK >= prose
     }
 }
 
