@@ -1,6 +1,7 @@
 //! The page furniture that follows an article inside its container:
 //! teaser-list headings, share and subscription prompts, comment
-//! sections, editor and copyright lines. The first such block, once most
+//! sections, source lists, feedback prompts, post navigation, editor and
+//! copyright lines. The first such block, once most
 //! of the article's running text lies before it, ends the article. A
 //! teaser-list heading followed by link-led items (a linked title above
 //! each summary) ends it earlier: the summaries read as running text and
@@ -16,7 +17,8 @@ use crate::segment::Block;
 
 /// Phrases that open the page furniture following an article: section
 /// headings of teaser lists, share and subscription prompts, comment
-/// sections, editor and copyright lines. Matched lowercased at the start of
+/// sections, source lists, feedback prompts ("was this helpful"), post
+/// navigation, editor and copyright lines. Matched lowercased at the start of
 /// a short block.
 const TAIL_OPENERS: &[&str] = &[
     "more in ",
@@ -60,6 +62,30 @@ const TAIL_OPENERS: &[&str] = &[
     "all rights reserved",
     "copyright ©",
     "© copyright",
+    "article sources",
+    "sources:",
+    "how we reviewed this",
+    "reviewed by",
+    "was this article helpful",
+    "was this page helpful",
+    "was this helpful",
+    "how was this",
+    "found this interesting",
+    "recent blogs",
+    "recommended posts",
+    "recommend posts",
+    "similar seminars",
+    "explore more articles",
+    "share this post",
+    "join our newsletter",
+    "comments are closed",
+    "previous post",
+    "next post",
+    "related products",
+    "related items",
+    "related services",
+    "related case studies",
+    "related insights",
     "责任编辑",
     "编辑：",
     "编辑:",
@@ -295,6 +321,14 @@ mod tests {
             (
                 "Related articles",
                 "Council budget passes after a long night of debate among the members.",
+            ),
+            (
+                "Was this article helpful?",
+                "Tell us what you think, and we will use it to improve our reporting.",
+            ),
+            (
+                "Article sources",
+                "City council minutes, vol. 12, and the library board's annual report.",
             ),
         ] {
             let html = article(&format!("<h3>{opener}</h3><p>{rest}</p>"));
