@@ -9,7 +9,8 @@ use crate::analyze::Analysis;
 use crate::dom::{Dom, NodeId};
 use crate::score::{classify, Class};
 use crate::segment::{segment, Block};
-use crate::tail::{tail_cut, Following};
+use crate::tail::tail_cut;
+use crate::teaser::Following;
 
 /// Share of the container's good text that boilerplate removal must keep...
 const KEEP_GOOD_SHARE: f32 = 0.4;
