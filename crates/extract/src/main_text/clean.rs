@@ -10,6 +10,7 @@ use crate::dom::{Dom, NodeId};
 use crate::score::{classify, Class};
 use crate::segment::{segment, Block};
 use crate::tail::tail_cut;
+use crate::teaser::Following;
 
 /// Share of the container's good text that boilerplate removal must keep...
 const KEEP_GOOD_SHARE: f32 = 0.4;
@@ -148,6 +149,11 @@ pub(crate) fn clean(
     // In a list-like container (little running text), links are the content.
     let listing = kind == Kind::Listing
         || (good_tokens(inner.iter()) as f32) < LISTING_GOOD_SHARE * total as f32;
+    let following = if listing {
+        Following::default()
+    } else {
+        Following::new(a, &inner)
+    };
     let mut kept: Vec<Block> = inner
         .into_iter()
         .filter(|b| {
@@ -179,7 +185,7 @@ pub(crate) fn clean(
         kept.remove(0);
     }
     if !listing {
-        if let Some(i) = tail_cut(&kept) {
+        if let Some(i) = tail_cut(dom, a, &kept, &following) {
             kept.truncate(i);
         }
         // Head and tail notes: bylines, dates, share prompts, tag lines.

@@ -10,4 +10,5 @@ pub(crate) mod product;
 pub(crate) mod records;
 pub(crate) mod score;
 pub(crate) mod tail;
+pub(crate) mod teaser;
 pub(crate) mod title;

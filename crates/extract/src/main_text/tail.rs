@@ -1,17 +1,23 @@
 //! The page furniture that follows an article inside its container:
 //! teaser-list headings, share and subscription prompts, comment
-//! sections, editor and copyright lines. The first such block, once most
-//! of the article's running text lies before it, ends the article.
+//! sections, source lists, feedback prompts, post navigation, editor and
+//! copyright lines. The first such block, once most of the article's
+//! running text lies before it, ends the article; a teaser-list heading
+//! (see [`crate::teaser`]) ends it earlier.
 
+use crate::analyze::Analysis;
 use crate::clean::good_tokens;
+use crate::dom::Dom;
 use crate::score::{classify, Class};
 use crate::segment::Block;
+use crate::teaser::{teaser_heading, Following, TEASER_AFTER_SHARE};
 
 /// Phrases that open the page furniture following an article: section
 /// headings of teaser lists, share and subscription prompts, comment
-/// sections, editor and copyright lines. Matched lowercased at the start of
+/// sections, source lists, feedback prompts ("was this helpful"), post
+/// navigation, editor and copyright lines. Matched lowercased at the start of
 /// a short block.
-const TAIL_OPENERS: &[&str] = &[
+pub(crate) const TAIL_OPENERS: &[&str] = &[
     "more in ",
     "also in ",
     "about the author",
@@ -53,6 +59,30 @@ const TAIL_OPENERS: &[&str] = &[
     "all rights reserved",
     "copyright ©",
     "© copyright",
+    "article sources",
+    "sources:",
+    "how we reviewed this",
+    "reviewed by",
+    "was this article helpful",
+    "was this page helpful",
+    "was this helpful",
+    "how was this",
+    "found this interesting",
+    "recent blogs",
+    "recommended posts",
+    "recommend posts",
+    "similar seminars",
+    "explore more articles",
+    "share this post",
+    "join our newsletter",
+    "comments are closed",
+    "previous post",
+    "next post",
+    "related products",
+    "related items",
+    "related services",
+    "related case studies",
+    "related insights",
     "责任编辑",
     "编辑：",
     "编辑:",
@@ -87,7 +117,7 @@ const TAIL_ANYWHERE: &[&str] = &[
     "责任编辑",
 ];
 /// Tail markers count in blocks up to this many tokens.
-const TAIL_MARKER_MAX_TOKENS: u32 = 60;
+pub(crate) const TAIL_MARKER_MAX_TOKENS: u32 = 60;
 /// ... and only once this share of the article's running text lies before
 /// them.
 const TAIL_MARKER_AFTER_SHARE: f32 = 0.5;
@@ -118,12 +148,22 @@ fn tail_marker(b: &Block) -> bool {
 }
 
 /// Index of the first block that opens the page furniture after the
-/// article, if any.
-pub(crate) fn tail_cut(kept: &[Block]) -> Option<usize> {
-    let total = good_tokens(kept.iter());
+/// article, if any. `following` holds the container's blocks before
+/// cleaning.
+pub(crate) fn tail_cut(
+    dom: &Dom,
+    a: &Analysis,
+    kept: &[Block],
+    following: &Following,
+) -> Option<usize> {
+    let total = good_tokens(kept.iter()) as f32;
     let mut before = 0u32;
     for (i, b) in kept.iter().enumerate() {
-        if i > 0 && before as f32 >= TAIL_MARKER_AFTER_SHARE * total as f32 && tail_marker(b) {
+        let share = before as f32;
+        if i > 0
+            && ((share >= TAIL_MARKER_AFTER_SHARE * total && tail_marker(b))
+                || (share >= TEASER_AFTER_SHARE * total && teaser_heading(dom, a, following, b)))
+        {
             return Some(i);
         }
         if classify(b) == Class::Good {
@@ -161,6 +201,14 @@ mod tests {
             (
                 "Related articles",
                 "Council budget passes after a long night of debate among the members.",
+            ),
+            (
+                "Was this article helpful?",
+                "Tell us what you think, and we will use it to improve our reporting.",
+            ),
+            (
+                "Article sources",
+                "City council minutes, vol. 12, and the library board's annual report.",
             ),
         ] {
             let html = article(&format!("<h3>{opener}</h3><p>{rest}</p>"));
