@@ -41,8 +41,10 @@ const ARTICLE_LONG_PARAGRAPH: u32 = 100;
 /// times the running text of the container the article reading found...
 const LISTING_RATIO: u32 = 2;
 /// ... or this many times when that text is paragraphs of running text
-/// (an introduction above a grid, not a story beside a list of links).
-const LISTING_RATIO_OVER_TEXT: u32 = 8;
+/// (an introduction above a grid, not a story beside a list of links;
+/// lower, more pages read as listings and near-duplicate detection of
+/// edited pages loses recall).
+const LISTING_RATIO_OVER_TEXT: u32 = 16;
 /// Link-dense blocks of record items count as content from this size
 /// (titles, not buttons).
 const ITEM_LINK_MIN_TOKENS: u32 = 4;
@@ -379,7 +381,7 @@ mod tests {
     fn records_outweighing_an_introduction_many_times_make_a_listing() {
         let intro =
             "<p>Our projectors, chosen by our experts, for every room and every budget.</p>";
-        let grid: String = (0..30)
+        let grid: String = (0..80)
             .map(|i| {
                 format!(
                     "<li><h3><a href=/p{i}>Laser projector model {i} with 4K</a></h3>\
