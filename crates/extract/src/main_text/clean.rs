@@ -133,9 +133,38 @@ pub(crate) fn clean(
     kind: Kind,
     start: Option<Start>,
 ) -> Vec<Block> {
+    clean_keeping(dom, a, container, good_before, kind, start, &[])
+}
+
+/// Blocks of a listing's `container`. The parts of its record items
+/// (`in_item`, see [`crate::records::items_of`]) are content whatever their
+/// class names say: a caption, a date, a byline or a tag line repeated in
+/// every item is the record's text, not furniture around the page's.
+pub(crate) fn clean_listing(
+    dom: &Dom,
+    a: &Analysis,
+    container: NodeId,
+    good_before: u32,
+    in_item: &[bool],
+) -> Vec<Block> {
+    clean_keeping(dom, a, container, good_before, Kind::Listing, None, in_item)
+}
+
+/// [`clean`], keeping the elements flagged in `keep` even when their class
+/// names look like boilerplate.
+fn clean_keeping(
+    dom: &Dom,
+    a: &Analysis,
+    container: NodeId,
+    good_before: u32,
+    kind: Kind,
+    start: Option<Start>,
+    keep: &[bool],
+) -> Vec<Block> {
     let local = a.boiler_within(dom, container);
     let visible = |id: NodeId| {
-        !a.invisible.get(id).copied().unwrap_or(true) && !local.get(id).copied().unwrap_or(true)
+        !a.invisible.get(id).copied().unwrap_or(true)
+            && (!local.get(id).copied().unwrap_or(true) || keep.get(id).copied().unwrap_or(false))
     };
     let mut inner = segment(dom, a, container, &visible);
     // Class names are only hints: when they would remove most of the

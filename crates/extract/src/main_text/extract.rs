@@ -4,7 +4,7 @@
 use html5ever::local_name;
 
 use crate::analyze::{analyze, Analysis};
-use crate::clean::{clean, Kind, Start};
+use crate::clean::{clean, clean_listing, Kind, Start};
 use crate::dom::{Dom, NodeId, DOCUMENT};
 use crate::jsonld::{declared_body, declares_product, ld_texts, Reference};
 use crate::page_kind::{dateline, declares_page, is_article, main_heading, with_heading};
@@ -32,13 +32,19 @@ const MIN_RECORD_TOKENS: u32 = 30;
 /// Running text of this many tokens makes the page an article whatever
 /// else it lists (teasers, tables of contents, category text above a grid).
 const ARTICLE_MIN_TOKENS: u32 = 300;
-/// ... and so do this many paragraphs of running text...
+/// ... and so do this many paragraphs of running text, unless records
+/// outweigh them (`LISTING_RATIO_OVER_TEXT`)...
 const ARTICLE_MIN_PARAGRAPHS: usize = 2;
 /// ... or one paragraph of this many tokens.
 const ARTICLE_LONG_PARAGRAPH: u32 = 100;
 /// A page is a listing when its largest record region holds this many
-/// times the running text of the container the article reading found.
+/// times the running text of the container the article reading found...
 const LISTING_RATIO: u32 = 2;
+/// ... or this many times when that text is paragraphs of running text
+/// (an introduction above a grid, not a story beside a list of links;
+/// lower, more pages read as listings and near-duplicate detection of
+/// edited pages loses recall).
+const LISTING_RATIO_OVER_TEXT: u32 = 16;
 /// Link-dense blocks of record items count as content from this size
 /// (titles, not buttons).
 const ITEM_LINK_MIN_TOKENS: u32 = 4;
@@ -179,34 +185,54 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
             .zip(&classes)
             .filter(|(b, c)| **c == Class::Good && a.contains(container, b.owner))
     };
+    // Running text of two paragraphs or more makes the page an article
+    // unless its records outweigh it many times over (a category page's
+    // introduction above its grid).
+    let paragraphs = native().count();
     let weak = !confirmed
         && good_before < ARTICLE_MIN_TOKENS
-        && native().count() < ARTICLE_MIN_PARAGRAPHS
         && native().all(|(b, _)| b.tokens < ARTICLE_LONG_PARAGRAPH);
     if weak {
+        let ratio = if paragraphs < ARTICLE_MIN_PARAGRAPHS {
+            LISTING_RATIO
+        } else {
+            LISTING_RATIO_OVER_TEXT
+        };
         let regions = records(dom, a, blocks);
         // Item blocks outweigh the running text the article reading found:
         // the page is a listing, and its items are the content.
         if let Some(region) = regions
             .iter()
             .max_by_key(|r| r.mass)
-            .filter(|r| r.mass >= MIN_RECORD_TOKENS && r.mass > LISTING_RATIO * good_before)
+            .filter(|r| r.mass >= MIN_RECORD_TOKENS && r.mass > ratio * good_before)
         {
             let in_item = items_of(dom, a, region);
+            // The items' parts are content whatever their class names say
+            // (a caption, a byline, a date in every record).
             let mut item_classes = classes.clone();
-            for (b, c) in blocks.iter().zip(item_classes.iter_mut()) {
-                let item = in_item.get(b.owner).copied().unwrap_or(false);
-                if item
-                    && !mostly_boiler(b)
-                    && (*c != Class::Bad || b.tokens >= ITEM_LINK_MIN_TOKENS)
-                {
-                    *c = Class::Good;
+            let mut item_boosts = boosts.clone();
+            for ((b, c), w) in blocks
+                .iter()
+                .zip(item_classes.iter_mut())
+                .zip(item_boosts.iter_mut())
+            {
+                if in_item.get(b.owner).copied().unwrap_or(false) {
+                    *w = 1.0;
+                    if *c != Class::Bad || b.tokens >= ITEM_LINK_MIN_TOKENS {
+                        *c = Class::Good;
+                    }
                 }
             }
-            let container =
-                select_container(dom, a, blocks, &item_classes, &boosts, Furniture::Never);
+            let container = select_container(
+                dom,
+                a,
+                blocks,
+                &item_classes,
+                &item_boosts,
+                Furniture::Never,
+            );
             let good_before = good_in(a, container, blocks, &classes);
-            let kept = clean(dom, a, container, good_before, Kind::Listing, None);
+            let kept = clean_listing(dom, a, container, good_before, &in_item);
             return without_stray_links(kept, &in_any_item(dom, a, &regions));
         }
     }
@@ -378,5 +404,62 @@ mod tests {
     fn text_is_joined_paragraphs() {
         let doc = run(&format!("<p>{PARA}</p><p>{PARA}</p>"), Mode::Main, 512);
         assert_eq!(doc.text, doc.paragraphs.join("\n"));
+    }
+
+    /// A product card: a linked title, then a caption with its maker,
+    /// number and price (class names that read as boilerplate).
+    fn card(i: u32) -> String {
+        format!(
+            "<div><a href=/p{i}><div class=caption><div>Laser projector model {i} with 4K</div>\
+             <div>Maker: Brand{i}</div><div>Item number: LP-{i}</div>\
+             <div>Price: $1,{i}99.00</div></div></a></div>"
+        )
+    }
+
+    #[test]
+    fn record_items_keep_parts_whose_class_names_look_like_furniture() {
+        let grid: String = (0..8).map(card).collect();
+        let html = format!(
+            "<body><nav><a href=/>Home</a> <a href=/s>Shop</a></nav>\
+             <main><div>Products 1-8 of 8</div><div>{grid}</div></main></body>"
+        );
+        let got = main_text(&html);
+        assert!(got.iter().any(|p| p == "Maker: Brand3"), "{got:?}");
+        assert!(got.iter().any(|p| p == "Price: $1,799.00"), "{got:?}");
+        // In an article, a caption is still furniture.
+        let article = format!(
+            "<body><article><p>{PARA}</p><div class=caption>Photo: a projector</div>\
+             <p>{PARA}</p></article></body>"
+        );
+        assert_eq!(main_text(&article), vec![PARA, PARA]);
+    }
+
+    #[test]
+    fn records_outweighing_an_introduction_many_times_make_a_listing() {
+        let intro =
+            "<p>Our projectors, chosen by our experts, for every room and every budget.</p>";
+        let grid: String = (0..80)
+            .map(|i| {
+                format!(
+                    "<li><h3><a href=/p{i}>Laser projector model {i} with 4K</a></h3>\
+                     <div>$1,{i}99.00</div></li>"
+                )
+            })
+            .collect();
+        let html = format!("<body><main><div>{intro}{intro}</div><ul>{grid}</ul></main></body>");
+        let got = main_text(&html);
+        assert!(got.len() > 60, "{got:?}");
+        assert!(got.iter().any(|p| p == "$1,2999.00"), "{got:?}");
+        // Two paragraphs of a story beside a few records: the story.
+        let few: String = (0..3)
+            .map(|i| {
+                format!(
+                    "<li><h3>Other story {i}</h3><div>By a writer, today</div>\
+                     <div>12 comments</div></li>"
+                )
+            })
+            .collect();
+        let story = format!("<body><main><p>{PARA}</p><p>{PARA}</p></main><ul>{few}</ul></body>");
+        assert_eq!(main_text(&story), vec![PARA, PARA]);
     }
 }
