@@ -95,7 +95,9 @@ mod nodes;
 // The stages' modules by their own names, for paths such as
 // `crate::parse::parse`.
 use html::{attrs, dom, feed, foreign, markup, parse, prefilter, sink, space};
-use main_text::{clean, extract, jsonld, page_kind, product, records, score, tail, teaser, title};
+use main_text::{
+    clean, extract, jsonld, listing, page_kind, product, records, score, tail, teaser, title,
+};
 use nodes::{analyze, chars, evidence, page_hidden, segment, tags};
 
 pub use error::{Error, ErrorKind};

@@ -4,14 +4,15 @@
 use html5ever::local_name;
 
 use crate::analyze::{analyze, Analysis};
-use crate::clean::{clean, clean_listing, Kind, Start};
+use crate::clean::{clean, Kind, Start};
 use crate::dom::{Dom, NodeId, DOCUMENT};
 use crate::jsonld::{declared_body, declares_product, ld_texts, Reference};
+use crate::listing::{enclosing, good_in, in_place_candidate, listing_blocks, listing_in_place};
 use crate::page_kind::{dateline, declares_page, is_article, main_heading, with_heading};
 use crate::parse::parse_tendril;
 use crate::prefilter::prefilter;
 use crate::product::{product_block, without_furniture};
-use crate::records::{in_any_item, items_of, records, without_stray_links};
+use crate::records::records;
 use crate::score::{classify, mostly_boiler, select_container, Class, Furniture};
 use crate::segment::{segment, segment_hidden, Block};
 use crate::title::title;
@@ -45,9 +46,6 @@ const LISTING_RATIO: u32 = 2;
 /// lower, more pages read as listings and near-duplicate detection of
 /// edited pages loses recall).
 const LISTING_RATIO_OVER_TEXT: u32 = 16;
-/// Link-dense blocks of record items count as content from this size
-/// (titles, not buttons).
-const ITEM_LINK_MIN_TOKENS: u32 = 4;
 /// Pages up to this size whose main text is empty get their visible text.
 const SMALL_PAGE_BYTES: usize = 4096;
 
@@ -189,16 +187,23 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
     // unless its records outweigh it many times over (a category page's
     // introduction above its grid).
     let paragraphs = native().count();
-    let weak = !confirmed
-        && good_before < ARTICLE_MIN_TOKENS
-        && native().all(|(b, _)| b.tokens < ARTICLE_LONG_PARAGRAPH);
+    let short_text = native().all(|(b, _)| b.tokens < ARTICLE_LONG_PARAGRAPH);
+    let weak = !confirmed && good_before < ARTICLE_MIN_TOKENS && short_text;
+    // The container holds a large listing of short texts: is it a record
+    // region read as an article (a section front whose lead cards carry
+    // summaries)?
+    let large = !confirmed && short_text && in_place_candidate(a, container);
+    let regions = if weak || large {
+        records(dom, a, blocks)
+    } else {
+        Vec::new()
+    };
     if weak {
         let ratio = if paragraphs < ARTICLE_MIN_PARAGRAPHS {
             LISTING_RATIO
         } else {
             LISTING_RATIO_OVER_TEXT
         };
-        let regions = records(dom, a, blocks);
         // Item blocks outweigh the running text the article reading found:
         // the page is a listing, and its items are the content.
         if let Some(region) = regions
@@ -206,34 +211,18 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
             .max_by_key(|r| r.mass)
             .filter(|r| r.mass >= MIN_RECORD_TOKENS && r.mass > ratio * good_before)
         {
-            let in_item = items_of(dom, a, region);
-            // The items' parts are content whatever their class names say
-            // (a caption, a byline, a date in every record).
-            let mut item_classes = classes.clone();
-            let mut item_boosts = boosts.clone();
-            for ((b, c), w) in blocks
-                .iter()
-                .zip(item_classes.iter_mut())
-                .zip(item_boosts.iter_mut())
-            {
-                if in_item.get(b.owner).copied().unwrap_or(false) {
-                    *w = 1.0;
-                    if *c != Class::Bad || b.tokens >= ITEM_LINK_MIN_TOKENS {
-                        *c = Class::Good;
-                    }
-                }
-            }
-            let container = select_container(
-                dom,
-                a,
-                blocks,
-                &item_classes,
-                &item_boosts,
-                Furniture::Never,
-            );
-            let good_before = good_in(a, container, blocks, &classes);
-            let kept = clean_listing(dom, a, container, good_before, &in_item);
-            return without_stray_links(kept, &in_any_item(dom, a, &regions));
+            return listing_blocks(dom, a, blocks, &classes, &boosts, &regions, &[region]);
+        }
+    }
+    // The container is itself a large record region holding many times
+    // the good text found in it: the page is that region's listing, and
+    // its items are kept whole (the article cleaning would drop them as
+    // link-dense cards). Not when the container holds a long paragraph of
+    // running text (a story above its related-stories cards).
+    if large {
+        let chosen = enclosing(dom, &regions, container, good_before);
+        if !chosen.is_empty() {
+            return listing_in_place(dom, a, blocks, &classes, &regions, &chosen);
         }
     }
     if declares_product(&ld) {
@@ -311,16 +300,6 @@ fn heading_block(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
         &blocks.iter().map(classify).collect::<Vec<_>>(),
     );
     clean(dom, a, up, good, Kind::Page, Some(start))
-}
-
-/// Tokens of the blocks of `container` judged good.
-fn good_in(a: &Analysis, container: NodeId, blocks: &[Block], classes: &[Class]) -> u32 {
-    blocks
-        .iter()
-        .zip(classes)
-        .filter(|(b, c)| **c == Class::Good && a.contains(container, b.owner))
-        .map(|(b, _)| b.tokens)
-        .sum()
 }
 
 #[cfg(test)]
