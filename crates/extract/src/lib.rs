@@ -16,12 +16,16 @@
 //!    then html5ever's tree builder makes an arena DOM of it: plain tags and
 //!    text go to it directly, the rest through html5ever's tokenizer; a
 //!    token filter caps nesting depth so hostile nesting stays linear.
+//!    `<noscript>` content is read as markup (forums serve their posts
+//!    there), but a self-closing raw-text element inside it
+//!    (`<iframe … />`) is empty, as a browser with scripting on reads it.
 //! 2. Linear passes compute per node: visibility (skipped tags, inline
 //!    `display:none` or `visibility:hidden`, `data-nosnippet`; again without
 //!    the hiding of an element that holds most of the page's text, a page
 //!    hidden until a script shows it), link ancestry, text tokens, and class/id/role/tag
 //!    evidence (`article`, `main`, `content`... vs `nav`, `footer`,
-//!    `comment`, `share`, `related`, `cookie`...).
+//!    `comment`, `share`, `related`, `cookie`...; utility classes that
+//!    hide nothing, such as `overflow-hidden`, are no evidence).
 //! 3. The body is segmented into blocks (paragraphs); each is judged good
 //!    (running text), neutral (short) or bad (link-dense) on its own, with
 //!    text inside boilerplate-flagged elements down-weighted. Blocks that
@@ -36,8 +40,11 @@
 //!    (under two paragraphs, none long) and a record region (several
 //!    sibling items of the same tag, each a few blocks of similar size: a
 //!    product grid, an event list, search results) holds more than twice
-//!    as much text, the page is a listing: the items' blocks count as
-//!    content and the container is chosen again, never in furniture.
+//!    as much text (sixteen times as much when it found two paragraphs),
+//!    the page is a listing: the items' blocks, whatever their class names
+//!    say, count as content and the container is chosen again, never in
+//!    furniture. A container that is itself the parent of a large record
+//!    region outweighing its running text is read as a listing in place.
 //! 5. What the page is decides where its content starts. A page that
 //!    declares itself a site's page (`og:type` `website` or `product`, a
 //!    JSON-LD web page, list, organisation, service or offer) and shows no
@@ -52,8 +59,11 @@
 //!    dropped unless the container is list-like (a listing keeps its
 //!    items' links and drops link lists outside its items: filters, sort
 //!    menus, pagination), and on an article a leading headline and
-//!    short head/tail notes (bylines, dates, tags) are trimmed; the heading
-//!    of a listing, a product or a site's page stays.
+//!    short head/tail notes (bylines, dates, tags) are trimmed, and so is
+//!    what follows a tail opener ("about the author", "was this helpful")
+//!    or a teaser list (a heading followed by linked titles); the heading
+//!    of a listing, a product or a site's page stays. A page where no
+//!    block reads as content gives the text around its main heading.
 //!
 //! Text: two sibling inline elements whose texts meet without white space
 //! are apart when the word they would make changes case or turns into
