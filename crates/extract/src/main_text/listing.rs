@@ -12,7 +12,7 @@
 use crate::analyze::Analysis;
 use crate::clean::clean_listing;
 use crate::dom::{Dom, NodeId, NONE};
-use crate::records::{in_any_item, items_of, without_stray_links, Region};
+use crate::records::{in_any_item, without_stray_links, Region};
 use crate::score::{select_container, Class, Furniture};
 use crate::segment::Block;
 
@@ -42,12 +42,7 @@ pub(crate) fn listing_blocks(
     regions: &[Region],
     chosen: &[&Region],
 ) -> Vec<Block> {
-    let mut in_item = vec![false; dom.nodes.len()];
-    for r in chosen {
-        for (f, i) in in_item.iter_mut().zip(items_of(dom, a, r)) {
-            *f |= i;
-        }
-    }
+    let in_item = in_any_item(dom, a, chosen.iter().copied());
     // The items' parts are content whatever their class names say (a
     // caption, a byline, a date in every record).
     let mut item_classes = classes.to_vec();
@@ -136,12 +131,7 @@ pub(crate) fn listing_in_place(
     regions: &[Region],
     chosen: &[&Region],
 ) -> Vec<Block> {
-    let mut in_item = vec![false; dom.nodes.len()];
-    for r in chosen {
-        for (f, i) in in_item.iter_mut().zip(items_of(dom, a, r)) {
-            *f |= i;
-        }
-    }
+    let in_item = in_any_item(dom, a, chosen.iter().copied());
     let container = match chosen {
         [one] => one.parent,
         [first, ..] => dom.get(first.parent).map_or(first.parent, |n| n.parent),
@@ -169,6 +159,7 @@ mod tests {
     use crate::dom::DOCUMENT;
     use crate::extract::run;
     use crate::parse::parse;
+    use crate::records::items_of;
     use crate::records::records;
     use crate::score::classify;
     use crate::segment::segment;

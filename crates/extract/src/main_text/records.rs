@@ -113,7 +113,11 @@ pub(crate) fn items_of(dom: &Dom, a: &Analysis, region: &Region) -> Vec<bool> {
 }
 
 /// Flags for every node inside (or being) an item of any of `regions`.
-pub(crate) fn in_any_item(dom: &Dom, a: &Analysis, regions: &[Region]) -> Vec<bool> {
+pub(crate) fn in_any_item<'r>(
+    dom: &Dom,
+    a: &Analysis,
+    regions: impl IntoIterator<Item = &'r Region>,
+) -> Vec<bool> {
     let mut flags = vec![false; dom.nodes.len()];
     for r in regions {
         for (f, item) in flags.iter_mut().zip(items_of(dom, a, r)) {
