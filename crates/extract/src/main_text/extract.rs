@@ -4,7 +4,7 @@
 use html5ever::local_name;
 
 use crate::analyze::{analyze, Analysis};
-use crate::clean::{clean, Kind, Start};
+use crate::clean::{clean, good_tokens, Kind, Start};
 use crate::dom::{Dom, NodeId, DOCUMENT};
 use crate::jsonld::{declared_body, declares_product, ld_texts, Reference};
 use crate::listing::{enclosing, good_in, in_place_candidate, listing_blocks, listing_in_place};
@@ -293,12 +293,7 @@ fn heading_block(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
         heading: h1,
         core: h1,
     };
-    let good = good_in(
-        a,
-        up,
-        blocks,
-        &blocks.iter().map(classify).collect::<Vec<_>>(),
-    );
+    let good = good_tokens(blocks.iter().filter(|b| a.contains(up, b.owner)));
     clean(dom, a, up, good, Kind::Page, Some(start))
 }
 
