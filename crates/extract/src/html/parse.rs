@@ -32,6 +32,7 @@ use html5ever::{local_name, LocalName, TokenizerResult};
 
 use crate::dom::{Dom, NodeId};
 use crate::feed::feed;
+use crate::markup::{content, Content};
 use crate::sink::ArenaSink;
 
 /// How far back an end tag looks for a suppressed start tag to match.
@@ -63,18 +64,10 @@ struct DepthFilter {
 }
 
 /// Raw-text elements whose content a self-closing tag inside `<noscript>`
-/// leaves empty (see the module documentation).
+/// leaves empty (see the module documentation): the ones the pre-filter and
+/// the feed read as raw text ([`content`]), scripts aside.
 fn raw_text(name: &LocalName) -> bool {
-    matches!(
-        *name,
-        local_name!("iframe")
-            | local_name!("noembed")
-            | local_name!("noframes")
-            | local_name!("xmp")
-            | local_name!("textarea")
-            | local_name!("title")
-            | local_name!("style")
-    )
+    matches!(content(name.as_bytes()), Content::Raw | Content::Style)
 }
 
 /// Elements that must always reach the tree builder: void elements cannot
