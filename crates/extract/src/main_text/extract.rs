@@ -15,6 +15,7 @@ use crate::product::{product_block, without_furniture};
 use crate::records::records;
 use crate::score::{classify, mostly_boiler, select_container, Class, Furniture};
 use crate::segment::{segment, segment_hidden, Block};
+use crate::thread::declared_posts;
 use crate::title::title;
 use crate::{Document, Mode};
 
@@ -149,7 +150,13 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
     let mut confirmed = false;
     let mut matched = vec![false; blocks.len()];
     let ld = ld_texts(dom, a);
-    if let Some(body) = declared_body(&ld) {
+    // A thread's declared posts confirm the posts they repeat, but often
+    // declare only the first: other text keeps its weight.
+    let (body, thread) = match declared_body(&ld) {
+        Some(body) => (Some(body), false),
+        None => (declared_posts(&ld), true),
+    };
+    if let Some(body) = body {
         let reference = Reference::new(&body);
         for (((b, c), w), m) in blocks
             .iter()
@@ -165,7 +172,7 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
         }
         // The page says which text is its article: other text counts less.
         confirmed = matched.iter().any(|&m| m);
-        if confirmed {
+        if confirmed && !thread {
             for (w, m) in boosts.iter_mut().zip(&matched) {
                 if !m {
                     *w *= JSONLD_OTHER_WEIGHT;

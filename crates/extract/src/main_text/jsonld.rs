@@ -80,7 +80,7 @@ pub(crate) fn type_in(text: &str, wanted: impl Fn(&str) -> bool) -> bool {
 }
 
 /// The string values of `key` in a JSON text, each followed by a space.
-fn string_values(t: &str, key: &str, out: &mut String) {
+pub(crate) fn string_values(t: &str, key: &str, out: &mut String) {
     let mut rest = t;
     while let Some(i) = rest.find(key) {
         rest = rest.get(i + key.len()..).unwrap_or("");

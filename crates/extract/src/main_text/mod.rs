@@ -12,4 +12,5 @@ pub(crate) mod records;
 pub(crate) mod score;
 pub(crate) mod tail;
 pub(crate) mod teaser;
+pub(crate) mod thread;
 pub(crate) mod title;

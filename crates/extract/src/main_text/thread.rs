@@ -1,0 +1,117 @@
+//! Discussion threads declared in JSON-LD.
+//!
+//! Forum and question-and-answer pages often declare their posts with
+//! schema.org types (`DiscussionForumPosting` with its `comment`s, a
+//! `QAPage` with its `Question` and `Answer`s): the `text` of each post.
+//! Like an `articleBody`, that text is never emitted (it is often cut
+//! short or stripped of quotes and code), but the blocks of the page that
+//! repeat it are the posts, and the thread is their container, not a help
+//! card, an app prompt or a list of other topics beside it.
+
+use crate::jsonld::{string_values, type_in};
+
+/// Declared posts shorter than this many characters in all are ignored.
+const MIN_POSTS_CHARS: usize = 200;
+
+/// The schema.org types of a discussion: a forum thread or a question
+/// with its answers (not an `FAQPage`, whose questions and answers are a
+/// section of an article or a service page).
+fn discussion_type(name: &str) -> bool {
+    matches!(name, "DiscussionForumPosting" | "QAPage")
+}
+
+/// The `text` of the posts the page declares in JSON-LD (`texts` are its
+/// scripts, [`crate::jsonld::ld_texts`]): every `text` string of a script
+/// that declares a discussion (its question, answers and comments
+/// included), joined.
+pub(crate) fn declared_posts(texts: &[&str]) -> Option<String> {
+    let mut posts = String::new();
+    for t in texts {
+        if type_in(t, discussion_type) {
+            string_values(t, "\"text\"", &mut posts);
+        }
+    }
+    (posts.chars().count() >= MIN_POSTS_CHARS).then_some(posts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::analyze;
+    use crate::jsonld::ld_texts;
+    use crate::parse::parse;
+
+    const POST: &str = "My router drops the connection every evening, and restarting it \
+                        only helps for an hour or so. Has anyone seen this before?";
+    const REPLY: &str = "Check the firmware version first, older releases had exactly this \
+                         bug with the scheduled channel scan at night.";
+
+    fn posts_of(html: &str) -> Option<String> {
+        let dom = parse(html, 512);
+        let a = analyze(&dom);
+        declared_posts(&ld_texts(&dom, &a))
+    }
+
+    #[test]
+    fn a_forum_posting_gives_its_post_and_comments() {
+        let html = format!(
+            "<script type=application/ld+json>{{\"headline\":\"Router\",\"text\":\"{POST}\",\
+             \"comment\":[{{\"@type\":\"Comment\",\"text\":\"{REPLY}\"}}],\
+             \"@type\":\"DiscussionForumPosting\"}}</script>"
+        );
+        let got = posts_of(&html).expect("posts found");
+        assert!(got.contains("drops the connection") && got.contains("firmware version"));
+    }
+
+    #[test]
+    fn a_question_page_gives_its_question_and_answers() {
+        let html = format!(
+            "<script type=application/ld+json>{{\"@type\":\"QAPage\",\"mainEntity\":\
+             {{\"@type\":\"Question\",\"text\":\"{POST}\",\"acceptedAnswer\":\
+             {{\"@type\":\"Answer\",\"text\":\"{REPLY}\"}}}}}}</script>"
+        );
+        assert!(posts_of(&html).is_some_and(|p| p.contains("firmware")));
+    }
+
+    #[test]
+    fn declared_posts_pick_the_thread_over_a_longer_card() {
+        let card = "Install our app on your home screen for push notifications, badges \
+                    and a full-screen view, then tap the share icon to add it.";
+        let other = "Same here, it started after the last update and nothing I changed \
+                     in the settings made any difference at all.";
+        let links = "<li><a href=/t>Another topic of this forum</a></li>".repeat(20);
+        let html = format!(
+            "<script type=application/ld+json>{{\"@type\":\"DiscussionForumPosting\",\
+             \"text\":\"{POST} {POST}\"}}</script>\
+             <body><div><p>{card}</p><p>{card}</p><p>{card}</p></div><ul>{links}</ul>\
+             <div><article><p>{POST}</p></article><article><p>{REPLY}</p></article>\
+             <article><p>{other}</p></article></div></body>"
+        );
+        let text = |html: &str| crate::extract::run(html, crate::Mode::Main, 512).paragraphs;
+        // The declared first post finds the thread; the replies it does
+        // not declare stay.
+        assert_eq!(text(&html), vec![POST, REPLY, other]);
+        // Declared as an article's text, it is no thread: the card stays.
+        let article = html.replace("DiscussionForumPosting", "NewsArticle");
+        assert!(text(&article).contains(&card.to_string()));
+    }
+
+    #[test]
+    fn other_types_and_short_posts_are_no_thread() {
+        // An article's `text`, or an FAQ's questions and answers, declare
+        // no posts.
+        let html = format!(
+            "<script type=application/ld+json>{{\"@type\":\"NewsArticle\",\"text\":\"{POST} {REPLY}\"}}</script>"
+        );
+        assert!(posts_of(&html).is_none());
+        let html = format!(
+            "<script type=application/ld+json>{{\"@type\":\"FAQPage\",\"mainEntity\":\
+             [{{\"@type\":\"Question\",\"name\":\"Why?\",\"acceptedAnswer\":\
+             {{\"@type\":\"Answer\",\"text\":\"{POST} {REPLY}\"}}}}]}}</script>"
+        );
+        assert!(posts_of(&html).is_none());
+        let html = "<script type=application/ld+json>{\"@type\":\"DiscussionForumPosting\",\
+                    \"text\":\"Thanks!\"}</script>";
+        assert!(posts_of(html).is_none());
+    }
+}
