@@ -89,6 +89,9 @@ const NEGATIVE_WORD: &[&str] = &[
     "teaser",
     "teasers",
     "excerpt",
+    // A forum post's signature: the author's standing footer under each
+    // of their posts, not the post.
+    "signature",
 ];
 
 /// Substrings of a class/id that signal main content.
@@ -330,6 +333,10 @@ mod tests {
         // A product's list of customer reviews is not the product.
         assert!(j("product-reviews").negative);
         assert!(!j("review-content").negative);
+        // A forum post's signature is the author's footer, not the post.
+        assert!(j("message-signature").negative);
+        assert!(j("post-signature owner").negative);
+        assert!(!j("message-body").negative);
     }
 
     #[test]
