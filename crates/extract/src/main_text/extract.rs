@@ -7,6 +7,7 @@ use crate::analyze::{analyze, Analysis};
 use crate::clean::{clean, good_tokens, Kind, Start};
 use crate::dom::{Dom, NodeId, DOCUMENT};
 use crate::jsonld::{declared_body, declares_product, ld_texts, Reference};
+use crate::labels::without_repeated_labels;
 use crate::listing::{enclosing, good_in, in_place_candidate, listing_blocks, listing_in_place};
 use crate::page_kind::{dateline, declares_page, is_article, main_heading, with_heading};
 use crate::parse::parse_tendril;
@@ -15,7 +16,7 @@ use crate::product::{product_block, without_furniture};
 use crate::records::records;
 use crate::score::{classify, mostly_boiler, select_container, Class, Furniture};
 use crate::segment::{segment, segment_hidden, Block};
-use crate::thread::declared_posts;
+use crate::thread::{declared_posts, declares_discussion};
 use crate::title::title;
 use crate::{Document, Mode};
 
@@ -112,7 +113,10 @@ pub(crate) fn document(dom: &Dom, html_len: usize, mode: Mode) -> Document {
     let kept = match mode {
         Mode::AllText => blocks,
         Mode::Main => {
-            let main = main_blocks(dom, &a, &blocks);
+            let mut main = main_blocks(dom, &a, &blocks);
+            if declares_discussion(dom, &a) {
+                without_repeated_labels(dom, &mut main);
+            }
             // A small page with no main text (`<p>hi</p>`, a stub): its
             // visible text is what the user sees and expects.
             if main.is_empty() && html_len <= SMALL_PAGE_BYTES {

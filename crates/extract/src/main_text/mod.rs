@@ -5,6 +5,7 @@
 pub(crate) mod clean;
 pub(crate) mod extract;
 pub(crate) mod jsonld;
+pub(crate) mod labels;
 pub(crate) mod listing;
 pub(crate) mod page_kind;
 pub(crate) mod product;

@@ -8,7 +8,11 @@
 //! repeat it are the posts, and the thread is their container, not a help
 //! card, an app prompt or a list of other topics beside it.
 
-use crate::jsonld::{string_values, type_in};
+use html5ever::local_name;
+
+use crate::analyze::Analysis;
+use crate::dom::Dom;
+use crate::jsonld::{ld_texts, string_values, type_in};
 
 /// Declared posts shorter than this many characters in all are ignored.
 const MIN_POSTS_CHARS: usize = 200;
@@ -32,6 +36,21 @@ pub(crate) fn declared_posts(texts: &[&str]) -> Option<String> {
         }
     }
     (posts.chars().count() >= MIN_POSTS_CHARS).then_some(posts)
+}
+
+/// Does the page declare itself a discussion: a JSON-LD script of a
+/// discussion type, or an element whose microdata `itemtype` is one
+/// (`https://schema.org/DiscussionForumPosting`)?
+pub(crate) fn declares_discussion(dom: &Dom, a: &Analysis) -> bool {
+    if ld_texts(dom, a).iter().any(|t| type_in(t, discussion_type)) {
+        return true;
+    }
+    a.order.iter().any(|&id| {
+        dom.attr(id, &local_name!("itemtype")).is_some_and(|t| {
+            t.split_ascii_whitespace()
+                .any(|u| discussion_type(u.rsplit('/').next().unwrap_or("")))
+        })
+    })
 }
 
 #[cfg(test)]
@@ -94,6 +113,24 @@ mod tests {
         // Declared as an article's text, it is no thread: the card stays.
         let article = html.replace("DiscussionForumPosting", "NewsArticle");
         assert!(text(&article).contains(&card.to_string()));
+    }
+
+    #[test]
+    fn a_page_declares_a_discussion_in_json_ld_or_microdata() {
+        let declares = |html: &str| {
+            let dom = parse(html, 512);
+            declares_discussion(&dom, &analyze(&dom))
+        };
+        assert!(declares(
+            "<script type=application/ld+json>{\"@type\":\"QAPage\"}</script><p>x</p>"
+        ));
+        assert!(declares(
+            "<div itemscope itemtype='https://schema.org/DiscussionForumPosting'><p>x</p></div>"
+        ));
+        assert!(!declares(
+            "<div itemscope itemtype='https://schema.org/Article'><p>x</p></div>\
+             <script type=application/ld+json>{\"@type\":\"FAQPage\"}</script>"
+        ));
     }
 
     #[test]
