@@ -4,14 +4,14 @@
 //! ("Reply", "Link to comment", "Share on other sites"), the fields of its
 //! author's card ("Joined", "Messages", "Reaction score", a rank such as
 //! "Full Member"). Each is a short block whose exact text comes back post
-//! after post, while what people write differs from post to post. Running
-//! text, headings, list items and table cells never count as labels: a
-//! table's repeated values, a list's repeated entries and the repeated
-//! subheadings of a review's items ("Pros", "Cons") are content.
+//! after post, while what people write differs from post to post (labels
+//! are often list items or small headings of a post's menus). Running
+//! text and table cells never count as labels: a table's repeated values
+//! are content.
 //!
-//! Articles repeat short texts of their own (a roundup's "Weight" and
-//! "Battery life" under every product), so labels are only looked for on
-//! pages that declare themselves a discussion
+//! Articles repeat short texts of their own (a roundup's "Pros", "Cons"
+//! and "Battery life" under every product), so labels are only looked for
+//! on pages that declare themselves a discussion
 //! ([`crate::thread::declares_discussion`]).
 
 use std::collections::HashMap;
@@ -27,28 +27,19 @@ const LABEL_MAX_TOKENS: u32 = 5;
 /// A short text is a label when it comes back this many times.
 const LABEL_MIN_COPIES: usize = 3;
 
-/// Is the block an item of a list, a cell of a table or a heading?
-fn listed(dom: &Dom, owner: NodeId) -> bool {
+/// Is the block a cell of a table (or a value of a definition list)?
+fn tabular(dom: &Dom, owner: NodeId) -> bool {
     dom.local_name(owner).is_some_and(|n| {
         matches!(
             *n,
-            local_name!("li")
-                | local_name!("td")
-                | local_name!("th")
-                | local_name!("dd")
-                | local_name!("h1")
-                | local_name!("h2")
-                | local_name!("h3")
-                | local_name!("h4")
-                | local_name!("h5")
-                | local_name!("h6")
+            local_name!("td") | local_name!("th") | local_name!("dd")
         )
     })
 }
 
-/// May the block be a label: short, no running text, not listed?
+/// May the block be a label: short, no running text, not in a table?
 fn label_like(dom: &Dom, b: &Block) -> bool {
-    b.tokens <= LABEL_MAX_TOKENS && classify(b) != Class::Good && !listed(dom, b.owner)
+    b.tokens <= LABEL_MAX_TOKENS && classify(b) != Class::Good && !tabular(dom, b.owner)
 }
 
 /// `kept` without the short labels it repeats [`LABEL_MIN_COPIES`] times
@@ -96,14 +87,14 @@ mod tests {
             .map(|(i, p)| {
                 format!(
                     "<article><div>Member</div><div>Joined</div><div>Mar {i}, 2020</div>\
-                     <p>{p}</p><div>Link to comment</div></article>"
+                     <p>{p}</p><h5>Link to comment</h5><ul><li>Quote</li></ul></article>"
                 )
             })
             .collect();
         let declared = "<script type=application/ld+json>{\"@type\":\"QAPage\"}</script>";
         let html = format!("{declared}<body><main>{posts}</main></body>");
         let got = main_text(&html);
-        for label in ["Member", "Joined", "Link to comment"] {
+        for label in ["Member", "Joined", "Link to comment", "Quote"] {
             assert!(!got.iter().any(|t| t == label), "{label}: {got:?}");
         }
         // What differs from post to post stays.
@@ -115,19 +106,16 @@ mod tests {
     }
 
     #[test]
-    fn repeated_list_items_and_table_values_stay() {
+    fn repeated_table_values_stay() {
         let para = POSTS.join(" ");
         let rows = "<tr><td>Yes</td><td>Included</td></tr>".repeat(4);
-        let items = "<li>Included</li>".repeat(4);
         let html = format!(
             "<script type=application/ld+json>{{\"@type\":\"QAPage\"}}</script>\
-             <body><article><p>{para}</p><table>{rows}</table><ul>{items}</ul>\
-             <h3>Pros</h3><p>{para}</p><h3>Pros</h3><p>{para} Yes.</p><h3>Pros</h3>\
+             <body><article><p>{para}</p><table>{rows}</table>\
              <p>{para} More.</p></article></body>"
         );
         let got = main_text(&html);
         assert_eq!(got.iter().filter(|t| *t == "Yes").count(), 4, "{got:?}");
-        assert_eq!(got.iter().filter(|t| *t == "Included").count(), 8);
-        assert_eq!(got.iter().filter(|t| *t == "Pros").count(), 3);
+        assert_eq!(got.iter().filter(|t| *t == "Included").count(), 4);
     }
 }
