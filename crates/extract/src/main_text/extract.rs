@@ -16,7 +16,7 @@ use crate::product::{product_block, without_furniture};
 use crate::records::records;
 use crate::score::{classify, mostly_boiler, select_container, Class, Furniture};
 use crate::segment::{segment, segment_hidden, Block};
-use crate::thread::{declared_posts, declares_discussion};
+use crate::thread::{declared_posts, declares_discussion, declares_replies};
 use crate::title::title;
 use crate::{Document, Mode};
 
@@ -155,10 +155,10 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
     let mut matched = vec![false; blocks.len()];
     let ld = ld_texts(dom, a);
     // A thread's declared posts confirm the posts they repeat, but often
-    // declare only the first: other text keeps its weight.
+    // declare only the first: then other text keeps its weight.
     let (body, thread) = match declared_body(&ld) {
         Some(body) => (Some(body), false),
-        None => (declared_posts(&ld), true),
+        None => (declared_posts(&ld), !declares_replies(&ld)),
     };
     if let Some(body) = body {
         let reference = Reference::new(&body);

@@ -38,6 +38,18 @@ pub(crate) fn declared_posts(texts: &[&str]) -> Option<String> {
     (posts.chars().count() >= MIN_POSTS_CHARS).then_some(posts)
 }
 
+/// Do the page's JSON-LD scripts declare replies as well as the first
+/// post (two `text` strings or more in its discussion scripts)? Then the
+/// declared posts are the thread, and other text is not.
+pub(crate) fn declares_replies(texts: &[&str]) -> bool {
+    let posts: usize = texts
+        .iter()
+        .filter(|t| type_in(t, discussion_type))
+        .map(|t| t.matches("\"text\"").count())
+        .sum();
+    posts >= 2
+}
+
 /// Does the page declare itself a discussion: a JSON-LD script of a
 /// discussion type, or an element whose microdata `itemtype` is one
 /// (`https://schema.org/DiscussionForumPosting`)?
@@ -80,6 +92,14 @@ mod tests {
         );
         let got = posts_of(&html).expect("posts found");
         assert!(got.contains("drops the connection") && got.contains("firmware version"));
+        let dom = parse(&html, 512);
+        let a = analyze(&dom);
+        assert!(declares_replies(&ld_texts(&dom, &a)));
+        // The first post alone declares no replies.
+        let first = html.replace(&format!("\"text\":\"{REPLY}\""), "\"name\":\"x\"");
+        let dom = parse(&first, 512);
+        let a = analyze(&dom);
+        assert!(!declares_replies(&ld_texts(&dom, &a)));
     }
 
     #[test]
