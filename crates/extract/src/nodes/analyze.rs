@@ -182,8 +182,15 @@ fn own_evidence<'d>(dom: &'d Dom, id: NodeId, buf: &mut String, memo: &mut Memo<
             ev.positive |= e.positive;
         }
     }
+    // A form (an answer box, a sign-up) is furniture whatever its class
+    // names say (`post-form`); other elements whose names say both are
+    // given the benefit of the doubt.
     if ev.positive && ev.negative {
-        ev.negative = false;
+        if *name == local_name!("form") {
+            ev.positive = false;
+        } else {
+            ev.negative = false;
+        }
     }
     ev
 }
@@ -358,5 +365,22 @@ mod tests {
         let a = analyze(&dom);
         let div = dom.find_element("div").expect("div");
         assert!(!a.boiler[div]);
+    }
+
+    #[test]
+    fn a_form_stays_furniture_whatever_its_class_says() {
+        let text = "<p>many words of running text that make the page long enough</p>";
+        let dom = parse(
+            &format!(
+                "<body>{text}{text}<form class=post-form><label>Email</label>\
+                 <p>Required, but never shown</p></form>\
+                 <div class=post-sidebar><p>an answer</p></div></body>"
+            ),
+            512,
+        );
+        let a = analyze(&dom);
+        assert!(a.boiler[dom.find_element("form").expect("form")]);
+        // Other names that say both are given the benefit of the doubt.
+        assert!(!a.boiler[dom.find_element("div").expect("div")]);
     }
 }
