@@ -24,14 +24,17 @@
 //!    the hiding of an element that holds most of the page's text, a page
 //!    hidden until a script shows it), link ancestry, text tokens, and class/id/role/tag
 //!    evidence (`article`, `main`, `content`... vs `nav`, `footer`,
-//!    `comment`, `share`, `related`, `cookie`...; utility classes that
-//!    hide nothing, such as `overflow-hidden`, are no evidence).
+//!    `comment`, `share`, `related`, `cookie`, a post's `signature`...;
+//!    utility classes that hide nothing, such as `overflow-hidden`, are no
+//!    evidence; names that say both are content, except on a `<form>`).
 //! 3. The body is segmented into blocks (paragraphs); each is judged good
 //!    (running text), neutral (short) or bad (link-dense) on its own, with
 //!    text inside boilerplate-flagged elements down-weighted. Blocks that
 //!    repeat a JSON-LD `articleBody` (or, on a page that declares a
-//!    `Product`, its `description`) are boosted; the JSON-LD text itself is
-//!    never emitted.
+//!    `Product`, its `description`; on a discussion, a
+//!    `DiscussionForumPosting` or `QAPage`, the `text` of its posts) are
+//!    boosted, and other text weighs less (on a discussion only when it
+//!    declares its replies too); the JSON-LD text itself is never emitted.
 //! 4. The container is the element maximising good minus bad text (with a
 //!    bonus for positive evidence), outside page furniture (navigation,
 //!    header, footer, pop-ups) unless nothing outside it holds more good
@@ -62,8 +65,11 @@
 //!    short head/tail notes (bylines, dates, tags) are trimmed, and so is
 //!    what follows a tail opener ("about the author", "was this helpful")
 //!    or a teaser list (a heading followed by linked titles); the heading
-//!    of a listing, a product or a site's page stays. A page where no
-//!    block reads as content gives the text around its main heading.
+//!    of a listing, a product or a site's page stays. On a page that
+//!    declares a discussion (in JSON-LD or microdata), short labels
+//!    repeated three times or more outside tables (post actions, the
+//!    fields of author cards) are dropped. A page where no block reads as
+//!    content gives the text around its main heading.
 //!
 //! Text: two sibling inline elements whose texts meet without white space
 //! are apart when the word they would make changes case or turns into
