@@ -106,7 +106,8 @@ mod nodes;
 // `crate::parse::parse`.
 use html::{attrs, dom, feed, foreign, markup, parse, prefilter, sink, space};
 use main_text::{
-    clean, extract, jsonld, listing, page_kind, product, records, score, tail, teaser, title,
+    clean, extract, jsonld, listing, page_kind, product, records, repeats, score, tail, teaser,
+    title,
 };
 use nodes::{analyze, chars, evidence, page_hidden, segment, tags};
 
