@@ -112,8 +112,8 @@ mod nodes;
 // `crate::parse::parse`.
 use html::{attrs, dom, feed, foreign, markup, parse, prefilter, sink, space};
 use main_text::{
-    clean, extract, jsonld, labels, listing, page_kind, product, records, score, tail, teaser,
-    thread, title,
+    clean, extract, jsonld, labels, listing, page_kind, product, records, repeats, score, tail,
+    teaser, thread, title,
 };
 use nodes::{analyze, chars, evidence, page_hidden, segment, tags};
 

@@ -61,6 +61,9 @@ pub(crate) enum Attr {
     /// `data-nosnippet`: the site's own mark of text that does not stand
     /// for the page (`analyze::hidden`), on every element.
     NoSnippet,
+    /// `aria-labelledby`: a panel named by its toggle or tab
+    /// (`analyze::hidden`), on every element.
+    Labelled,
     Href,
     Type,
     /// `property`, `name`, `content`: the title, on meta tags.
@@ -105,6 +108,9 @@ pub(crate) fn element(tag: &[u8]) -> Element {
 pub(crate) fn attr(name: &[u8]) -> Attr {
     if name.eq_ignore_ascii_case(b"data-nosnippet") {
         return Attr::NoSnippet;
+    }
+    if name.eq_ignore_ascii_case(b"aria-labelledby") {
+        return Attr::Labelled;
     }
     match lower10(name, &mut [0; 10]) {
         b"class" => Attr::Class,
@@ -164,7 +170,7 @@ impl<'h> Attrs<'h> {
             // A style is read for whether it hides, nothing else.
             (Attr::Style, _) if style_hides(value) => Fate::Value(HIDING_STYLE),
             (Attr::Style, _) => Fate::Drop,
-            (Attr::Href, Element::A) | (Attr::NoSnippet, _) => Fate::NameOnly,
+            (Attr::Href, Element::A) | (Attr::NoSnippet | Attr::Labelled, _) => Fate::NameOnly,
             (Attr::Type, Element::Script | Element::Input) => Fate::Keep,
             (Attr::MetaField, Element::Meta) => Fate::Keep,
             _ => Fate::Drop,
@@ -209,6 +215,7 @@ mod tests {
         assert_eq!(attr(b"itemprop"), Attr::Role);
         assert_eq!(attr(b"data-itemprop"), Attr::Other);
         assert_eq!(attr(b"Data-NoSnippet"), Attr::NoSnippet);
+        assert_eq!(attr(b"aria-LabelledBy"), Attr::Labelled);
         assert_eq!(attr(b"data-nosnippets"), Attr::Other);
         assert_eq!(attr(b"Aria-Modal"), Attr::Role);
         assert_eq!(attr(b"aria-modals"), Attr::Other);

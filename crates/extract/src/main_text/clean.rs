@@ -7,6 +7,7 @@ use html5ever::local_name;
 
 use crate::analyze::Analysis;
 use crate::dom::{Dom, NodeId};
+use crate::repeats::without_clones;
 use crate::score::{classify, Class};
 use crate::segment::{segment, Block};
 use crate::tail::tail_cut;
@@ -246,7 +247,7 @@ fn clean_keeping(
     // keep the first copy of each long paragraph.
     let mut seen = HashSet::new();
     kept.retain(|b| b.tokens < REPEAT_MIN_TOKENS || seen.insert(b.text.clone()));
-    kept
+    without_clones(dom, kept)
 }
 
 #[cfg(test)]

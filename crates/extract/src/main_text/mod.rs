@@ -10,6 +10,7 @@ pub(crate) mod listing;
 pub(crate) mod page_kind;
 pub(crate) mod product;
 pub(crate) mod records;
+pub(crate) mod repeats;
 pub(crate) mod score;
 pub(crate) mod tail;
 pub(crate) mod teaser;

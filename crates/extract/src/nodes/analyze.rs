@@ -81,6 +81,12 @@ impl Analysis {
 /// Is the element hidden by its inline style, or marked by the site as
 /// text that does not stand for the page (`data-nosnippet`, the search
 /// engines' mark for cookie notices, sign-in prompts, legal lines)?
+///
+/// A panel named by its toggle or tab (`aria-labelledby`, the ARIA
+/// pattern of accordions, disclosures and tab panels) that its style
+/// hides is a collapsed part of the page the reader opens in place (a
+/// product's specifications, an answer of a FAQ): its text is the page's.
+/// Not a dialog's: a modal window is never the page.
 pub(crate) fn hidden(dom: &Dom, id: NodeId) -> bool {
     // Neither `aria-hidden` (it hides decoration from screen readers while
     // the text stays on screen) nor the `hidden` attribute (streaming
@@ -92,16 +98,18 @@ pub(crate) fn hidden(dom: &Dom, id: NodeId) -> bool {
         return false;
     };
     let (mut dialog, mut modeless) = (false, false);
+    let (mut styled, mut labelled) = (false, false);
     for a in attrs {
         match &*a.name.local {
-            "style" if style_hides(&a.value) => return true,
+            "style" => styled |= style_hides(&a.value),
             "data-nosnippet" => return true,
             "role" => dialog = is_dialog_role(&a.value),
             "aria-modal" => modeless = a.value.trim().eq_ignore_ascii_case("false"),
+            "aria-labelledby" => labelled = true,
             _ => {}
         }
     }
-    dialog && !modeless
+    (styled && (dialog || !labelled)) || (dialog && !modeless)
 }
 
 /// Is the role a dialog's (`dialog` or `alertdialog`)? A modal dialog (not
@@ -354,6 +362,26 @@ mod tests {
         // "The product." and "A sheet beside it.": the modal policies are
         // not on screen, the panel that is not modal is.
         assert_eq!(a.tokens[body], 6);
+    }
+
+    #[test]
+    fn collapsed_panels_named_by_their_toggle_are_shown() {
+        let spec = "<p>Seat height: twenty inches, adjustable by three more.</p>";
+        let html = format!(
+            "<body><p>The chair.</p>\
+             <h2><button aria-expanded=false aria-controls=p1>Specifications</button></h2>\
+             <div id=p1 role=region aria-labelledby=t1 style='display:none'>{spec}</div>\
+             <div style='display: none'><p>An unnamed hidden copy.</p></div>\
+             <div role=dialog aria-labelledby=t2 aria-modal=false style='display:none'>{spec}</div>\
+             </body>"
+        );
+        // Through the pre-filter, as the extractor reads the page.
+        let dom = crate::parse::parse_tendril(crate::prefilter::prefilter(&html), 512);
+        let a = analyze(&dom);
+        let body = dom.find_element("body").expect("body");
+        // "The chair." and the panel's eight words (a button's label is
+        // no text); the hidden copy and the hidden dialog stay hidden.
+        assert_eq!(a.tokens[body], 10);
     }
 
     #[test]

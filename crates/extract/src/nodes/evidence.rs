@@ -184,17 +184,76 @@ const UTILITY_PREFIXES: &[&[u8]] = &[b"overflow-", b"overflow-x-", b"overflow-y-
 
 /// Does a piece of `v` (split at every byte that is not an ASCII letter or
 /// digit) name boilerplate? A piece that ends a utility class of
-/// [`UTILITY_PREFIXES`] does not.
+/// [`UTILITY_PREFIXES`] does not, and neither does a hiding word of a
+/// class that hides on small screens only ([`responsive_hide`]).
 fn negative_piece(v: &[u8]) -> bool {
     let mut start = 0;
     for w in v.split(|b| !b.is_ascii_alphanumeric()) {
+        let at = start;
         let before = &v[..start];
         start += w.len() + 1;
-        if negative_word(w) && !UTILITY_PREFIXES.iter().any(|p| utility_end(before, p)) {
+        if negative_word(w)
+            && !UTILITY_PREFIXES.iter().any(|p| utility_end(before, p))
+            && !(HIDING_WORDS.contains(&w) && responsive_hide(class_around(v, at)))
+        {
             return true;
         }
     }
     false
+}
+
+/// The words of [`NEGATIVE_WORD`] that say an element is hidden.
+const HIDING_WORDS: &[&[u8]] = &[b"hidden", b"hide"];
+
+/// Names of small screens in responsive class names (`hidden-xs`,
+/// `hide-mobile`, `elementor-hidden-tablet`, `hidden-900`): an element
+/// hidden there is shown on a desktop screen.
+const SMALL_SCREENS: &[&[u8]] = &[
+    b"xs",
+    b"sm",
+    b"md",
+    b"small",
+    b"medium",
+    b"mobile",
+    b"tablet",
+    b"phone",
+    b"portrait",
+];
+
+/// Pieces that extend a screen size to every larger one (`hidden-sm-up`).
+const AND_UP: &[&[u8]] = &[b"up", b"gte", b"min"];
+
+/// The white-space separated class of `v` around byte `at`.
+fn class_around(v: &[u8], at: usize) -> &[u8] {
+    let from = v[..at]
+        .iter()
+        .rposition(u8::is_ascii_whitespace)
+        .map_or(0, |i| i + 1);
+    let to = v[at..]
+        .iter()
+        .position(u8::is_ascii_whitespace)
+        .map_or(v.len(), |i| at + i);
+    &v[from..to]
+}
+
+/// Does the class hide its element on small screens only: a screen size
+/// among its words (`hidden-xs`, `hide-mobile`, `hidden-900`, not
+/// `hidden-sm-up`), or a `max-` variant (`max-md:hidden`)? A responsive
+/// layout shows such an element on a desktop screen: that it is hidden on
+/// a phone says nothing about whether it is furniture. Mobile-first
+/// variants (`md:hidden`) hide on the larger screens and stay evidence.
+fn responsive_hide(class: &[u8]) -> bool {
+    if let Some(i) = class.iter().position(|&b| b == b':') {
+        return class.starts_with(b"max") && !class[..i].contains(&b'[');
+    }
+    let mut small = false;
+    for w in class.split(|b| !b.is_ascii_alphanumeric()) {
+        if AND_UP.contains(&w) {
+            return false;
+        }
+        small |= SMALL_SCREENS.contains(&w) || (!w.is_empty() && w.iter().all(u8::is_ascii_digit));
+    }
+    small
 }
 
 /// Does `before` end with the utility prefix `p`, itself at the start of a
@@ -292,18 +351,33 @@ mod tests {
         let word = |w: &str| NEGATIVE_WORD.contains(&w);
         // Each class, each of its `:`-separated parts: a part that opens
         // with a utility prefix says nothing by the piece that follows it.
-        let part_negative = |part: &str| {
+        let small_only = |class: &str| {
+            if let Some(i) = class.find(':') {
+                return class.starts_with("max") && !class[..i].contains('[');
+            }
+            let words: Vec<&str> = class.split(|c: char| !c.is_ascii_alphanumeric()).collect();
+            !words.iter().any(|w| ["up", "gte", "min"].contains(w))
+                && words.iter().any(|w| {
+                    SMALL_SCREENS.contains(&w.as_bytes())
+                        || (!w.is_empty() && w.chars().all(|c| c.is_ascii_digit()))
+                })
+        };
+        let part_negative = |part: &str, class: &str| {
             let prefix = ["overflow-x-", "overflow-y-", "overflow-"]
                 .iter()
                 .find(|p| part.starts_with(**p));
             let rest = prefix.map_or(part, |p| &part[p.len()..]);
             rest.split(|c: char| !c.is_ascii_alphanumeric())
                 .enumerate()
-                .any(|(i, w)| word(w) && !(i == 0 && prefix.is_some()))
+                .any(|(i, w)| {
+                    word(w)
+                        && !(i == 0 && prefix.is_some())
+                        && !(["hidden", "hide"].contains(&w) && small_only(class))
+                })
         };
         let negative = NEGATIVE_SUBSTR.iter().any(|p| v.contains(p))
             || v.split_ascii_whitespace()
-                .any(|class| word(class) || class.split(':').any(part_negative));
+                .any(|class| word(class) || class.split(':').any(|p| part_negative(p, class)));
         let positive = POSITIVE_SUBSTR.iter().any(|p| v.contains(p));
         Evidence { negative, positive }
     }
@@ -312,7 +386,7 @@ mod tests {
         #[test]
         fn judging_bytes_is_judging_characters(
             parts in proptest::collection::vec(
-                "(nav|Top-Bar|site-header|foot|POST|ad|-|_|é|ß|\u{3000}| |\t|\x0c|\n|x|main|menu|overflow|hidden|:|y)",
+                "(nav|Top-Bar|site-header|foot|POST|ad|-|_|é|ß|\u{3000}| |\t|\x0c|\n|x|main|menu|overflow|hidden|hide|md|Mobile|900|max|up|\\[|:|y)",
                 0..8,
             ),
         ) {
@@ -354,6 +428,37 @@ mod tests {
             "overflow hidden",
             "x-overflow-hidden",
             "overflow-hidden-nav",
+        ] {
+            assert!(j(v).negative, "{v}");
+        }
+    }
+
+    #[test]
+    fn classes_that_hide_on_small_screens_only_are_not_evidence() {
+        for v in [
+            "max-md:hidden",
+            "hidden-xs",
+            "hidden-sm",
+            "hide-mobile",
+            "elementor-hidden-tablet",
+            "wrapper hidden-900",
+            "x hidden--md",
+        ] {
+            assert!(!j(v).negative, "{v}");
+        }
+        // Hidden everywhere, or on a desktop screen.
+        for v in [
+            "hidden",
+            "is-hidden",
+            "hide",
+            "md:block hidden",
+            "md:hidden",
+            "lg:hidden",
+            "hidden-lg",
+            "hidden-sm-up",
+            "elementor-hidden-desktop",
+            "elementor-hidden-desktop elementor-hidden-mobile",
+            "hidden-nav-900",
         ] {
             assert!(j(v).negative, "{v}");
         }
