@@ -22,11 +22,16 @@
 //! 2. Linear passes compute per node: visibility (skipped tags, inline
 //!    `display:none` or `visibility:hidden`, `data-nosnippet`; again without
 //!    the hiding of an element that holds most of the page's text, a page
-//!    hidden until a script shows it), link ancestry, text tokens, and class/id/role/tag
+//!    hidden until a script shows it; a collapsed panel named by its toggle
+//!    or tab through `aria-labelledby`, an accordion's or a tab's, is read
+//!    though its style hides it, a dialog's is not), link ancestry, text
+//!    tokens, and class/id/role/tag
 //!    evidence (`article`, `main`, `content`... vs `nav`, `footer`,
 //!    `comment`, `share`, `related`, `cookie`, a post's `signature`...;
-//!    utility classes that hide nothing, such as `overflow-hidden`, are no
-//!    evidence; names that say both are content, except on a `<form>`).
+//!    utility classes that hide nothing, such as `overflow-hidden`, and
+//!    classes that hide an element on small screens only, such as
+//!    `hidden-xs` or `max-md:hidden`, are no evidence; names that say both
+//!    are content, except on a `<form>`).
 //! 3. The body is segmented into blocks (paragraphs); each is judged good
 //!    (running text), neutral (short) or bad (link-dense) on its own, with
 //!    text inside boilerplate-flagged elements down-weighted. Blocks that
@@ -68,8 +73,10 @@
 //!    of a listing, a product or a site's page stays. On a page that
 //!    declares a discussion (in JSON-LD or microdata), short labels
 //!    repeated three times or more outside tables (post actions, the
-//!    fields of author cards) are dropped. A page where no block reads as
-//!    content gives the text around its main heading.
+//!    fields of author cards) are dropped. A run of blocks that repeats,
+//!    block for block, the run right before it (a marquee, a looping
+//!    carousel) is read once. A page where no block reads as content gives
+//!    the text around its main heading.
 //!
 //! Text: two sibling inline elements whose texts meet without white space
 //! are apart when the word they would make changes case or turns into
