@@ -13,6 +13,11 @@ use crate::tags::{kind, measure, TagKind};
 /// this share of the page's text: such "boilerplate" is really the page.
 const MAX_BOILER_SHARE: f32 = 0.6;
 
+/// The same for furniture by its tag ([`furniture_tag`]): it is the page
+/// only when it holds nearly all of its text (a page written into its
+/// footer), not merely most of it (a mega menu beside a thin product).
+const MAX_FURNITURE_TAG_SHARE: f32 = 0.9;
+
 /// Facts about every node, indexed by `NodeId`.
 pub(crate) struct Analysis {
     /// Nodes in document order (pre-order from the document root).
@@ -57,7 +62,7 @@ impl Analysis {
             let parent = dom.get(id).map_or(NONE, |x| x.parent);
             let inherited = flags.get(parent).copied().unwrap_or(false);
             let neg = self.evidence.get(id).is_some_and(|e| e.negative)
-                && self.tokens.get(id).copied().unwrap_or(0) as f32 <= MAX_BOILER_SHARE * total;
+                && self.tokens.get(id).copied().unwrap_or(0) as f32 <= max_share(dom, id) * total;
             if let Some(f) = flags.get_mut(id) {
                 *f = inherited || neg;
             }
@@ -76,6 +81,34 @@ impl Analysis {
             _ => false,
         }
     }
+}
+
+/// Is the element page furniture by its tag (`<nav>`, `<header>`,
+/// `<footer>`, `<aside>`)? The markup says what it is, whatever its size:
+/// a mega menu can hold most of a thin page's words and is still no part
+/// of its content, while a huge wrapper whose class words merely sound
+/// like furniture (`sidebar-layout`) is the page. A furniture tag whose
+/// own class words say content has lost its negative evidence already.
+/// The share of the page's text above which a boilerplate element is
+/// taken for the page.
+fn max_share(dom: &Dom, id: NodeId) -> f32 {
+    if furniture_tag(dom, id) {
+        MAX_FURNITURE_TAG_SHARE
+    } else {
+        MAX_BOILER_SHARE
+    }
+}
+
+fn furniture_tag(dom: &Dom, id: NodeId) -> bool {
+    dom.local_name(id).is_some_and(|n| {
+        matches!(
+            *n,
+            local_name!("nav")
+                | local_name!("header")
+                | local_name!("footer")
+                | local_name!("aside")
+        )
+    })
 }
 
 /// Is the element hidden by its inline style, or marked by the site as
@@ -286,7 +319,7 @@ fn passes(dom: &Dom, shown: Option<NodeId>) -> Analysis {
             _ => (false, false),
         };
         let ev = a.evidence[id];
-        let big = a.tokens[id] as f32 > MAX_BOILER_SHARE * total;
+        let big = a.tokens[id] as f32 > max_share(dom, id) * total;
         a.boiler[id] = pb || (ev.negative && !big);
         a.in_positive[id] = pp || ev.positive;
     }
@@ -410,5 +443,40 @@ mod tests {
         assert!(a.boiler[dom.find_element("form").expect("form")]);
         // Other names that say both are given the benefit of the doubt.
         assert!(!a.boiler[dom.find_element("div").expect("div")]);
+    }
+
+    #[test]
+    fn a_huge_furniture_tag_stays_furniture() {
+        let menu: String = (0..12)
+            .map(|i| format!("<li><a href=x>Category {i}</a></li>"))
+            .collect();
+        let dom = parse(
+            &format!(
+                "<body><nav><ul>{menu}</ul></nav>                 <div class=sidebar-layout><p>A chair with a high back.</p></div></body>"
+            ),
+            512,
+        );
+        let a = analyze(&dom);
+        let nav = dom.find_element("nav").expect("nav");
+        let body = dom.find_element("body").expect("body");
+        assert!(a.tokens[nav] as f32 > MAX_BOILER_SHARE * a.tokens[body] as f32);
+        assert!(a.boiler[nav]);
+        assert!(a.boiler_within(&dom, body)[nav]);
+        // A footer that holds nearly all the text is the page.
+        let dom = parse(
+            "<body><footer><p>lots of real words here in the page, written \
+             into its footer by a site that puts everything there</p></footer><p>x</p></body>",
+            512,
+        );
+        let a = analyze(&dom);
+        assert!(!a.boiler[dom.find_element("footer").expect("footer")]);
+        // A wrapper whose class words alone sound like furniture, holding
+        // most of the page, is still the page.
+        let dom = parse(
+            "<body><aside class=post-body><p>lots of real words here in the page</p></aside><p>x</p></body>",
+            512,
+        );
+        let a = analyze(&dom);
+        assert!(!a.boiler[dom.find_element("aside").expect("aside")]);
     }
 }
