@@ -122,7 +122,7 @@ use main_text::{
     clean, extract, jsonld, labels, listing, page_kind, product, records, repeats, score, tail,
     teaser, thread, title,
 };
-use nodes::{analyze, chars, evidence, page_hidden, segment, tags};
+use nodes::{analyze, chars, evidence, page_hidden, segment, tags, visibility};
 
 pub use error::{Error, ErrorKind};
 

@@ -15,8 +15,8 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::analyze::style_hides;
 use crate::evidence::{judge, Evidence, MAX_JUDGED};
+use crate::visibility::style_hides;
 
 /// What the pre-filter does with one attribute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,10 +59,10 @@ pub(crate) enum Attr {
     Role,
     Style,
     /// `data-nosnippet`: the site's own mark of text that does not stand
-    /// for the page (`analyze::hidden`), on every element.
+    /// for the page (`visibility::hidden`), on every element.
     NoSnippet,
     /// `aria-labelledby`: a panel named by its toggle or tab
-    /// (`analyze::hidden`), on every element.
+    /// (`visibility::hidden`), on every element.
     Labelled,
     Href,
     Type,
@@ -76,7 +76,7 @@ pub(crate) const NEGATIVE: &str = "nav";
 /// A class/id value with a positive verdict only.
 pub(crate) const POSITIVE: &str = "main";
 
-/// An inline style that hides its element (`analyze::style_hides`).
+/// An inline style that hides its element (`visibility::style_hides`).
 pub(crate) const HIDING_STYLE: &str = "display:none";
 
 /// `name` in ASCII lower case when it has at most 10 bytes (every name

@@ -8,10 +8,16 @@ use crate::dom::{Dom, NodeData, NodeId, DOCUMENT, NONE};
 use crate::evidence::{judge, judge_role, Evidence};
 use crate::page_hidden::page_hiding_element;
 use crate::tags::{kind, measure, TagKind};
+use crate::visibility::hidden;
 
 /// A subtree flagged as boilerplate keeps its text when it holds more than
 /// this share of the page's text: such "boilerplate" is really the page.
 const MAX_BOILER_SHARE: f32 = 0.6;
+
+/// The same for furniture by its tag ([`furniture_tag`]): it is the page
+/// only when it holds nearly all of its text (a page written into its
+/// footer), not merely most of it (a mega menu beside a thin product).
+const MAX_FURNITURE_TAG_SHARE: f32 = 0.9;
 
 /// Facts about every node, indexed by `NodeId`.
 pub(crate) struct Analysis {
@@ -57,7 +63,7 @@ impl Analysis {
             let parent = dom.get(id).map_or(NONE, |x| x.parent);
             let inherited = flags.get(parent).copied().unwrap_or(false);
             let neg = self.evidence.get(id).is_some_and(|e| e.negative)
-                && self.tokens.get(id).copied().unwrap_or(0) as f32 <= MAX_BOILER_SHARE * total;
+                && self.tokens.get(id).copied().unwrap_or(0) as f32 <= max_share(dom, id) * total;
             if let Some(f) = flags.get_mut(id) {
                 *f = inherited || neg;
             }
@@ -78,67 +84,32 @@ impl Analysis {
     }
 }
 
-/// Is the element hidden by its inline style, or marked by the site as
-/// text that does not stand for the page (`data-nosnippet`, the search
-/// engines' mark for cookie notices, sign-in prompts, legal lines)?
-///
-/// A panel named by its toggle or tab (`aria-labelledby`, the ARIA
-/// pattern of accordions, disclosures and tab panels) that its style
-/// hides is a collapsed part of the page the reader opens in place (a
-/// product's specifications, an answer of a FAQ): its text is the page's.
-/// Not a dialog's: a modal window is never the page.
-pub(crate) fn hidden(dom: &Dom, id: NodeId) -> bool {
-    // Neither `aria-hidden` (it hides decoration from screen readers while
-    // the text stays on screen) nor the `hidden` attribute (streaming
-    // server-side rendering parks real content in `<div hidden>` until a
-    // script moves it into place) is taken as invisibility. One look at
-    // each attribute, by name as a string (`data-nosnippet` and
-    // `aria-modal` are no static atoms): this runs on every element.
-    let Some(NodeData::Element { attrs, .. }) = dom.get(id).map(|n| &n.data) else {
-        return false;
-    };
-    let (mut dialog, mut modeless) = (false, false);
-    let (mut styled, mut labelled) = (false, false);
-    for a in attrs {
-        match &*a.name.local {
-            "style" => styled |= style_hides(&a.value),
-            "data-nosnippet" => return true,
-            "role" => dialog = is_dialog_role(&a.value),
-            "aria-modal" => modeless = a.value.trim().eq_ignore_ascii_case("false"),
-            "aria-labelledby" => labelled = true,
-            _ => {}
-        }
+/// Is the element page furniture by its tag (`<nav>`, `<header>`,
+/// `<footer>`, `<aside>`)? The markup says what it is, whatever its size:
+/// a mega menu can hold most of a thin page's words and is still no part
+/// of its content, while a huge wrapper whose class words merely sound
+/// like furniture (`sidebar-layout`) is the page. A furniture tag whose
+/// own class words say content has lost its negative evidence already.
+/// The share of the page's text above which a boilerplate element is
+/// taken for the page.
+fn max_share(dom: &Dom, id: NodeId) -> f32 {
+    if furniture_tag(dom, id) {
+        MAX_FURNITURE_TAG_SHARE
+    } else {
+        MAX_BOILER_SHARE
     }
-    (styled && (dialog || !labelled)) || (dialog && !modeless)
 }
 
-/// Is the role a dialog's (`dialog` or `alertdialog`)? A modal dialog (not
-/// said to be `aria-modal="false"`) is a window (a policy, a size chart, a
-/// sign-up form, a menu) that the page shows over its content when asked,
-/// never its content. A dialog that is not modal is a panel of the page
-/// (a description sheet beside the product).
-fn is_dialog_role(role: &str) -> bool {
-    let r = role.trim();
-    r.eq_ignore_ascii_case("dialog") || r.eq_ignore_ascii_case("alertdialog")
-}
-
-/// Does an inline style hide its element (`display:none` or
-/// `visibility:hidden`, white space and case aside)?
-pub(crate) fn style_hides(style: &str) -> bool {
-    let maybe = style.len() < 2048
-        && (style.contains("none")
-            || style.contains("hidden")
-            || style.contains("NONE")
-            || style.contains("HIDDEN"));
-    if !maybe {
-        return false;
-    }
-    let compact: String = style
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
-    compact.contains("display:none") || compact.contains("visibility:hidden")
+fn furniture_tag(dom: &Dom, id: NodeId) -> bool {
+    dom.local_name(id).is_some_and(|n| {
+        matches!(
+            *n,
+            local_name!("nav")
+                | local_name!("header")
+                | local_name!("footer")
+                | local_name!("aside")
+        )
+    })
 }
 
 /// Memo of class/id verdicts: pages repeat the same values many times.
@@ -286,7 +257,7 @@ fn passes(dom: &Dom, shown: Option<NodeId>) -> Analysis {
             _ => (false, false),
         };
         let ev = a.evidence[id];
-        let big = a.tokens[id] as f32 > MAX_BOILER_SHARE * total;
+        let big = a.tokens[id] as f32 > max_share(dom, id) * total;
         a.boiler[id] = pb || (ev.negative && !big);
         a.in_positive[id] = pp || ev.positive;
     }
@@ -347,44 +318,6 @@ mod tests {
     }
 
     #[test]
-    fn modal_dialogs_are_not_shown() {
-        let policy = "<p>Returns are accepted within thirty days of purchase.</p>";
-        let dom = parse(
-            &format!(
-                "<body><p>The product.</p><div role=dialog>{policy}</div>\
-                 <div role=' AlertDialog ' aria-modal=true>{policy}</div>\
-                 <div role=dialog aria-modal=false><p>A sheet beside it.</p></div></body>"
-            ),
-            512,
-        );
-        let a = analyze(&dom);
-        let body = dom.find_element("body").expect("body");
-        // "The product." and "A sheet beside it.": the modal policies are
-        // not on screen, the panel that is not modal is.
-        assert_eq!(a.tokens[body], 6);
-    }
-
-    #[test]
-    fn collapsed_panels_named_by_their_toggle_are_shown() {
-        let spec = "<p>Seat height: twenty inches, adjustable by three more.</p>";
-        let html = format!(
-            "<body><p>The chair.</p>\
-             <h2><button aria-expanded=false aria-controls=p1>Specifications</button></h2>\
-             <div id=p1 role=region aria-labelledby=t1 style='display:none'>{spec}</div>\
-             <div style='display: none'><p>An unnamed hidden copy.</p></div>\
-             <div role=dialog aria-labelledby=t2 aria-modal=false style='display:none'>{spec}</div>\
-             </body>"
-        );
-        // Through the pre-filter, as the extractor reads the page.
-        let dom = crate::parse::parse_tendril(crate::prefilter::prefilter(&html), 512);
-        let a = analyze(&dom);
-        let body = dom.find_element("body").expect("body");
-        // "The chair." and the panel's eight words (a button's label is
-        // no text); the hidden copy and the hidden dialog stay hidden.
-        assert_eq!(a.tokens[body], 10);
-    }
-
-    #[test]
     fn huge_boilerplate_wrapper_is_not_boilerplate() {
         let dom = parse(
             "<body><div class=sidebar-layout><p>lots of real words here in the page</p></div><p>x</p></body>",
@@ -410,5 +343,40 @@ mod tests {
         assert!(a.boiler[dom.find_element("form").expect("form")]);
         // Other names that say both are given the benefit of the doubt.
         assert!(!a.boiler[dom.find_element("div").expect("div")]);
+    }
+
+    #[test]
+    fn a_huge_furniture_tag_stays_furniture() {
+        let menu: String = (0..12)
+            .map(|i| format!("<li><a href=x>Category {i}</a></li>"))
+            .collect();
+        let dom = parse(
+            &format!(
+                "<body><nav><ul>{menu}</ul></nav>                 <div class=sidebar-layout><p>A chair with a high back.</p></div></body>"
+            ),
+            512,
+        );
+        let a = analyze(&dom);
+        let nav = dom.find_element("nav").expect("nav");
+        let body = dom.find_element("body").expect("body");
+        assert!(a.tokens[nav] as f32 > MAX_BOILER_SHARE * a.tokens[body] as f32);
+        assert!(a.boiler[nav]);
+        assert!(a.boiler_within(&dom, body)[nav]);
+        // A footer that holds nearly all the text is the page.
+        let dom = parse(
+            "<body><footer><p>lots of real words here in the page, written \
+             into its footer by a site that puts everything there</p></footer><p>x</p></body>",
+            512,
+        );
+        let a = analyze(&dom);
+        assert!(!a.boiler[dom.find_element("footer").expect("footer")]);
+        // A wrapper whose class words alone sound like furniture, holding
+        // most of the page, is still the page.
+        let dom = parse(
+            "<body><aside class=post-body><p>lots of real words here in the page</p></aside><p>x</p></body>",
+            512,
+        );
+        let a = analyze(&dom);
+        assert!(!a.boiler[dom.find_element("aside").expect("aside")]);
     }
 }

@@ -7,3 +7,4 @@ pub(crate) mod evidence;
 pub(crate) mod page_hidden;
 pub(crate) mod segment;
 pub(crate) mod tags;
+pub(crate) mod visibility;

@@ -8,9 +8,10 @@
 //! panels), so the rule is by share: an element hidden by its style that
 //! holds most of the page's text is the page, not something hidden on it.
 
-use crate::analyze::{hidden, Analysis};
+use crate::analyze::Analysis;
 use crate::dom::{Dom, NodeData, NodeId};
 use crate::tags::{kind, measure, TagKind};
+use crate::visibility::hidden;
 
 /// A hidden element is the page when it holds at least this share of the
 /// page's text (its own, hidden, and the visible rest) ...

@@ -1,0 +1,112 @@
+//! Elements hidden from the reader: by an inline style, by the search
+//! engines' `data-nosnippet` mark, or as a modal dialog; and the panels a
+//! style hides that are still the page's (accordions, tab panels).
+
+use crate::dom::{Dom, NodeData, NodeId};
+
+/// Is the element hidden by its inline style, or marked by the site as
+/// text that does not stand for the page (`data-nosnippet`, the search
+/// engines' mark for cookie notices, sign-in prompts, legal lines)?
+///
+/// A panel named by its toggle or tab (`aria-labelledby`, the ARIA
+/// pattern of accordions, disclosures and tab panels) that its style
+/// hides is a collapsed part of the page the reader opens in place (a
+/// product's specifications, an answer of a FAQ): its text is the page's.
+/// Not a dialog's: a modal window is never the page.
+pub(crate) fn hidden(dom: &Dom, id: NodeId) -> bool {
+    // Neither `aria-hidden` (it hides decoration from screen readers while
+    // the text stays on screen) nor the `hidden` attribute (streaming
+    // server-side rendering parks real content in `<div hidden>` until a
+    // script moves it into place) is taken as invisibility. One look at
+    // each attribute, by name as a string (`data-nosnippet` and
+    // `aria-modal` are no static atoms): this runs on every element.
+    let Some(NodeData::Element { attrs, .. }) = dom.get(id).map(|n| &n.data) else {
+        return false;
+    };
+    let (mut dialog, mut modeless) = (false, false);
+    let (mut styled, mut labelled) = (false, false);
+    for a in attrs {
+        match &*a.name.local {
+            "style" => styled |= style_hides(&a.value),
+            "data-nosnippet" => return true,
+            "role" => dialog = is_dialog_role(&a.value),
+            "aria-modal" => modeless = a.value.trim().eq_ignore_ascii_case("false"),
+            "aria-labelledby" => labelled = true,
+            _ => {}
+        }
+    }
+    (styled && (dialog || !labelled)) || (dialog && !modeless)
+}
+
+/// Is the role a dialog's (`dialog` or `alertdialog`)? A modal dialog (not
+/// said to be `aria-modal="false"`) is a window (a policy, a size chart, a
+/// sign-up form, a menu) that the page shows over its content when asked,
+/// never its content. A dialog that is not modal is a panel of the page
+/// (a description sheet beside the product).
+fn is_dialog_role(role: &str) -> bool {
+    let r = role.trim();
+    r.eq_ignore_ascii_case("dialog") || r.eq_ignore_ascii_case("alertdialog")
+}
+
+/// Does an inline style hide its element (`display:none` or
+/// `visibility:hidden`, white space and case aside)?
+pub(crate) fn style_hides(style: &str) -> bool {
+    let maybe = style.len() < 2048
+        && (style.contains("none")
+            || style.contains("hidden")
+            || style.contains("NONE")
+            || style.contains("HIDDEN"));
+    if !maybe {
+        return false;
+    }
+    let compact: String = style
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    compact.contains("display:none") || compact.contains("visibility:hidden")
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analyze::analyze;
+    use crate::parse::parse;
+
+    #[test]
+    fn modal_dialogs_are_not_shown() {
+        let policy = "<p>Returns are accepted within thirty days of purchase.</p>";
+        let dom = parse(
+            &format!(
+                "<body><p>The product.</p><div role=dialog>{policy}</div>\
+                 <div role=' AlertDialog ' aria-modal=true>{policy}</div>\
+                 <div role=dialog aria-modal=false><p>A sheet beside it.</p></div></body>"
+            ),
+            512,
+        );
+        let a = analyze(&dom);
+        let body = dom.find_element("body").expect("body");
+        // "The product." and "A sheet beside it.": the modal policies are
+        // not on screen, the panel that is not modal is.
+        assert_eq!(a.tokens[body], 6);
+    }
+
+    #[test]
+    fn collapsed_panels_named_by_their_toggle_are_shown() {
+        let spec = "<p>Seat height: twenty inches, adjustable by three more.</p>";
+        let html = format!(
+            "<body><p>The chair.</p>\
+             <h2><button aria-expanded=false aria-controls=p1>Specifications</button></h2>\
+             <div id=p1 role=region aria-labelledby=t1 style='display:none'>{spec}</div>\
+             <div style='display: none'><p>An unnamed hidden copy.</p></div>\
+             <div role=dialog aria-labelledby=t2 aria-modal=false style='display:none'>{spec}</div>\
+             </body>"
+        );
+        // Through the pre-filter, as the extractor reads the page.
+        let dom = crate::parse::parse_tendril(crate::prefilter::prefilter(&html), 512);
+        let a = analyze(&dom);
+        let body = dom.find_element("body").expect("body");
+        // "The chair." and the panel's eight words (a button's label is
+        // no text); the hidden copy and the hidden dialog stay hidden.
+        assert_eq!(a.tokens[body], 10);
+    }
+}
