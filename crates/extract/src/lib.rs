@@ -42,7 +42,9 @@
 //!    declares its replies too); the JSON-LD text itself is never emitted.
 //! 4. The container is the element maximising good minus bad text (with a
 //!    bonus for positive evidence), outside page furniture (navigation,
-//!    header, footer, pop-ups) unless nothing outside it holds more good
+//!    header, footer, pop-ups; furniture holding more than 60% of the
+//!    page's text, 90% for a `<nav>`, `<header>`, `<footer>` or `<aside>`,
+//!    is the page) unless nothing outside it holds more good
 //!    text than bad, widened while it holds less than half of the page's
 //!    good text. When that reading finds little running text
 //!    (under two paragraphs, none long) and a record region (several
