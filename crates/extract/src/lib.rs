@@ -24,7 +24,8 @@
 //!    the hiding of an element that holds most of the page's text, a page
 //!    hidden until a script shows it), link ancestry, text tokens, and class/id/role/tag
 //!    evidence (`article`, `main`, `content`... vs `nav`, `footer`,
-//!    `comment`, `share`, `related`, `cookie`, a post's `signature`...;
+//!    `comment`, `share`, `related`, `cookie`...; a post's `signature`
+//!    even beside a word of content (`post-signature`);
 //!    utility classes that hide nothing, such as `overflow-hidden`, are no
 //!    evidence; names that say both are content, except on a `<form>`).
 //! 3. The body is segmented into blocks (paragraphs); each is judged good
