@@ -27,11 +27,12 @@
 //!    though its style hides it, a dialog's is not), link ancestry, text
 //!    tokens, and class/id/role/tag
 //!    evidence (`article`, `main`, `content`... vs `nav`, `footer`,
-//!    `comment`, `share`, `related`, `cookie`, a post's `signature`...;
-//!    utility classes that hide nothing, such as `overflow-hidden`, and
-//!    classes that hide an element on small screens only, such as
-//!    `hidden-xs` or `max-md:hidden`, are no evidence; names that say both
-//!    are content, except on a `<form>`).
+//!    `comment`, `share`, `related`, `cookie`...; a post's `signature`
+//!    even beside a word of content (`post-signature`); utility classes
+//!    that hide nothing, such as `overflow-hidden`, and classes that hide
+//!    an element on small screens only, such as `hidden-xs` or
+//!    `max-md:hidden`, are no evidence; names that say both are content,
+//!    except on a `<form>`).
 //! 3. The body is segmented into blocks (paragraphs); each is judged good
 //!    (running text), neutral (short) or bad (link-dense) on its own, with
 //!    text inside boilerplate-flagged elements down-weighted. Blocks that
@@ -46,7 +47,10 @@
 //!    page's text, 90% for a `<nav>`, `<header>`, `<footer>` or `<aside>`,
 //!    is the page) unless nothing outside it holds more good
 //!    text than bad, widened while it holds less than half of the page's
-//!    good text. When that reading finds little running text
+//!    good text. On a page that declares a discussion (a `QAPage` or
+//!    `DiscussionForumPosting`, in JSON-LD or as a markup `itemtype`), a
+//!    container that misses the first post after the main heading (a
+//!    short question beside long answers) is widened to hold it. When that reading finds little running text
 //!    (under two paragraphs, none long) and a record region (several
 //!    sibling items of the same tag, each a few blocks of similar size: a
 //!    product grid, an event list, search results) holds more than twice

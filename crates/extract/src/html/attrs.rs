@@ -115,7 +115,7 @@ pub(crate) fn attr(name: &[u8]) -> Attr {
     match lower10(name, &mut [0; 10]) {
         b"class" => Attr::Class,
         b"id" => Attr::Id,
-        b"role" | b"itemprop" | b"aria-modal" => Attr::Role,
+        b"role" | b"itemprop" | b"itemtype" | b"aria-modal" => Attr::Role,
         b"style" => Attr::Style,
         b"href" => Attr::Href,
         b"type" => Attr::Type,
@@ -260,6 +260,15 @@ mod tests {
         assert_eq!(a.fate(Element::Other, Attr::MetaField, "q"), Fate::Drop);
         assert_eq!(a.fate(Element::Input, Attr::Type, "hidden"), Fate::Keep);
         assert_eq!(a.fate(Element::Other, Attr::Other, "x"), Fate::Drop);
+        // A microdata type says what the page is (a discussion): kept.
+        assert_eq!(
+            a.fate(
+                Element::Other,
+                attr(b"itemtype"),
+                "https://schema.org/QAPage"
+            ),
+            Fate::Keep
+        );
     }
 
     proptest::proptest! {

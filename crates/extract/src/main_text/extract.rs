@@ -16,7 +16,7 @@ use crate::product::{product_block, without_furniture};
 use crate::records::records;
 use crate::score::{classify, mostly_boiler, select_container, Class, Furniture};
 use crate::segment::{segment, segment_hidden, Block};
-use crate::thread::{declared_posts, declares_discussion, declares_replies};
+use crate::thread::{declared_posts, declares_discussion, declares_replies, with_first_post};
 use crate::title::title;
 use crate::{Document, Mode};
 
@@ -184,7 +184,15 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
             }
         }
     }
-    let container = select_container(dom, a, blocks, &classes, &boosts, Furniture::Fallback);
+    let mut container = select_container(dom, a, blocks, &classes, &boosts, Furniture::Fallback);
+    // A thread's replies may outweigh its short first post: the thread
+    // holds the post its heading opens.
+    if let Some(wider) = main_heading(dom, a)
+        .and_then(|h1| with_first_post(dom, a, blocks, &classes, container, h1))
+        .filter(|_| declares_discussion(dom, a))
+    {
+        container = wider;
+    }
     let good_before = good_in(a, container, blocks, &classes);
     // Running text the article reading found: two paragraphs, or a long
     // one, make the page an article whatever else it lists.

@@ -11,8 +11,10 @@
 use html5ever::local_name;
 
 use crate::analyze::Analysis;
-use crate::dom::Dom;
+use crate::dom::{Dom, NodeId, NONE};
 use crate::jsonld::{ld_texts, string_values, type_in};
+use crate::score::Class;
+use crate::segment::Block;
 
 /// Declared posts shorter than this many characters in all are ignored.
 const MIN_POSTS_CHARS: usize = 200;
@@ -63,6 +65,44 @@ pub(crate) fn declares_discussion(dom: &Dom, a: &Analysis) -> bool {
                 .any(|u| discussion_type(u.rsplit('/').next().unwrap_or("")))
         })
     })
+}
+
+/// The container of a discussion widened to hold its first post: on a
+/// page that declares a discussion, when the main heading (the thread's
+/// title) comes before the container chosen, the first good block after
+/// the heading is the first post (the question), and the thread is the
+/// smallest element holding it and the container (the replies alone
+/// outweigh a short question whose author card reads as furniture).
+/// `None` when the container already holds the heading or the first post,
+/// or when only the whole page (`<body>`, `<html>`) holds both.
+pub(crate) fn with_first_post(
+    dom: &Dom,
+    a: &Analysis,
+    blocks: &[Block],
+    classes: &[Class],
+    container: NodeId,
+    h1: NodeId,
+) -> Option<NodeId> {
+    let pos = |id: NodeId| a.pos.get(id).copied().unwrap_or(u32::MAX);
+    if a.contains(container, h1) || pos(h1) >= pos(container) {
+        return None;
+    }
+    let first = blocks
+        .iter()
+        .zip(classes)
+        .find(|(b, c)| **c == Class::Good && pos(b.owner) > pos(h1))
+        .map(|(b, _)| b.owner)?;
+    if a.contains(container, first) || pos(first) >= pos(container) {
+        return None;
+    }
+    let mut up = container;
+    while up != NONE && !a.contains(up, first) {
+        up = dom.get(up).map_or(NONE, |n| n.parent);
+    }
+    match dom.local_name(up) {
+        Some(&local_name!("body") | &local_name!("html")) | None => None,
+        Some(_) => Some(up),
+    }
 }
 
 #[cfg(test)]
@@ -170,5 +210,28 @@ mod tests {
         let html = "<script type=application/ld+json>{\"@type\":\"DiscussionForumPosting\",\
                     \"text\":\"Thanks!\"}</script>";
         assert!(posts_of(html).is_none());
+    }
+
+    #[test]
+    fn a_declared_thread_keeps_its_first_post() {
+        let card = "<div class=post-signature><a href=/u/1>asked May 2 by someone</a></div>";
+        let answers: String = (0..4)
+            .map(|_| format!("<div class=answer><p>{REPLY} {REPLY}</p>{card}</div>"))
+            .collect();
+        let side = "<li><a href=/q>Another question of this site</a></li>".repeat(10);
+        let page = |itemtype: &str| {
+            format!(
+                "<body itemscope itemtype='https://schema.org/{itemtype}'><div id=content>\
+                 <h1>Router drops the connection</h1><div id=mainbar>\
+                 <div class=question><p>{POST}</p>{card}</div>\
+                 <div id=answers>{answers}</div></div><ul>{side}</ul></div></body>"
+            )
+        };
+        let text = |html: &str| crate::extract::run(html, crate::Mode::Main, 512).paragraphs;
+        // The question is kept with its answers, the side list is not.
+        let got = text(&page("QAPage"));
+        assert!(got.iter().any(|p| p == POST), "{got:?}");
+        assert!(got.iter().any(|p| p.contains("firmware")));
+        assert!(!got.iter().any(|p| p.contains("Another question")));
     }
 }

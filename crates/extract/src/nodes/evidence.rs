@@ -89,10 +89,13 @@ const NEGATIVE_WORD: &[&str] = &[
     "teaser",
     "teasers",
     "excerpt",
-    // A forum post's signature: the author's standing footer under each
-    // of their posts, not the post.
-    "signature",
 ];
+
+/// Substrings of a class/id that name furniture even beside a word of
+/// content: a forum post's signature (`post-signature`,
+/// `postsignature`) is the author's standing footer under each of their
+/// posts, not the post.
+const FURNITURE_OF_CONTENT: &[&str] = &["signature"];
 
 /// Substrings of a class/id that signal main content.
 const POSITIVE_SUBSTR: &[&str] = &[
@@ -297,6 +300,15 @@ pub(crate) fn judge(value: &str, buf: &mut String) -> Evidence {
     // Bytes: every pattern and word is ASCII, and a non-ASCII character
     // splits words as its bytes do. Empty pieces are never a word.
     let v = buf.as_bytes();
+    if FURNITURE_OF_CONTENT
+        .iter()
+        .any(|p| v.windows(p.len()).any(|w| w == p.as_bytes()))
+    {
+        return Evidence {
+            negative: true,
+            positive: false,
+        };
+    }
     Evidence {
         negative: negative_substrings().found_in(v)
             || negative_piece(v)
@@ -348,6 +360,12 @@ mod tests {
             return Evidence::default();
         }
         let v = value.to_ascii_lowercase();
+        if FURNITURE_OF_CONTENT.iter().any(|p| v.contains(p)) {
+            return Evidence {
+                negative: true,
+                positive: false,
+            };
+        }
         let word = |w: &str| NEGATIVE_WORD.contains(&w);
         // Each class, each of its `:`-separated parts: a part that opens
         // with a utility prefix says nothing by the piece that follows it.
@@ -386,7 +404,7 @@ mod tests {
         #[test]
         fn judging_bytes_is_judging_characters(
             parts in proptest::collection::vec(
-                "(nav|Top-Bar|site-header|foot|POST|ad|-|_|é|ß|\u{3000}| |\t|\x0c|\n|x|main|menu|overflow|hidden|hide|md|Mobile|900|max|up|\\[|:|y)",
+                "(nav|Top-Bar|site-header|foot|POST|ad|-|_|é|ß|\u{3000}| |\t|\x0c|\n|x|main|menu|overflow|hidden|hide|md|Mobile|900|max|up|\\[|:|y|signat|ure)",
                 0..8,
             ),
         ) {
@@ -407,9 +425,17 @@ mod tests {
         // A product's list of customer reviews is not the product.
         assert!(j("product-reviews").negative);
         assert!(!j("review-content").negative);
-        // A forum post's signature is the author's footer, not the post.
+        // A forum post's signature is the author's footer, not the post,
+        // even when its name holds a word of content.
         assert!(j("message-signature").negative);
-        assert!(j("post-signature owner").negative);
+        assert_eq!(
+            j("post-signature owner"),
+            Evidence {
+                negative: true,
+                positive: false
+            }
+        );
+        assert!(j("postsignature").negative && !j("postsignature").positive);
         assert!(!j("message-body").negative);
     }
 
