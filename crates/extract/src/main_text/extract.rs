@@ -113,8 +113,10 @@ pub(crate) fn document(dom: &Dom, html_len: usize, mode: Mode) -> Document {
     let kept = match mode {
         Mode::AllText => blocks,
         Mode::Main => {
-            let mut main = main_blocks(dom, &a, &blocks);
-            if declares_discussion(dom, &a) {
+            let ld = ld_texts(dom, &a);
+            let discussion = declares_discussion(dom, &a, &ld);
+            let mut main = main_blocks(dom, &a, &blocks, &ld, discussion);
+            if discussion {
                 without_repeated_labels(dom, &mut main);
             }
             // A small page with no main text (`<p>hi</p>`, a stub): its
@@ -137,7 +139,15 @@ pub(crate) fn document(dom: &Dom, html_len: usize, mode: Mode) -> Document {
     }
 }
 
-fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
+/// The main text of a page whose JSON-LD scripts are `ld`; `discussion`:
+/// the page declares a discussion ([`declares_discussion`]).
+fn main_blocks(
+    dom: &Dom,
+    a: &Analysis,
+    blocks: &[Block],
+    ld: &[&str],
+    discussion: bool,
+) -> Vec<Block> {
     if let Some(hidden) = hidden_declared_body(dom, a, blocks) {
         return hidden;
     }
@@ -153,12 +163,11 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
     }
     let mut confirmed = false;
     let mut matched = vec![false; blocks.len()];
-    let ld = ld_texts(dom, a);
     // A thread's declared posts confirm the posts they repeat, but often
     // declare only the first: then other text keeps its weight.
-    let (body, thread) = match declared_body(&ld) {
+    let (body, thread) = match declared_body(ld) {
         Some(body) => (Some(body), false),
-        None => (declared_posts(&ld), !declares_replies(&ld)),
+        None => (declared_posts(ld), !declares_replies(ld)),
     };
     if let Some(body) = body {
         let reference = Reference::new(&body);
@@ -188,8 +197,8 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
     // A thread's replies may outweigh its short first post: the thread
     // holds the post its heading opens.
     if let Some(wider) = main_heading(dom, a)
+        .filter(|_| discussion)
         .and_then(|h1| with_first_post(dom, a, blocks, &classes, container, h1))
-        .filter(|_| declares_discussion(dom, a))
     {
         container = wider;
     }
@@ -244,7 +253,7 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
             return listing_in_place(dom, a, blocks, &classes, &regions, &chosen);
         }
     }
-    if declares_product(&ld) {
+    if declares_product(ld) {
         let most_text = select_container(dom, a, blocks, &classes, &boosts, Furniture::Anywhere);
         if a.boiler.get(most_text).copied().unwrap_or(false) {
             if let Some(h1) = main_heading(dom, a) {
@@ -268,7 +277,7 @@ fn main_blocks(dom: &Dom, a: &Analysis, blocks: &[Block]) -> Vec<Block> {
     // A site's own page that is not a dated story starts at its main
     // heading: the heading, and what stands between it and the text found
     // (a tagline, a price, an introduction above a grid), are its content.
-    let heading = if declares_page(dom, a, &ld) && !is_article(dom, a, &ld) {
+    let heading = if declares_page(dom, a, ld) && !is_article(dom, a, ld) {
         main_heading(dom, a).filter(|&h| !dateline(a, blocks, h))
     } else {
         None

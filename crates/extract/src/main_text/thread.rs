@@ -12,7 +12,7 @@ use html5ever::local_name;
 
 use crate::analyze::Analysis;
 use crate::dom::{Dom, NodeId, NONE};
-use crate::jsonld::{ld_texts, string_values, type_in};
+use crate::jsonld::{string_values, type_in};
 use crate::score::Class;
 use crate::segment::Block;
 
@@ -53,10 +53,11 @@ pub(crate) fn declares_replies(texts: &[&str]) -> bool {
 }
 
 /// Does the page declare itself a discussion: a JSON-LD script of a
-/// discussion type, or an element whose microdata `itemtype` is one
+/// discussion type among `ld` (its JSON-LD scripts), or an element whose
+/// microdata `itemtype` is one
 /// (`https://schema.org/DiscussionForumPosting`)?
-pub(crate) fn declares_discussion(dom: &Dom, a: &Analysis) -> bool {
-    if ld_texts(dom, a).iter().any(|t| type_in(t, discussion_type)) {
+pub(crate) fn declares_discussion(dom: &Dom, a: &Analysis, ld: &[&str]) -> bool {
+    if ld.iter().any(|t| type_in(t, discussion_type)) {
         return true;
     }
     a.order.iter().any(|&id| {
@@ -179,7 +180,8 @@ mod tests {
     fn a_page_declares_a_discussion_in_json_ld_or_microdata() {
         let declares = |html: &str| {
             let dom = parse(html, 512);
-            declares_discussion(&dom, &analyze(&dom))
+            let a = analyze(&dom);
+            declares_discussion(&dom, &a, &ld_texts(&dom, &a))
         };
         assert!(declares(
             "<script type=application/ld+json>{\"@type\":\"QAPage\"}</script><p>x</p>"

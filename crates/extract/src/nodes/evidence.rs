@@ -302,7 +302,7 @@ pub(crate) fn judge(value: &str, buf: &mut String) -> Evidence {
     let v = buf.as_bytes();
     if FURNITURE_OF_CONTENT
         .iter()
-        .any(|p| v.windows(p.len()).any(|w| w == p.as_bytes()))
+        .any(|p| memchr::memmem::find(v, p.as_bytes()).is_some())
     {
         return Evidence {
             negative: true,

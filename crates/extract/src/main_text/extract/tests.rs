@@ -66,7 +66,7 @@ fn a_page_without_content_blocks_gives_the_text_around_its_heading() {
     let a = analyze(&dom);
     let visible = |id: NodeId| !a.invisible.get(id).copied().unwrap_or(true);
     let blocks = segment(&dom, &a, body_of(&dom, &a), &visible);
-    assert!(main_blocks(&dom, &a, &blocks).is_empty());
+    assert!(main_blocks(&dom, &a, &blocks, &ld_texts(&dom, &a), false).is_empty());
     // The label before the heading is left out, and so is the link
     // block after it (link-dense blocks are not a page's text).
     assert_eq!(
