@@ -11,8 +11,9 @@
 use html5ever::local_name;
 
 use crate::analyze::Analysis;
-use crate::dom::{Dom, NodeId, NONE};
+use crate::dom::{Dom, NodeId};
 use crate::jsonld::{string_values, type_in};
+use crate::page_kind::with_heading;
 use crate::score::Class;
 use crate::segment::Block;
 
@@ -93,17 +94,11 @@ pub(crate) fn with_first_post(
         .zip(classes)
         .find(|(b, c)| **c == Class::Good && pos(b.owner) > pos(h1))
         .map(|(b, _)| b.owner)?;
-    if a.contains(container, first) || pos(first) >= pos(container) {
+    if pos(first) >= pos(container) {
         return None;
     }
-    let mut up = container;
-    while up != NONE && !a.contains(up, first) {
-        up = dom.get(up).map_or(NONE, |n| n.parent);
-    }
-    match dom.local_name(up) {
-        Some(&local_name!("body") | &local_name!("html")) | None => None,
-        Some(_) => Some(up),
-    }
+    // The climb that takes in a page's heading takes in its first post.
+    with_heading(dom, a, container, first)
 }
 
 #[cfg(test)]

@@ -84,12 +84,6 @@ impl Analysis {
     }
 }
 
-/// Is the element page furniture by its tag (`<nav>`, `<header>`,
-/// `<footer>`, `<aside>`)? The markup says what it is, whatever its size:
-/// a mega menu can hold most of a thin page's words and is still no part
-/// of its content, while a huge wrapper whose class words merely sound
-/// like furniture (`sidebar-layout`) is the page. A furniture tag whose
-/// own class words say content has lost its negative evidence already.
 /// The share of the page's text above which a boilerplate element is
 /// taken for the page.
 fn max_share(dom: &Dom, id: NodeId) -> f32 {
@@ -100,6 +94,12 @@ fn max_share(dom: &Dom, id: NodeId) -> f32 {
     }
 }
 
+/// Is the element page furniture by its tag (`<nav>`, `<header>`,
+/// `<footer>`, `<aside>`)? The markup says what it is, whatever its size:
+/// a mega menu can hold most of a thin page's words and is still no part
+/// of its content, while a huge wrapper whose class words merely sound
+/// like furniture (`sidebar-layout`) is the page. A furniture tag whose
+/// own class words say content has lost its negative evidence already.
 fn furniture_tag(dom: &Dom, id: NodeId) -> bool {
     dom.local_name(id).is_some_and(|n| {
         matches!(
