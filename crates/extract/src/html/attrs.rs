@@ -79,9 +79,9 @@ pub(crate) const POSITIVE: &str = "main";
 /// An inline style that hides its element (`visibility::style_hides`).
 pub(crate) const HIDING_STYLE: &str = "display:none";
 
-/// `name` in ASCII lower case when it has at most 10 bytes (every name
+/// `name` in ASCII lower case when it has at most 16 bytes (every name
 /// matched here), else an empty slice.
-fn lower10<'b>(name: &[u8], buf: &'b mut [u8; 10]) -> &'b [u8] {
+fn lower16<'b>(name: &[u8], buf: &'b mut [u8; 16]) -> &'b [u8] {
     let Some(dst) = buf.get_mut(..name.len()) else {
         return &[];
     };
@@ -93,7 +93,7 @@ fn lower10<'b>(name: &[u8], buf: &'b mut [u8; 10]) -> &'b [u8] {
 
 /// The element class of a tag name as written.
 pub(crate) fn element(tag: &[u8]) -> Element {
-    match lower10(tag, &mut [0; 10]) {
+    match lower16(tag, &mut [0; 16]) {
         b"b" | b"big" | b"code" | b"em" | b"font" | b"i" | b"nobr" | b"s" | b"small"
         | b"strike" | b"strong" | b"tt" | b"u" | b"html" | b"body" => Element::Compared,
         b"a" => Element::A,
@@ -106,13 +106,7 @@ pub(crate) fn element(tag: &[u8]) -> Element {
 
 /// The attribute class of a name as written.
 pub(crate) fn attr(name: &[u8]) -> Attr {
-    if name.eq_ignore_ascii_case(b"data-nosnippet") {
-        return Attr::NoSnippet;
-    }
-    if name.eq_ignore_ascii_case(b"aria-labelledby") {
-        return Attr::Labelled;
-    }
-    match lower10(name, &mut [0; 10]) {
+    match lower16(name, &mut [0; 16]) {
         b"class" => Attr::Class,
         b"id" => Attr::Id,
         b"role" | b"itemprop" | b"itemtype" | b"aria-modal" => Attr::Role,
@@ -120,6 +114,8 @@ pub(crate) fn attr(name: &[u8]) -> Attr {
         b"href" => Attr::Href,
         b"type" => Attr::Type,
         b"property" | b"name" | b"content" => Attr::MetaField,
+        b"data-nosnippet" => Attr::NoSnippet,
+        b"aria-labelledby" => Attr::Labelled,
         _ => Attr::Other,
     }
 }

@@ -126,14 +126,29 @@ const TAIL_MARKER_AFTER_SHARE: f32 = 0.5;
 /// and lowercased, start with one of `phrases` (lowercase, at most 80
 /// characters)?
 pub(crate) fn opens_with(text: &str, phrases: &[&str], also_from: Option<char>) -> bool {
-    let head: String = text
+    // The lowercased head, as far as the longest phrase reaches, on the
+    // stack: this runs on every block, several times.
+    let reach = phrases.iter().map(|m| m.len()).max().unwrap_or(0);
+    let mut buf = [0u8; HEAD_BYTES];
+    let mut len = 0;
+    for c in text
         .chars()
         .skip_while(|&c| !c.is_alphanumeric() && Some(c) != also_from)
         .take(80)
         .flat_map(char::to_lowercase)
-        .collect();
-    phrases.iter().any(|m| head.starts_with(m))
+    {
+        let Some(dst) = buf.get_mut(len..len + 4).filter(|_| len < reach) else {
+            break;
+        };
+        len += c.encode_utf8(dst).len();
+    }
+    let head = buf.get(..len).unwrap_or_default();
+    phrases.iter().any(|m| head.starts_with(m.as_bytes()))
 }
+
+/// Room for the lowercased head [`opens_with`] compares: 80 characters of
+/// up to 4 bytes each.
+const HEAD_BYTES: usize = 80 * 4;
 
 /// Does the block open the furniture after an article?
 fn tail_marker(b: &Block) -> bool {
@@ -226,5 +241,44 @@ mod tests {
         );
         let doc = Extractor::new().extract(&html).expect("extracts");
         assert_eq!(doc.text.matches("fund the new library").count(), 6);
+    }
+
+    proptest::proptest! {
+        /// The stack-buffer head compares as the whole lowercased head
+        /// would, whatever the text and the phrases' lengths.
+        #[test]
+        fn opens_with_reads_the_lowercased_head(
+            text in "[ -~İÀ-ÿ中文ẞ\\-©]{0,90}",
+            mut phrases in proptest::collection::vec("[a-z ià-ÿ中文ß̇©]{0,12}", 0..4),
+            cut in 0usize..100,
+        ) {
+            let head: String = text
+                .chars()
+                .skip_while(|&c| !c.is_alphanumeric() && c != '©')
+                .take(80)
+                .flat_map(char::to_lowercase)
+                .collect();
+            // A phrase the head starts with, or one character past it.
+            let mut own: String = head.chars().take(cut).collect();
+            if cut % 3 == 0 {
+                own.push('x');
+            }
+            phrases.push(own);
+            let phrases: Vec<&str> = phrases.iter().map(String::as_str).collect();
+            let want = phrases.iter().any(|m| head.starts_with(m));
+            proptest::prop_assert_eq!(super::opens_with(&text, &phrases, Some('©')), want);
+        }
+    }
+
+    #[test]
+    fn opens_with_finds_long_phrases() {
+        let long = "相".repeat(80);
+        assert!(super::opens_with(&format!("  {long}。"), &[&long], None));
+        assert!(super::opens_with(
+            "— Related Articles:",
+            &["related articles"],
+            None
+        ));
+        assert!(!super::opens_with("Relate", &["related"], None));
     }
 }

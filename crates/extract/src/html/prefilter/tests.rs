@@ -13,10 +13,10 @@ fn strips_script_style_svg() {
 }
 
 #[test]
-fn keeps_json_ld_and_comments() {
-    let html =
-        "<script type='application/ld+json'>{\"a\":1}</script><!-- <script>x</script> --><p>t</p>";
-    assert_eq!(&*prefilter(html), html);
+fn keeps_json_ld_and_empties_comments() {
+    let ld = "<script type='application/ld+json'>{\"a\":1}</script>";
+    let html = format!("{ld}<!-- <script>x</script> --><p>t</p>");
+    assert_eq!(&*prefilter(&html), format!("{ld}<!----><p>t</p>"));
     assert_eq!(&*prefilter("<p>plain</p>"), "<p>plain</p>");
 }
 
@@ -192,8 +192,17 @@ fn comments_end_where_the_tokenizer_ends_them() {
     // Each comment ends at once, so `-->` is text of the title.
     for open in ["<!-->", "<!--->", "<!-- c --!>"] {
         let html = format!("{open}<title>a --> <p class=x></title>");
-        assert_eq!(&*prefilter(&html), html);
+        let open = if open.len() > 7 { "<!---->" } else { open };
+        assert_eq!(
+            &*prefilter(&html),
+            format!("{open}<title>a --> <p class=x></title>")
+        );
     }
+    // A comment left open runs to the end: the rest is passed on as written.
+    assert_eq!(
+        &*prefilter("<p class=x><!-- <p class=x>"),
+        "<p><!-- <p class=x>"
+    );
     assert_eq!(&*prefilter("<!-->  <p class=x>"), "<!--> <p>");
 }
 
