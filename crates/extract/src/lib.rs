@@ -123,7 +123,7 @@ mod nodes;
 
 // The stages' modules by their own names, for paths such as
 // `crate::parse::parse`.
-use html::{attrs, dom, feed, foreign, markup, parse, prefilter, sink, space};
+use html::{attrs, char_refs, dom, feed, foreign, markup, parse, prefilter, sink, space};
 use main_text::{
     clean, extract, jsonld, labels, listing, page_kind, product, records, repeats, score, tail,
     teaser, thread, title,

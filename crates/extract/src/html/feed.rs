@@ -6,9 +6,11 @@
 //! names, values, each pushed into a buffer of its own. Most tags of a
 //! page, once pre-filtered, are plain (`<p>`, `</div>`, `<a href>`,
 //! `<div class=nav>`), and so is most text: those are handed to the tree
-//! builder as the tokens the tokenizer would have made of them. Anything
-//! the tokenizer would rewrite or read in another state goes through it:
-//! character references, NUL and carriage returns, comments, DOCTYPEs, a
+//! builder as the tokens the tokenizer would have made of them, and so are
+//! comments (empty: their content is never read) and text whose character
+//! references [`crate::char_refs`] decodes. Anything else the tokenizer
+//! would rewrite or read in another state goes through it: other
+//! character references, NUL and carriage returns, DOCTYPEs, a
 //! `<` of text, raw text and script elements up to their end tag, foreign
 //! content other than an empty `<svg></svg>` (the rest of the page then),
 //! the first text of the page (a byte order mark). The tokenizer is handed
@@ -16,9 +18,12 @@
 //! past it.
 
 use html5ever::tendril::StrTendril;
-use html5ever::tokenizer::{BufferQueue, Tag, TagKind, Token, TokenSink, Tokenizer};
+use html5ever::tokenizer::{
+    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer,
+};
 use html5ever::{ns, Attribute, LocalName, QualName, TokenizerResult};
 
+use crate::char_refs;
 use crate::markup::{
     content, is_end_tag, markup_at, name_end, next_attr, raw_end, script_end, tag_close, Content,
     Markup, Step,
@@ -54,8 +59,14 @@ fn plain_text(text: &[u8]) -> bool {
     memchr::memchr3(b'&', b'\0', b'\r', text).is_none() && memchr::memchr(b'<', text).is_none()
 }
 
-/// The plain start or end tag at `at`, if it is one.
+/// The plain start or end tag at `at`, if it is one (a start tag of an
+/// element whose content is markup).
 fn plain_tag(html: &StrTendril, at: usize) -> Option<Plain> {
+    plain_tag_of(html, at, false)
+}
+
+/// [`plain_tag`], start tags of raw-text elements too when `raw`.
+fn plain_tag_of(html: &StrTendril, at: usize, raw: bool) -> Option<Plain> {
     let bytes = html.as_bytes();
     if bytes.get(at + 1) == Some(&b'/') {
         let e = name_end(bytes, at + 2);
@@ -74,7 +85,7 @@ fn plain_tag(html: &StrTendril, at: usize) -> Option<Plain> {
     }
     let mut j = name_end(bytes, at + 1);
     let name = bytes.get(at + 1..j)?;
-    if !plain_name(name) || content(name) != Content::Markup {
+    if !plain_name(name) || (!raw && content(name) != Content::Markup) {
         return None;
     }
     let mut attrs: Vec<Attribute> = Vec::new();
@@ -106,6 +117,81 @@ fn plain_tag(html: &StrTendril, at: usize) -> Option<Plain> {
             name: QualName::new(None, ns!(), local),
             value: html.subtendril(u32::try_from(vs).ok()?, u32::try_from(ve - vs).ok()?),
         });
+    }
+}
+
+/// The token at `at` that goes past the tokenizer: a plain tag, or a
+/// comment (its content is never read: it goes empty, see
+/// `sink::create_comment`).
+fn plain_token(html: &StrTendril, at: usize) -> Option<(Token, usize)> {
+    let bytes = html.as_bytes();
+    if bytes.get(at + 1..at + 4) == Some(b"!--") {
+        return match markup_at(bytes, at) {
+            Markup::Whole(past) => Some((Token::CommentToken(StrTendril::new()), past)),
+            _ => None,
+        };
+    }
+    // An `<svg>` goes past when nothing follows it before its end: the
+    // pre-filter's `<svg></svg>`, or `<svg/>`.
+    let tag = match content(bytes.get(at + 1..name_end(bytes, at + 1))?) {
+        Content::Svg => plain_tag_of(html, at, true)
+            .filter(|(t, past)| t.self_closing || is_end_tag(bytes, *past, b"svg")),
+        _ => plain_tag(html, at),
+    };
+    tag.map(|(tag, past)| (Token::TagToken(tag), past))
+}
+
+/// An element of raw text (`<script>`, `<style>`, `<title>`...) read past
+/// the tokenizer: its plain start tag, the text the tokenizer would hand
+/// on when the tree builder switches it to raw text, and past the end tag.
+struct RawElement {
+    start: Plain,
+    text: StrTendril,
+    end: usize,
+}
+
+/// The element of raw text at `at`, when its start tag is plain and its
+/// text would go on as written: no NUL or carriage return, and in RCDATA
+/// (`<title>`, `<textarea>`) only the character references
+/// [`crate::char_refs`] decodes.
+fn raw_element(html: &StrTendril, at: usize) -> Option<RawElement> {
+    let bytes = html.as_bytes();
+    let name = bytes.get(at + 1..name_end(bytes, at + 1))?;
+    let (to, rcdata) = match content(name) {
+        Content::Script => (
+            script_end(bytes, tag_close(bytes, at + 1 + name.len())?.0)?,
+            false,
+        ),
+        Content::Style | Content::Raw => {
+            let past = tag_close(bytes, at + 1 + name.len())?.0;
+            let rcdata =
+                name.eq_ignore_ascii_case(b"title") || name.eq_ignore_ascii_case(b"textarea");
+            (raw_end(bytes, past, name)?, rcdata)
+        }
+        _ => return None,
+    };
+    let start = plain_tag_of(html, at, true)?;
+    let text = bytes.get(start.1..to)?;
+    if memchr::memchr2(b'\0', b'\r', text).is_some() {
+        return None;
+    }
+    let text = if rcdata && memchr::memchr(b'&', text).is_some() {
+        StrTendril::from_slice(&char_refs::decode(html.get(start.1..to)?)?)
+    } else {
+        slice(html, start.1, to)?
+    };
+    let end = tag_close(bytes, name_end(bytes, to + 2))?.0;
+    Some(RawElement { start, text, end })
+}
+
+/// The end tag of the start tag `start`.
+fn end_of(start: &Tag) -> Tag {
+    Tag {
+        kind: TagKind::EndTag,
+        name: start.name.clone(),
+        self_closing: false,
+        attrs: Vec::new(),
+        had_duplicate_attributes: false,
     }
 }
 
@@ -171,15 +257,58 @@ pub(crate) fn feed<S: TokenSink>(tokenizer: &Tokenizer<S>, html: StrTendril) {
     while let Some(at) = bytes.get(i..).and_then(|r| memchr::memchr(b'<', r)) {
         let at = i + at;
         let text = bytes.get(i..at).unwrap_or_default();
-        let tag = (plain && plain_text(text))
-            .then(|| plain_tag(&html, at))
+        let token = (plain && memchr::memchr2(b'\0', b'\r', text).is_none())
+            .then(|| plain_token(&html, at))
             .flatten();
-        if let Some((tag, past)) = tag {
-            through(pending, i);
-            if let Some(t) = slice(&html, i, at).filter(|t| t.len32() > 0) {
-                let _ = tokenizer.sink.process_token(Token::CharacterTokens(t), 0);
+        // The text before the token, as the tokenizer would hand it on:
+        // as written, or with its character references decoded.
+        let chars = token.as_ref().and_then(|_| {
+            if memchr::memchr(b'&', text).is_none() {
+                slice(&html, i, at)
+            } else {
+                let t = html.get(i..at)?;
+                char_refs::decode(t).map(|d| StrTendril::from_slice(&d))
             }
-            let _ = tokenizer.sink.process_token(Token::TagToken(tag), 0);
+        });
+        if let (Some((token, past)), Some(chars)) = (token, chars) {
+            through(pending, i);
+            if chars.len32() > 0 {
+                let _ = tokenizer
+                    .sink
+                    .process_token(Token::CharacterTokens(chars), 0);
+            }
+            let _ = tokenizer.sink.process_token(token, 0);
+            (pending, i) = (past, past);
+            continue;
+        }
+        // An element of raw text: when the tree builder switches the
+        // tokenizer to raw text, its text and end tag are the next tokens;
+        // when it does not (a raw-text element it ignores or empties), the
+        // tokenizer would read on in its data state, and so does the feed.
+        let raw = (plain && memchr::memchr3(b'&', b'\0', b'\r', text).is_none())
+            .then(|| raw_element(&html, at))
+            .flatten();
+        if let Some(RawElement { start, text, end }) = raw {
+            through(pending, i);
+            if at > i {
+                if let Some(t) = slice(&html, i, at) {
+                    let _ = tokenizer.sink.process_token(Token::CharacterTokens(t), 0);
+                }
+            }
+            let (tag, past) = start;
+            let close = end_of(&tag);
+            let result = tokenizer.sink.process_token(Token::TagToken(tag), 0);
+            let past = if matches!(result, TokenSinkResult::RawData(_)) {
+                if text.len32() > 0 {
+                    let _ = tokenizer
+                        .sink
+                        .process_token(Token::CharacterTokens(text), 0);
+                }
+                let _ = tokenizer.sink.process_token(Token::TagToken(close), 0);
+                end
+            } else {
+                past
+            };
             (pending, i) = (past, past);
             continue;
         }

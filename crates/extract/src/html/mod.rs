@@ -3,6 +3,7 @@
 //! the way the HTML tokenizer reads markup.
 
 pub(crate) mod attrs;
+pub(crate) mod char_refs;
 pub(crate) mod dom;
 #[cfg(test)]
 mod equivalence;

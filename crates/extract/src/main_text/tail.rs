@@ -131,16 +131,26 @@ pub(crate) fn opens_with(text: &str, phrases: &[&str], also_from: Option<char>) 
     let reach = phrases.iter().map(|m| m.len()).max().unwrap_or(0);
     let mut buf = [0u8; HEAD_BYTES];
     let mut len = 0;
-    for c in text
+    let head = text
         .chars()
         .skip_while(|&c| !c.is_alphanumeric() && Some(c) != also_from)
-        .take(80)
-        .flat_map(char::to_lowercase)
-    {
-        let Some(dst) = buf.get_mut(len..len + 4).filter(|_| len < reach) else {
-            break;
-        };
-        len += c.encode_utf8(dst).len();
+        .take(80);
+    'head: for c in head {
+        if c.is_ascii() {
+            // Most heads are ASCII: a byte, without case tables.
+            let Some(dst) = buf.get_mut(len).filter(|_| len < reach) else {
+                break;
+            };
+            *dst = c.to_ascii_lowercase() as u8;
+            len += 1;
+            continue;
+        }
+        for l in c.to_lowercase() {
+            let Some(dst) = buf.get_mut(len..len + 4).filter(|_| len < reach) else {
+                break 'head;
+            };
+            len += l.encode_utf8(dst).len();
+        }
     }
     let head = buf.get(..len).unwrap_or_default();
     phrases.iter().any(|m| head.starts_with(m.as_bytes()))
