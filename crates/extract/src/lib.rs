@@ -9,12 +9,14 @@
 //! How [`Mode::Main`] works, in order:
 //!
 //! 1. A byte-level pre-filter drops script/style/svg bodies (JSON-LD is
-//!    kept) and every attribute the extractor would not read or that would
-//!    not change what it sees (class and id values without evidence,
-//!    styles that cannot hide, link targets), reading markup as the HTML
-//!    tokenizer does (raw text, script escapes, comments, foreign content),
-//!    then html5ever's tree builder makes an arena DOM of it: plain tags and
-//!    text go to it directly, the rest through html5ever's tokenizer; a
+//!    kept), comments' content and every attribute the extractor would not
+//!    read or that would not change what it sees (class and id values
+//!    without evidence, styles that cannot hide, link targets), reading
+//!    markup as the HTML tokenizer does (raw text, script escapes,
+//!    comments, foreign content), then html5ever's tree builder makes an
+//!    arena DOM of it: plain tags, comments, raw-text elements and text
+//!    (its plain character references decoded as the tokenizer decodes
+//!    them) go to it directly, the rest through html5ever's tokenizer; a
 //!    token filter caps nesting depth so hostile nesting stays linear.
 //!    `<noscript>` content is read as markup (forums serve their posts
 //!    there), but a self-closing raw-text element inside it
