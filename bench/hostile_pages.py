@@ -35,6 +35,11 @@ def pages(n):
         'divs with attributes': rep('<div class="c" id="i1" data-x="y">t</div>'),
         'table rows': rep('<tr><td>a</td><td>b</td></tr>', '<html><body><table>'),
         '<div> nesting': rep('<div>'),
+        '<br> void tags': rep('<br>'),
+        'comments': rep('<!-- c -->x'),
+        '</p> end tags (each makes a <p>)': rep('</p>'),
+        'script and title elements': rep('<script>a</script><title>t</title>'),
+        '<b> reopened after each </p>': rep('y</p>', '<html><body><div><p><b>x</p>'),
         'plain text': rep('word '),
     }
 

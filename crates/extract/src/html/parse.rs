@@ -15,9 +15,12 @@
 //! would read the rest of the page as its text.
 //!
 //! The same filter bounds memory: once the tree holds `max_nodes` nodes
-//! (see [`node_budget`]), further start tags are dropped the same way, so a
-//! page of millions of tiny elements (`<a>` repeated over 30 MB) costs a
-//! bounded tree, its text kept in the elements already built.
+//! (see [`node_budget`]), further start tags are dropped the same way (void
+//! and raw-text elements too, the document skeleton aside), and so are
+//! comments and the end tags the tree builder would answer with a new
+//! element (`</p>`, `</br>`), so a page of millions of tiny elements (`<a>`,
+//! `<br>`, `</p>` or comments repeated over 30 MB) costs a bounded tree, its
+//! text kept in the elements already built.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -70,10 +73,8 @@ fn raw_text(name: &LocalName) -> bool {
     matches!(content(name.as_bytes()), Content::Raw | Content::Style)
 }
 
-/// Elements that must always reach the tree builder: void elements cannot
-/// deepen the tree, raw-text elements switch the tokenizer state, and the
-/// document skeleton is handled specially anyway.
-fn always_pass(name: &LocalName) -> bool {
+/// Void elements: they cannot deepen the tree, and have no end tag.
+fn void(name: &LocalName) -> bool {
     matches!(
         *name,
         local_name!("area")
@@ -90,30 +91,66 @@ fn always_pass(name: &LocalName) -> bool {
             | local_name!("source")
             | local_name!("track")
             | local_name!("wbr")
-            | local_name!("script")
-            | local_name!("style")
-            | local_name!("textarea")
-            | local_name!("title")
-            | local_name!("xmp")
-            | local_name!("iframe")
-            | local_name!("noembed")
-            | local_name!("noframes")
-            | local_name!("noscript")
-            | local_name!("plaintext")
-            | local_name!("html")
-            | local_name!("head")
-            | local_name!("body")
     )
 }
 
+/// The document skeleton: the tree builder merges repeated ones into the
+/// elements it made, so they never add nodes.
+fn skeleton(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("html") | local_name!("head") | local_name!("body")
+    )
+}
+
+/// Elements that reach the tree builder however deep the insertion point:
+/// void elements cannot deepen the tree, raw-text elements switch the
+/// tokenizer state, and the document skeleton is handled specially anyway.
+/// Past the node budget only the skeleton does.
+fn always_pass(name: &LocalName) -> bool {
+    void(name)
+        || skeleton(name)
+        || matches!(
+            *name,
+            local_name!("script")
+                | local_name!("style")
+                | local_name!("textarea")
+                | local_name!("title")
+                | local_name!("xmp")
+                | local_name!("iframe")
+                | local_name!("noembed")
+                | local_name!("noframes")
+                | local_name!("noscript")
+                | local_name!("plaintext")
+        )
+}
+
+/// End tags the tree builder answers with a new element: `</p>` with no
+/// `<p>` open makes an empty one, `</br>` reads as `<br>`.
+fn makes_element(name: &LocalName) -> bool {
+    matches!(*name, local_name!("p") | local_name!("br"))
+}
+
 impl DepthFilter {
+    /// Does the tree hold its budget of nodes?
+    fn full(&self) -> bool {
+        self.inner.sink.node_count() >= self.max_nodes
+    }
+
     /// Should this tag token be dropped?
     fn drop_tag(&self, tag: &Tag) -> bool {
         match tag.kind {
             TagKind::StartTag => {
-                if always_pass(&tag.name)
-                    || (self.inner.sink.current_depth() < self.max_depth
-                        && self.inner.sink.node_count() < self.max_nodes)
+                if self.full() {
+                    // Past the budget nothing adds nodes: a void element
+                    // goes without a trace, others until their end tag.
+                    if skeleton(&tag.name) {
+                        return false;
+                    }
+                    if void(&tag.name) {
+                        return true;
+                    }
+                } else if always_pass(&tag.name) || self.inner.sink.current_depth() < self.max_depth
                 {
                     return false;
                 }
@@ -134,6 +171,7 @@ impl DepthFilter {
                         sup.remove(start + pos);
                         true
                     }
+                    None if self.full() && makes_element(&tag.name) => true,
                     None => {
                         self.inner.sink.closed_one();
                         false
@@ -149,6 +187,10 @@ impl TokenSink for DepthFilter {
 
     fn process_token(&self, token: Token, line_number: u64) -> TokenSinkResult<NodeId> {
         let mut empty_raw = None;
+        // A comment is a node never read: past the budget it goes.
+        if matches!(token, Token::CommentToken(_)) && self.full() {
+            return TokenSinkResult::Continue;
+        }
         if let Token::TagToken(tag) = &token {
             if self.drop_tag(tag) {
                 return TokenSinkResult::Continue;
@@ -326,6 +368,29 @@ mod tests {
         assert!(text.contains("first") && text.contains("last words"));
         assert_eq!(text.matches('x').count(), 5000);
         assert!(node_budget(30 << 20) < 600_000);
+    }
+
+    #[test]
+    fn nothing_adds_nodes_past_the_budget() {
+        // Void elements, comments, end tags that make elements, raw-text
+        // elements, and formatting elements reopened after every `</p>`.
+        for unit in [
+            "<br>x",
+            "<img>",
+            "<!-- c -->x",
+            "</p>",
+            "</br>",
+            "<script>a</script><title>t</title>",
+            "y</p>",
+        ] {
+            let html = "<div><p><b>first</p>".to_string() + &unit.repeat(5000) + "<p>last";
+            for direct in [true, false] {
+                let dom = parse_capped(StrTendril::from_slice(&html), 512, 200, direct);
+                assert!(dom.nodes.len() <= 210, "{unit}: {} nodes", dom.nodes.len());
+                let text = texts(&dom).concat();
+                assert!(text.contains("first") && text.contains("last"), "{unit}");
+            }
+        }
     }
 
     #[test]
