@@ -38,6 +38,24 @@ pub(crate) fn hidden(dom: &Dom, id: NodeId) -> bool {
     (styled && (dialog || !labelled)) || (dialog && !modeless)
 }
 
+/// Is the element a panel named by its toggle or tab (`aria-labelledby`)
+/// that is not a dialog: a collapsed part of the page (an accordion's
+/// panel, a tab panel) the reader opens in place?
+pub(crate) fn collapsed_panel(dom: &Dom, id: NodeId) -> bool {
+    let Some(NodeData::Element { attrs, .. }) = dom.get(id).map(|n| &n.data) else {
+        return false;
+    };
+    let (mut dialog, mut labelled) = (false, false);
+    for a in attrs {
+        match &*a.name.local {
+            "role" => dialog = is_dialog_role(&a.value),
+            "aria-labelledby" => labelled = true,
+            _ => {}
+        }
+    }
+    labelled && !dialog
+}
+
 /// Is the role a dialog's (`dialog` or `alertdialog`)? A modal dialog (not
 /// said to be `aria-modal="false"`) is a window (a policy, a size chart, a
 /// sign-up form, a menu) that the page shows over its content when asked,
@@ -108,5 +126,33 @@ mod tests {
         // "The chair." and the panel's eight words (a button's label is
         // no text); the hidden copy and the hidden dialog stay hidden.
         assert_eq!(a.tokens[body], 10);
+    }
+
+    #[test]
+    fn collapsed_panels_whose_class_says_hidden_are_content() {
+        let answer = "<p>Seat height: twenty inches, adjustable by three more.</p>";
+        let html = format!(
+            "<body><h1>The chair</h1><dl>\
+             <dt><button aria-controls=p1 aria-expanded=false id=b1>Size</button></dt>\
+             <dd id=p1 class='accordion__panel accordion__panel--hidden' aria-labelledby=b1 hidden>{answer}</dd>\
+             </dl><div class='panel is-hidden'>{answer}</div>\
+             <div class='sidebar is-hidden' aria-labelledby=b1>{answer}</div>\
+             <div role=dialog class=hidden aria-labelledby=b1>{answer}</div></body>"
+        );
+        let dom = crate::parse::parse_tendril(crate::prefilter::prefilter(&html), 512);
+        let a = analyze(&dom);
+        let boiler: Vec<bool> = ["dd", "div"]
+            .iter()
+            .map(|t| a.boiler[dom.find_element(t).expect("element")])
+            .collect();
+        // The labelled panel is the page's; an unnamed hidden block is not.
+        assert_eq!(boiler, [false, true]);
+        // Neither is a labelled sidebar, nor a labelled dialog.
+        let flagged = a
+            .order
+            .iter()
+            .filter(|&&id| dom.local_name(id).is_some_and(|n| &**n == "div") && a.boiler[id])
+            .count();
+        assert_eq!(flagged, 3);
     }
 }
