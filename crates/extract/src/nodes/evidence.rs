@@ -220,10 +220,42 @@ fn negative_piece(v: &[u8]) -> (bool, bool) {
             if !HIDING_WORDS.contains(&w) {
                 return (true, hiding);
             }
-            hiding |= !responsive_hide(class_around(v, at));
+            let class = class_around(v, at);
+            if responsive_hide(class) {
+                continue;
+            }
+            // Hidden on some screens or media and shown on the others is
+            // a layout's choice, not a state a script undoes.
+            if names_media(class) {
+                return (true, hiding);
+            }
+            hiding = true;
         }
     }
     (false, hiding)
+}
+
+/// Names of large screens and of print in class names (`hidden-lg`,
+/// `hide-on-desktop`, `hidden-print`).
+const OTHER_MEDIA: &[&[u8]] = &[
+    b"lg",
+    b"xl",
+    b"xxl",
+    b"large",
+    b"desktop",
+    b"landscape",
+    b"print",
+];
+
+/// Does the class name a screen size or a medium: a variant (`md:hidden`),
+/// a screen's name (`hidden-lg`, `hidden-sm-up`) or width (`hide-900`)?
+fn names_media(class: &[u8]) -> bool {
+    class.contains(&b':')
+        || class.split(|b| !b.is_ascii_alphanumeric()).any(|w| {
+            SMALL_SCREENS.contains(&w)
+                || OTHER_MEDIA.contains(&w)
+                || (!w.is_empty() && w.iter().all(u8::is_ascii_digit))
+        })
 }
 
 /// The words of [`NEGATIVE_WORD`] that say an element is hidden.
@@ -327,8 +359,7 @@ pub(crate) fn judge(value: &str, buf: &mut String) -> Evidence {
     {
         return Evidence {
             negative: true,
-            positive: false,
-            hiding: false,
+            ..Evidence::default()
         };
     }
     // A whole class word that names furniture (`top-bar`); `hidden` and
@@ -374,7 +405,7 @@ pub(crate) fn judge_role(role: &str) -> Evidence {
     Evidence {
         negative,
         positive,
-        hiding: false,
+        ..Evidence::default()
     }
 }
 
@@ -412,6 +443,15 @@ mod tests {
                         || (!w.is_empty() && w.chars().all(|c| c.is_ascii_digit()))
                 })
         };
+        let media = |class: &str| {
+            class.contains(':')
+                || class.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| {
+                    SMALL_SCREENS.contains(&w.as_bytes())
+                        || ["lg", "xl", "xxl", "large", "desktop", "landscape", "print"]
+                            .contains(&w)
+                        || (!w.is_empty() && w.chars().all(|c| c.is_ascii_digit()))
+                })
+        };
         // The words of a part that name furniture, or say hidden.
         let part_words = |part: &str, class: &str, hiding: bool| {
             let prefix = ["overflow-x-", "overflow-y-", "overflow-"]
@@ -422,9 +462,12 @@ mod tests {
                 .enumerate()
                 .any(|(i, w)| {
                     let hides = ["hidden", "hide"].contains(&w);
+                    // A hiding word of a class that names a screen or a
+                    // medium (not a small screen alone) names furniture.
+                    let media = hides && !small_only(class) && media(class);
                     word(w)
                         && !(i == 0 && prefix.is_some())
-                        && hides == hiding
+                        && (hides && !media) == hiding
                         && !(hides && small_only(class))
                 })
         };
@@ -448,7 +491,7 @@ mod tests {
         #[test]
         fn judging_bytes_is_judging_characters(
             parts in proptest::collection::vec(
-                "(nav|Top-Bar|site-header|foot|POST|ad|-|_|é|ß|\u{3000}| |\t|\x0c|\n|x|main|menu|overflow|hidden|hide|is|sidebar|md|Mobile|900|max|up|\\[|:|y|signat|ure)",
+                "(nav|Top-Bar|site-header|foot|POST|ad|-|_|é|ß|\u{3000}| |\t|\x0c|\n|x|main|menu|overflow|hidden|hide|is|sidebar|md|Mobile|lg|print|900|max|up|\\[|:|y|signat|ure)",
                 0..8,
             ),
         ) {
@@ -491,11 +534,22 @@ mod tests {
             "cmp-accordion__panel cmp-accordion__panel--hidden",
             "panel is-hidden",
             "hide",
-            "md:hidden",
-            "hidden-lg",
+            "a-hidden",
         ] {
             let e = j(v);
             assert!(e.negative && e.hiding, "{v}");
+        }
+        // Hidden on large screens, or in print: a layout's furniture.
+        for v in [
+            "md:hidden",
+            "hidden-lg",
+            "hide-on-desktop",
+            "hidden-print",
+            "hidden-sm-up",
+            "panel lg:hidden",
+        ] {
+            let e = j(v);
+            assert!(e.negative && !e.hiding, "{v}");
         }
         // Furniture too, or not negative at all.
         for v in [
