@@ -9,7 +9,8 @@ use crate::dom::{Dom, NodeData, NodeId};
 /// engines' mark for cookie notices, sign-in prompts, legal lines)?
 ///
 /// A panel named by its toggle or tab (`aria-labelledby`, the ARIA
-/// pattern of accordions, disclosures and tab panels) that its style
+/// pattern of accordions, disclosures and tab panels), or said to be a tab
+/// panel by its role (`tabpanel`), that its style
 /// hides is a collapsed part of the page the reader opens in place (a
 /// product's specifications, an answer of a FAQ): its text is the page's.
 /// Not a dialog's: a modal window is never the page.
@@ -29,7 +30,10 @@ pub(crate) fn hidden(dom: &Dom, id: NodeId) -> bool {
         match &*a.name.local {
             "style" => styled |= style_hides(&a.value),
             "data-nosnippet" => return true,
-            "role" => dialog = is_dialog_role(&a.value),
+            "role" => {
+                dialog = is_dialog_role(&a.value);
+                labelled |= is_tab_panel(&a.value);
+            }
             "aria-modal" => modeless = a.value.trim().eq_ignore_ascii_case("false"),
             "aria-labelledby" => labelled = true,
             _ => {}
@@ -38,8 +42,8 @@ pub(crate) fn hidden(dom: &Dom, id: NodeId) -> bool {
     (styled && (dialog || !labelled)) || (dialog && !modeless)
 }
 
-/// Is the element a panel named by its toggle or tab (`aria-labelledby`)
-/// that is not a dialog: a collapsed part of the page (an accordion's
+/// Is the element a panel named by its toggle or tab (`aria-labelledby`),
+/// or a tab panel by its role, that is not a dialog: a collapsed part of the page (an accordion's
 /// panel, a tab panel) the reader opens in place?
 pub(crate) fn collapsed_panel(dom: &Dom, id: NodeId) -> bool {
     let Some(NodeData::Element { attrs, .. }) = dom.get(id).map(|n| &n.data) else {
@@ -48,12 +52,22 @@ pub(crate) fn collapsed_panel(dom: &Dom, id: NodeId) -> bool {
     let (mut dialog, mut labelled) = (false, false);
     for a in attrs {
         match &*a.name.local {
-            "role" => dialog = is_dialog_role(&a.value),
+            "role" => {
+                dialog = is_dialog_role(&a.value);
+                labelled |= is_tab_panel(&a.value);
+            }
             "aria-labelledby" => labelled = true,
             _ => {}
         }
     }
     labelled && !dialog
+}
+
+/// Is the role a tab panel's (`tabpanel`)? The role says what a label
+/// would: the element is the panel of a tab, a part of the page shown when
+/// its tab is chosen.
+fn is_tab_panel(role: &str) -> bool {
+    role.trim().eq_ignore_ascii_case("tabpanel")
 }
 
 /// Is the role a dialog's (`dialog` or `alertdialog`)? A modal dialog (not
@@ -154,5 +168,29 @@ mod tests {
             .filter(|&&id| dom.local_name(id).is_some_and(|n| &**n == "div") && a.boiler[id])
             .count();
         assert_eq!(flagged, 3);
+    }
+
+    #[test]
+    fn tab_panels_by_their_role_are_shown() {
+        let spec = "<p>Seat height: twenty inches, adjustable by three more.</p>";
+        let html = format!(
+            "<body><p>The chair.</p><ul role=tablist><li role=tab>Size</li></ul>\
+             <div role=' TabPanel ' style='display:none'>{spec}</div>\
+             <div role=tabpanel class='tab-content is-hidden'>{spec}</div>\
+             <div role=tab style='display:none'><p>Hidden tab name</p></div>\
+             <div role=region style='display:none'><p>A hidden region.</p></div></body>"
+        );
+        let dom = crate::parse::parse_tendril(crate::prefilter::prefilter(&html), 512);
+        let a = analyze(&dom);
+        let body = dom.find_element("body").expect("body");
+        // "The chair.", "Size" and both panels' eight words.
+        assert_eq!(a.tokens[body], 2 + 1 + 2 * 8);
+        let panels = a
+            .order
+            .iter()
+            .filter(|&&id| dom.attr(id, &html5ever::local_name!("role")) == Some("tabpanel"))
+            .filter(|&&id| !a.boiler[id])
+            .count();
+        assert_eq!(panels, 1);
     }
 }
