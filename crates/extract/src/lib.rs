@@ -25,8 +25,10 @@
 //!    `display:none` or `visibility:hidden`, `data-nosnippet`; again without
 //!    the hiding of an element that holds most of the page's text, a page
 //!    hidden until a script shows it; a collapsed panel named by its toggle
-//!    or tab through `aria-labelledby`, an accordion's or a tab's, is read
-//!    though its style hides it, a dialog's is not), link ancestry, text
+//!    or tab through `aria-labelledby`, an accordion's or a tab's, or a
+//!    `tabpanel` by its role, is read
+//!    though its style hides it, a dialog's is not, and a class of it that
+//!    only says hidden, `panel--hidden`, names its state), link ancestry, text
 //!    tokens, and class/id/role/tag
 //!    evidence (`article`, `main`, `content`... vs `nav`, `footer`,
 //!    `comment`, `share`, `related`, `cookie`...; a post's `signature`

@@ -9,8 +9,8 @@
 //!
 //! A class or id is read for its verdict alone (`analyze::own_evidence`
 //! counts it when it is negative only or positive only), so one with a
-//! verdict is passed on as a short value judged the same, [`NEGATIVE`] or
-//! [`POSITIVE`]: the tokenizer takes attribute values a character at a
+//! verdict is passed on as a short value judged the same, [`NEGATIVE`],
+//! [`HIDING`] or [`POSITIVE`]: the tokenizer takes attribute values a character at a
 //! time, and the kept class lists were about 20 MB of the WCXB pages.
 
 use rustc_hash::FxHashMap;
@@ -62,7 +62,8 @@ pub(crate) enum Attr {
     /// for the page (`visibility::hidden`), on every element.
     NoSnippet,
     /// `aria-labelledby`: a panel named by its toggle or tab
-    /// (`visibility::hidden`), on every element.
+    /// (`visibility::hidden`, `visibility::collapsed_panel`), on every
+    /// element.
     Labelled,
     Href,
     Type,
@@ -73,6 +74,9 @@ pub(crate) enum Attr {
 
 /// A class/id value with a negative verdict only (see `evidence::judge`).
 pub(crate) const NEGATIVE: &str = "nav";
+/// A class/id value with a negative verdict that rests on words that say
+/// the element is hidden only (`Evidence::hiding`).
+pub(crate) const HIDING: &str = "hidden";
 /// A class/id value with a positive verdict only.
 pub(crate) const POSITIVE: &str = "main";
 
@@ -154,10 +158,17 @@ impl<'h> Attrs<'h> {
                 Evidence {
                     negative: true,
                     positive: false,
+                    hiding: true,
+                } => Fate::Value(HIDING),
+                Evidence {
+                    negative: true,
+                    positive: false,
+                    hiding: false,
                 } => Fate::Value(NEGATIVE),
                 Evidence {
                     negative: false,
                     positive: true,
+                    ..
                 } => Fate::Value(POSITIVE),
                 // Both verdicts cancel out: the same as no value.
                 _ => Fate::Drop,
@@ -191,8 +202,7 @@ impl<'h> Attrs<'h> {
                         w
                     }
                 };
-                e.negative |= w.negative;
-                e.positive |= w.positive;
+                e = e.join(w);
             }
             e
         };
@@ -236,6 +246,15 @@ mod tests {
             a.fate(Element::Other, Attr::Class, "post-footer"),
             Fate::Drop
         );
+        // Negative by a word that says hidden alone: a state, kept apart.
+        assert_eq!(
+            a.fate(Element::Other, Attr::Class, "panel panel--hidden"),
+            Fate::Value(HIDING)
+        );
+        assert_eq!(
+            a.fate(Element::Other, Attr::Class, "panel hidden sidebar"),
+            Fate::Value(NEGATIVE)
+        );
         assert_eq!(a.fate(Element::Other, Attr::Class, "x&amp;y"), Fate::Keep);
         assert_eq!(a.fate(Element::Compared, Attr::Class, "flex"), Fate::Keep);
         assert_eq!(a.fate(Element::Other, Attr::Style, "color:red"), Fate::Drop);
@@ -271,7 +290,7 @@ mod tests {
         #[test]
         fn a_value_is_judged_as_its_words(
             words in proptest::collection::vec(
-                "(nav|Footer|post|ad|-|_|x|main|side|bar|menu|é| |\t|\n){0,5}",
+                "(nav|Footer|post|ad|-|_|x|main|side|bar|menu|hidden|xs|é| |\t|\n){0,5}",
                 0..6,
             ),
         ) {
@@ -296,14 +315,21 @@ mod tests {
         let mut buf = String::new();
         let negative = Evidence {
             negative: true,
-            positive: false,
+            ..Evidence::default()
         };
         let positive = Evidence {
-            negative: false,
             positive: true,
+            ..Evidence::default()
+        };
+        let hiding = Evidence {
+            negative: true,
+            hiding: true,
+            ..Evidence::default()
         };
         assert_eq!(judge(NEGATIVE, &mut buf), negative);
         assert_eq!(judge(POSITIVE, &mut buf), positive);
+        assert_eq!(judge(HIDING, &mut buf), hiding);
+        assert!(!rewritten(HIDING));
         assert!(!rewritten(NEGATIVE) && !rewritten(POSITIVE));
         assert!(style_hides(HIDING_STYLE) && !rewritten(HIDING_STYLE));
     }

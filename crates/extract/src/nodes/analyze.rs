@@ -8,7 +8,7 @@ use crate::dom::{Dom, NodeData, NodeId, DOCUMENT, NONE};
 use crate::evidence::{judge, judge_role, Evidence};
 use crate::page_hidden::page_hiding_element;
 use crate::tags::{kind, measure, TagKind};
-use crate::visibility::hidden;
+use crate::visibility::{collapsed_panel, hidden};
 
 /// A subtree flagged as boilerplate keeps its text when it holds more than
 /// this share of the page's text: such "boilerplate" is really the page.
@@ -128,15 +128,15 @@ fn own_evidence<'d>(dom: &'d Dom, id: NodeId, buf: &mut String, memo: &mut Memo<
         | local_name!("menu")
         | local_name!("form") => Evidence {
             negative: true,
-            positive: false,
+            ..Evidence::default()
         },
         local_name!("header") => Evidence {
             negative: true,
-            positive: false,
+            ..Evidence::default()
         },
         local_name!("article") | local_name!("main") => Evidence {
-            negative: false,
             positive: true,
+            ..Evidence::default()
         },
         _ => Evidence::default(),
     };
@@ -150,16 +150,22 @@ fn own_evidence<'d>(dom: &'d Dom, id: NodeId, buf: &mut String, memo: &mut Memo<
                     e
                 }
             };
-            ev.negative |= e.negative && !e.positive;
-            ev.positive |= e.positive && !e.negative;
+            // A value that says both is no verdict.
+            if e.negative != e.positive {
+                ev = ev.join(e);
+            }
         }
     }
     for attr in [local_name!("role"), local_name!("itemprop")] {
         if let Some(v) = dom.attr(id, &attr) {
-            let e = judge_role(v);
-            ev.negative |= e.negative;
-            ev.positive |= e.positive;
+            ev = ev.join(judge_role(v));
         }
+    }
+    // A collapsed panel its toggle opens in place: that its class says
+    // hidden is its state, not what it is.
+    if ev.hiding && collapsed_panel(dom, id) {
+        ev.negative = false;
+        ev.hiding = false;
     }
     // A form (an answer box, a sign-up) is furniture whatever its class
     // names say (`post-form`); other elements whose names say both are

@@ -122,6 +122,24 @@ pub(crate) struct Evidence {
     pub(crate) negative: bool,
     /// Looks like a main-content container.
     pub(crate) positive: bool,
+    /// The negative verdict rests on words that say the element is hidden
+    /// (`hidden`, `is-hidden`, `panel--hidden`) and on nothing else: they
+    /// name a state a script undoes (a collapsed panel opened by its
+    /// toggle), not a kind of furniture.
+    pub(crate) hiding: bool,
+}
+
+impl Evidence {
+    /// The verdict on two values together (a class list's words).
+    pub(crate) fn join(self, other: Evidence) -> Evidence {
+        let furniture = |e: Evidence| e.negative && !e.hiding;
+        let negative = self.negative || other.negative;
+        Evidence {
+            negative,
+            positive: self.positive || other.positive,
+            hiding: negative && !furniture(self) && !furniture(other),
+        }
+    }
 }
 
 /// A set of substrings searched in one pass over a value: the patterns
@@ -188,21 +206,56 @@ const UTILITY_PREFIXES: &[&[u8]] = &[b"overflow-", b"overflow-x-", b"overflow-y-
 /// Does a piece of `v` (split at every byte that is not an ASCII letter or
 /// digit) name boilerplate? A piece that ends a utility class of
 /// [`UTILITY_PREFIXES`] does not, and neither does a hiding word of a
-/// class that hides on small screens only ([`responsive_hide`]).
-fn negative_piece(v: &[u8]) -> bool {
+/// class that hides on small screens only ([`responsive_hide`]). Returns
+/// whether some piece names furniture, and whether some piece says hidden
+/// ([`HIDING_WORDS`]).
+fn negative_piece(v: &[u8]) -> (bool, bool) {
+    let mut hiding = false;
     let mut start = 0;
     for w in v.split(|b| !b.is_ascii_alphanumeric()) {
         let at = start;
         let before = &v[..start];
         start += w.len() + 1;
-        if negative_word(w)
-            && !UTILITY_PREFIXES.iter().any(|p| utility_end(before, p))
-            && !(HIDING_WORDS.contains(&w) && responsive_hide(class_around(v, at)))
-        {
-            return true;
+        if negative_word(w) && !UTILITY_PREFIXES.iter().any(|p| utility_end(before, p)) {
+            if !HIDING_WORDS.contains(&w) {
+                return (true, hiding);
+            }
+            let class = class_around(v, at);
+            if responsive_hide(class) {
+                continue;
+            }
+            // Hidden on some screens or media and shown on the others is
+            // a layout's choice, not a state a script undoes.
+            if names_media(class) {
+                return (true, hiding);
+            }
+            hiding = true;
         }
     }
-    false
+    (false, hiding)
+}
+
+/// Names of large screens and of print in class names (`hidden-lg`,
+/// `hide-on-desktop`, `hidden-print`).
+const OTHER_MEDIA: &[&[u8]] = &[
+    b"lg",
+    b"xl",
+    b"xxl",
+    b"large",
+    b"desktop",
+    b"landscape",
+    b"print",
+];
+
+/// Does the class name a screen size or a medium: a variant (`md:hidden`),
+/// a screen's name (`hidden-lg`, `hidden-sm-up`) or width (`hide-900`)?
+fn names_media(class: &[u8]) -> bool {
+    class.contains(&b':')
+        || class.split(|b| !b.is_ascii_alphanumeric()).any(|w| {
+            SMALL_SCREENS.contains(&w)
+                || OTHER_MEDIA.contains(&w)
+                || (!w.is_empty() && w.iter().all(u8::is_ascii_digit))
+        })
 }
 
 /// The words of [`NEGATIVE_WORD`] that say an element is hidden.
@@ -307,14 +360,20 @@ pub(crate) fn judge(value: &str, buf: &mut String) -> Evidence {
     {
         return Evidence {
             negative: true,
-            positive: false,
+            ..Evidence::default()
         };
     }
+    // A whole class word that names furniture (`top-bar`); `hidden` and
+    // `hide` are pieces too.
+    let (piece, hiding) = negative_piece(v);
+    let furniture = piece
+        || negative_substrings().found_in(v)
+        || v.split(u8::is_ascii_whitespace)
+            .any(|w| negative_word(w) && !HIDING_WORDS.contains(&w));
     Evidence {
-        negative: negative_substrings().found_in(v)
-            || negative_piece(v)
-            || v.split(u8::is_ascii_whitespace).any(negative_word),
+        negative: furniture || hiding,
         positive: positive_substrings().found_in(v),
+        hiding: hiding && !furniture,
     }
 }
 
@@ -344,7 +403,11 @@ pub(crate) fn judge_role(role: &str) -> Evidence {
     ]
     .iter()
     .any(|x| r.eq_ignore_ascii_case(x));
-    Evidence { negative, positive }
+    Evidence {
+        negative,
+        positive,
+        ..Evidence::default()
+    }
 }
 
 #[cfg(test)]
@@ -364,7 +427,7 @@ mod tests {
         if FURNITURE_OF_CONTENT.iter().any(|p| v.contains(p)) {
             return Evidence {
                 negative: true,
-                positive: false,
+                ..Evidence::default()
             };
         }
         let word = |w: &str| NEGATIVE_WORD.contains(&w);
@@ -381,7 +444,17 @@ mod tests {
                         || (!w.is_empty() && w.chars().all(|c| c.is_ascii_digit()))
                 })
         };
-        let part_negative = |part: &str, class: &str| {
+        let media = |class: &str| {
+            class.contains(':')
+                || class.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| {
+                    SMALL_SCREENS.contains(&w.as_bytes())
+                        || ["lg", "xl", "xxl", "large", "desktop", "landscape", "print"]
+                            .contains(&w)
+                        || (!w.is_empty() && w.chars().all(|c| c.is_ascii_digit()))
+                })
+        };
+        // The words of a part that name furniture, or say hidden.
+        let part_words = |part: &str, class: &str, hiding: bool| {
             let prefix = ["overflow-x-", "overflow-y-", "overflow-"]
                 .iter()
                 .find(|p| part.starts_with(**p));
@@ -389,23 +462,37 @@ mod tests {
             rest.split(|c: char| !c.is_ascii_alphanumeric())
                 .enumerate()
                 .any(|(i, w)| {
+                    let hides = ["hidden", "hide"].contains(&w);
+                    // A hiding word of a class that names a screen or a
+                    // medium (not a small screen alone) names furniture.
+                    let media = hides && !small_only(class) && media(class);
                     word(w)
                         && !(i == 0 && prefix.is_some())
-                        && !(["hidden", "hide"].contains(&w) && small_only(class))
+                        && (hides && !media) == hiding
+                        && !(hides && small_only(class))
                 })
         };
-        let negative = NEGATIVE_SUBSTR.iter().any(|p| v.contains(p))
-            || v.split_ascii_whitespace()
-                .any(|class| word(class) || class.split(':').any(|p| part_negative(p, class)));
+        let any_part = |hiding: bool| {
+            v.split_ascii_whitespace().any(|class| {
+                (word(class) && ["hidden", "hide"].contains(&class) == hiding)
+                    || class.split(':').any(|p| part_words(p, class, hiding))
+            })
+        };
+        let furniture = NEGATIVE_SUBSTR.iter().any(|p| v.contains(p)) || any_part(false);
+        let hiding = any_part(true);
         let positive = POSITIVE_SUBSTR.iter().any(|p| v.contains(p));
-        Evidence { negative, positive }
+        Evidence {
+            negative: furniture || hiding,
+            positive,
+            hiding: hiding && !furniture,
+        }
     }
 
     proptest::proptest! {
         #[test]
         fn judging_bytes_is_judging_characters(
             parts in proptest::collection::vec(
-                "(nav|Top-Bar|site-header|foot|POST|ad|-|_|é|ß|\u{3000}| |\t|\x0c|\n|x|main|menu|overflow|hidden|hide|md|Mobile|900|max|up|\\[|:|y|signat|ure)",
+                "(nav|Top-Bar|site-header|foot|POST|ad|-|_|é|ß|\u{3000}| |\t|\x0c|\n|x|main|menu|overflow|hidden|hide|is|sidebar|md|Mobile|lg|print|900|max|up|\\[|:|y|signat|ure)",
                 0..8,
             ),
         ) {
@@ -433,11 +520,56 @@ mod tests {
             j("post-signature owner"),
             Evidence {
                 negative: true,
-                positive: false
+                ..Evidence::default()
             }
         );
         assert!(j("postsignature").negative && !j("postsignature").positive);
         assert!(!j("message-body").negative);
+    }
+
+    #[test]
+    fn words_that_say_hidden_are_told_apart() {
+        // Negative by a hiding word alone: a state.
+        for v in [
+            "hidden",
+            "cmp-accordion__panel cmp-accordion__panel--hidden",
+            "panel is-hidden",
+            "hide",
+            "a-hidden",
+        ] {
+            let e = j(v);
+            assert!(e.negative && e.hiding, "{v}");
+        }
+        // Hidden on large screens, or in print: a layout's furniture.
+        for v in [
+            "md:hidden",
+            "hidden-lg",
+            "hide-on-desktop",
+            "hidden-print",
+            "hidden-sm-up",
+            "panel lg:hidden",
+        ] {
+            let e = j(v);
+            assert!(e.negative && !e.hiding, "{v}");
+        }
+        // Furniture too, or not negative at all.
+        for v in [
+            "sidebar hidden",
+            "nav is-hidden",
+            "hidden-xs footer",
+            "top-bar hide",
+            "hidden-xs",
+            "overflow-hidden",
+            "panel",
+        ] {
+            assert!(!j(v).hiding, "{v}");
+        }
+        // A class list's words joined.
+        let (state, nav) = (j("is-hidden"), j("nav"));
+        assert_eq!(state.join(j("panel")), state);
+        assert_eq!(state.join(nav), nav);
+        assert_eq!(nav.join(state), nav);
+        assert!(state.join(j("entry")).positive && state.join(j("entry")).hiding);
     }
 
     #[test]

@@ -20,6 +20,12 @@ const PAGE_SHARE: f32 = 0.67;
 /// where a hidden copy of the article for machines (schema.org microdata
 /// in a `display:none` block) is a small part of the page's nodes.
 const NODE_SHARE: f32 = 0.5;
+/// ... unless it holds this share of the page's text: a page that shows
+/// under a tenth of its words (a header, a title) is waiting for a script
+/// to show the rest, whatever else it hides beside it (menus, a footer,
+/// pop-ups, each a hidden element of its own and many nodes); a hidden
+/// copy for machines is beside a page that shows as much.
+const ALONE_SHARE: f32 = 0.9;
 /// ... and at least this many tokens (a page of a few words that hides
 /// them says nothing).
 const MIN_TOKENS: u32 = 50;
@@ -50,7 +56,8 @@ pub(crate) fn page_hiding_element(dom: &Dom, a: &Analysis) -> Option<NodeId> {
         (Some(&p), Some(&e)) => e.saturating_sub(p) as f32 / a.order.len().max(1) as f32,
         _ => 0.0,
     };
-    (tokens >= MIN_TOKENS && share >= PAGE_SHARE && nodes >= NODE_SHARE).then_some(id)
+    let page = nodes >= NODE_SHARE || share >= ALONE_SHARE;
+    (tokens >= MIN_TOKENS && share >= PAGE_SHARE && page).then_some(id)
 }
 
 /// Text tokens in the subtree of `root` as if it were shown: skipped tags
@@ -110,6 +117,23 @@ mod tests {
     }
 
     #[test]
+    fn a_page_that_shows_almost_nothing_is_read_from_its_hidden_block() {
+        // Hidden menus of many nodes beside it, a title shown.
+        let menu = format!(
+            "<div style='display:none'><ul>{}</ul></div>",
+            "<li><a href=/x>Section</a></li>".repeat(60)
+        );
+        let html = format!(
+            "<body><h1>A product</h1>{menu}\
+             <div style='display: none'><p>{}</p><p>{}</p></div>\
+             <div style='display:none'><p>Footer words here.</p></div></body>",
+            words(10),
+            words(10)
+        );
+        assert_eq!(visible_tokens(&html), 2 + 20 * 7);
+    }
+
+    #[test]
     fn hidden_parts_of_a_page_stay_hidden() {
         // A hidden menu, modal or panel smaller than the page.
         let html = format!(
@@ -126,6 +150,14 @@ mod tests {
             words(20)
         );
         assert_eq!(visible_tokens(&copy), 40 + 2);
+        // A hidden copy as large as what is shown beside it.
+        let copy = format!(
+            "<body><ul>{nav}</ul><p>{}</p>\
+             <div style='display:none' itemscope><p>{}</p></div></body>",
+            words(3),
+            words(20)
+        );
+        assert_eq!(visible_tokens(&copy), 40 + 3 * 7);
         // Few words hidden: nothing to read either way.
         let few = "<body><div style='visibility:hidden'><p>Loading the page</p></div></body>";
         assert_eq!(visible_tokens(few), 0);

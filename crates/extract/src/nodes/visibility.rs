@@ -9,7 +9,8 @@ use crate::dom::{Dom, NodeData, NodeId};
 /// engines' mark for cookie notices, sign-in prompts, legal lines)?
 ///
 /// A panel named by its toggle or tab (`aria-labelledby`, the ARIA
-/// pattern of accordions, disclosures and tab panels) that its style
+/// pattern of accordions, disclosures and tab panels), or said to be a tab
+/// panel by its role (`tabpanel`), that its style
 /// hides is a collapsed part of the page the reader opens in place (a
 /// product's specifications, an answer of a FAQ): its text is the page's.
 /// Not a dialog's: a modal window is never the page.
@@ -29,13 +30,44 @@ pub(crate) fn hidden(dom: &Dom, id: NodeId) -> bool {
         match &*a.name.local {
             "style" => styled |= style_hides(&a.value),
             "data-nosnippet" => return true,
-            "role" => dialog = is_dialog_role(&a.value),
+            "role" => {
+                dialog = is_dialog_role(&a.value);
+                labelled |= is_tab_panel(&a.value);
+            }
             "aria-modal" => modeless = a.value.trim().eq_ignore_ascii_case("false"),
             "aria-labelledby" => labelled = true,
             _ => {}
         }
     }
     (styled && (dialog || !labelled)) || (dialog && !modeless)
+}
+
+/// Is the element a panel named by its toggle or tab (`aria-labelledby`),
+/// or a tab panel by its role, that is not a dialog: a collapsed part of the page (an accordion's
+/// panel, a tab panel) the reader opens in place?
+pub(crate) fn collapsed_panel(dom: &Dom, id: NodeId) -> bool {
+    let Some(NodeData::Element { attrs, .. }) = dom.get(id).map(|n| &n.data) else {
+        return false;
+    };
+    let (mut dialog, mut labelled) = (false, false);
+    for a in attrs {
+        match &*a.name.local {
+            "role" => {
+                dialog = is_dialog_role(&a.value);
+                labelled |= is_tab_panel(&a.value);
+            }
+            "aria-labelledby" => labelled = true,
+            _ => {}
+        }
+    }
+    labelled && !dialog
+}
+
+/// Is the role a tab panel's (`tabpanel`)? The role says what a label
+/// would: the element is the panel of a tab, a part of the page shown when
+/// its tab is chosen.
+fn is_tab_panel(role: &str) -> bool {
+    role.trim().eq_ignore_ascii_case("tabpanel")
 }
 
 /// Is the role a dialog's (`dialog` or `alertdialog`)? A modal dialog (not
@@ -108,5 +140,57 @@ mod tests {
         // "The chair." and the panel's eight words (a button's label is
         // no text); the hidden copy and the hidden dialog stay hidden.
         assert_eq!(a.tokens[body], 10);
+    }
+
+    #[test]
+    fn collapsed_panels_whose_class_says_hidden_are_content() {
+        let answer = "<p>Seat height: twenty inches, adjustable by three more.</p>";
+        let html = format!(
+            "<body><h1>The chair</h1><dl>\
+             <dt><button aria-controls=p1 aria-expanded=false id=b1>Size</button></dt>\
+             <dd id=p1 class='accordion__panel accordion__panel--hidden' aria-labelledby=b1 hidden>{answer}</dd>\
+             </dl><div class='panel is-hidden'>{answer}</div>\
+             <div class='sidebar is-hidden' aria-labelledby=b1>{answer}</div>\
+             <div role=dialog class=hidden aria-labelledby=b1>{answer}</div></body>"
+        );
+        let dom = crate::parse::parse_tendril(crate::prefilter::prefilter(&html), 512);
+        let a = analyze(&dom);
+        let boiler: Vec<bool> = ["dd", "div"]
+            .iter()
+            .map(|t| a.boiler[dom.find_element(t).expect("element")])
+            .collect();
+        // The labelled panel is the page's; an unnamed hidden block is not.
+        assert_eq!(boiler, [false, true]);
+        // Neither is a labelled sidebar, nor a labelled dialog.
+        let flagged = a
+            .order
+            .iter()
+            .filter(|&&id| dom.local_name(id).is_some_and(|n| &**n == "div") && a.boiler[id])
+            .count();
+        assert_eq!(flagged, 3);
+    }
+
+    #[test]
+    fn tab_panels_by_their_role_are_shown() {
+        let spec = "<p>Seat height: twenty inches, adjustable by three more.</p>";
+        let html = format!(
+            "<body><p>The chair.</p><ul role=tablist><li role=tab>Size</li></ul>\
+             <div role=' TabPanel ' style='display:none'>{spec}</div>\
+             <div role=tabpanel class='tab-content is-hidden'>{spec}</div>\
+             <div role=tab style='display:none'><p>Hidden tab name</p></div>\
+             <div role=region style='display:none'><p>A hidden region.</p></div></body>"
+        );
+        let dom = crate::parse::parse_tendril(crate::prefilter::prefilter(&html), 512);
+        let a = analyze(&dom);
+        let body = dom.find_element("body").expect("body");
+        // "The chair.", "Size" and both panels' eight words.
+        assert_eq!(a.tokens[body], 2 + 1 + 2 * 8);
+        let panels = a
+            .order
+            .iter()
+            .filter(|&&id| dom.attr(id, &html5ever::local_name!("role")) == Some("tabpanel"))
+            .filter(|&&id| !a.boiler[id])
+            .count();
+        assert_eq!(panels, 1);
     }
 }
