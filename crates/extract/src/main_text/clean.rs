@@ -7,6 +7,7 @@ use html5ever::local_name;
 
 use crate::analyze::Analysis;
 use crate::dom::{Dom, NodeId};
+use crate::product::has_price;
 use crate::repeats::without_clones;
 use crate::score::{classify, Class};
 use crate::segment::{segment, Block};
@@ -230,12 +231,16 @@ fn clean_keeping(
                     .first()
                     .is_some_and(|b| dom.local_name(b.owner) == Some(&local_name!("h1"))),
         );
-        let cut = kept
+        let notes = kept
             .iter()
             .take(first_good)
             .skip(heading)
-            .take_while(|b| b.tokens < NOTE_MAX_TOKENS)
-            .count();
+            .take_while(|b| b.tokens < NOTE_MAX_TOKENS);
+        // Under the heading of a site's own page, short lines are its
+        // tagline and introduction, unless one shows a price (a buy box).
+        let tagline =
+            heading == 1 && kind == Kind::Page && !notes.clone().any(|b| has_price(&b.text));
+        let cut = if tagline { 0 } else { notes.count() };
         kept.drain(heading..heading + cut);
         while kept.last().is_some_and(|b| {
             classify(b) != Class::Good && b.tokens < NOTE_MAX_TOKENS && !in_list(dom, b.owner)
@@ -277,6 +282,41 @@ mod tests {
              <p><a href=/1>a link</a> <a href=/2>another link</a></p><div>Tags: x</div></article>"
         );
         assert_eq!(cleaned(&html, "article", 40), vec![PARA, PARA]);
+    }
+
+    fn cleaned_as(html: &str, kind: Kind) -> Vec<String> {
+        let dom = parse(html, 512);
+        let a = analyze(&dom);
+        let c = dom.find_element("main").expect("container");
+        clean(&dom, &a, c, 40, kind, None)
+            .into_iter()
+            .map(|b| b.text)
+            .collect()
+    }
+
+    #[test]
+    fn a_pages_tagline_under_its_heading_stays_an_articles_notes_go() {
+        let html = format!(
+            "<main><h1>Screen recording</h1><p>Record in a few clicks.</p>\
+             <p>Share anywhere, with anyone.</p><p>{PARA}</p><p>{PARA}</p></main>"
+        );
+        let page = cleaned_as(&html, Kind::Page);
+        assert_eq!(page.len(), 5, "{page:?}");
+        assert_eq!(page[1], "Record in a few clicks.");
+        let article = cleaned_as(&html, Kind::Article);
+        assert_eq!(article, vec![PARA, PARA]);
+    }
+
+    #[test]
+    fn a_buy_box_under_a_pages_heading_is_cut() {
+        let html = format!(
+            "<main><h1>Sound machine</h1><p>30% off while supplies last</p>\
+             <p>$34.99 $49.99 Save $15</p><p>{PARA}</p><p>{PARA}</p></main>"
+        );
+        assert_eq!(
+            cleaned_as(&html, Kind::Page),
+            vec!["Sound machine", PARA, PARA]
+        );
     }
 
     #[test]

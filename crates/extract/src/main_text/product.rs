@@ -182,8 +182,32 @@ pub(crate) fn product_block(
     best
 }
 
+/// Currency signs that make a number beside them a price.
+const CURRENCY: &[char] = &['$', '£', '€', '¥', '₹'];
+
+/// Does the text show a price: a currency sign next to a digit (`$34.99`,
+/// `£ 20`, `39,99 €`)? The lines of a buy box (prices, savings, payment
+/// plans) show one; a tagline or an introduction under a heading does not.
+pub(crate) fn has_price(text: &str) -> bool {
+    let mut prev = ' ';
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if CURRENCY.contains(&c) {
+            let mut ahead = chars.clone().skip_while(|&n| n == ' ');
+            if prev.is_ascii_digit() || ahead.next().is_some_and(|n| n.is_ascii_digit()) {
+                return true;
+            }
+        }
+        if c != ' ' {
+            prev = c;
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
+    use super::has_price;
     use crate::extract::run;
     use crate::Mode;
 
@@ -262,5 +286,26 @@ mod tests {
         // A page that declares no product keeps its sections.
         let got = run(&shop("Thing"), Mode::Main, 512).paragraphs;
         assert!(got.iter().any(|p| p == "Similar items"), "{got:?}");
+    }
+
+    #[test]
+    fn prices_are_a_currency_sign_beside_a_number() {
+        for t in [
+            "$34.99",
+            "$34.99$49.99 Save $15",
+            "£ 20",
+            "39,99 €",
+            "From ¥1200",
+        ] {
+            assert!(has_price(t), "{t}");
+        }
+        for t in [
+            "Made in Maine, less than one mile from the trail",
+            "Save money with US$ plans",
+            "The $ sign",
+            "Record in a few clicks. Share anywhere.",
+        ] {
+            assert!(!has_price(t), "{t}");
+        }
     }
 }

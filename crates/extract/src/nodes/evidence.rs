@@ -205,9 +205,10 @@ const UTILITY_PREFIXES: &[&[u8]] = &[b"overflow-", b"overflow-x-", b"overflow-y-
 
 /// Does a piece of `v` (split at every byte that is not an ASCII letter or
 /// digit) name boilerplate? A piece that ends a utility class of
-/// [`UTILITY_PREFIXES`] does not, and neither does a hiding word of a
-/// class that hides on small screens only ([`responsive_hide`]). Returns
-/// whether some piece names furniture, and whether some piece says hidden
+/// [`UTILITY_PREFIXES`] does not, neither does a hiding word of a class
+/// that hides on small screens only ([`responsive_hide`]), nor the
+/// component type of a generated id ([`generated_id`]). Returns whether
+/// some piece names furniture, and whether some piece says hidden
 /// ([`HIDING_WORDS`]).
 fn negative_piece(v: &[u8]) -> (bool, bool) {
     let mut hiding = false;
@@ -216,21 +217,25 @@ fn negative_piece(v: &[u8]) -> (bool, bool) {
         let at = start;
         let before = &v[..start];
         start += w.len() + 1;
-        if negative_word(w) && !UTILITY_PREFIXES.iter().any(|p| utility_end(before, p)) {
-            if !HIDING_WORDS.contains(&w) {
-                return (true, hiding);
-            }
-            let class = class_around(v, at);
-            if responsive_hide(class) {
-                continue;
-            }
-            // Hidden on some screens or media and shown on the others is
-            // a layout's choice, not a state a script undoes.
-            if names_media(class) {
-                return (true, hiding);
-            }
-            hiding = true;
+        if !negative_word(w)
+            || generated_id(v.get(at + w.len()..).unwrap_or(&[]))
+            || UTILITY_PREFIXES.iter().any(|p| utility_end(before, p))
+        {
+            continue;
         }
+        if !HIDING_WORDS.contains(&w) {
+            return (true, hiding);
+        }
+        let class = class_around(v, at);
+        if responsive_hide(class) {
+            continue;
+        }
+        // Hidden on some screens or media and shown on the others is
+        // a layout's choice, not a state a script undoes.
+        if names_media(class) {
+            return (true, hiding);
+        }
+        hiding = true;
     }
     (false, hiding)
 }
@@ -256,6 +261,26 @@ fn names_media(class: &[u8]) -> bool {
                 || OTHER_MEDIA.contains(&w)
                 || (!w.is_empty() && w.iter().all(u8::is_ascii_digit))
         })
+}
+
+/// Does `rest` (what follows a word) start with `-` and a hash that ends
+/// the value's word: a component system's generated id (`teaser-8bd8b65ebf`
+/// names the component's type, not furniture)?
+fn generated_id(rest: &[u8]) -> bool {
+    let Some(after) = rest.strip_prefix(b"-") else {
+        return false;
+    };
+    let hash: &[u8] = after
+        .split(|b| !b.is_ascii_alphanumeric())
+        .next()
+        .unwrap_or(&[]);
+    let ends = after
+        .get(hash.len())
+        .is_none_or(|b| b.is_ascii_whitespace());
+    ends && hash.len() >= 8
+        && hash.iter().all(|b| b.is_ascii_hexdigit())
+        && hash.iter().any(|b| b.is_ascii_digit())
+        && hash.iter().any(|b| b.is_ascii_alphabetic())
 }
 
 /// The words of [`NEGATIVE_WORD`] that say an element is hidden.
@@ -570,6 +595,29 @@ mod tests {
         assert_eq!(state.join(nav), nav);
         assert_eq!(nav.join(state), nav);
         assert!(state.join(j("entry")).positive && state.join(j("entry")).hiding);
+    }
+
+    #[test]
+    fn generated_component_ids_are_not_evidence() {
+        // A component system names an element by its component's type and
+        // a hash: the type is no verdict on what the element holds.
+        for v in [
+            "teaser-8bd8b65ebf",
+            "x teaser-48a33e5265 y",
+            "banner-0a1b2c3d4e",
+        ] {
+            assert!(!j(v).negative, "{v}");
+        }
+        for v in [
+            "teaser",
+            "teaser-list",
+            "nav-12345678",
+            "ad-deadbeef",
+            "teaser-8bd8b65ebf-list",
+            "teaser-8bd8",
+        ] {
+            assert!(j(v).negative, "{v}");
+        }
     }
 
     #[test]
