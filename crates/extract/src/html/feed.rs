@@ -7,12 +7,14 @@
 //! page, once pre-filtered, are plain (`<p>`, `</div>`, `<a href>`,
 //! `<div class=nav>`), and so is most text: those are handed to the tree
 //! builder as the tokens the tokenizer would have made of them, and so are
-//! comments (empty: their content is never read) and text whose character
-//! references [`crate::char_refs`] decodes. Anything else the tokenizer
-//! would rewrite or read in another state goes through it: other
-//! character references, NUL and carriage returns, DOCTYPEs, a
-//! `<` of text, raw text and script elements up to their end tag, foreign
-//! content other than an empty `<svg></svg>` (the rest of the page then),
+//! comments (empty: their content is never read), text whose character
+//! references [`crate::char_refs`] decodes, and elements of raw text
+//! (`<script>`, `<style>`, `<title>`...) with a plain start tag and text.
+//! Anything else the tokenizer would rewrite or read in another state
+//! goes through it: other character references, NUL and carriage
+//! returns, DOCTYPEs, a `<` of text, other raw-text elements up to their
+//! end tag, foreign content other than an empty `<svg></svg>` (the rest of
+//! the page then),
 //! the first text of the page (a byte order mark). The tokenizer is handed
 //! whole constructs, so it is back in its data state whenever a token goes
 //! past it.
@@ -74,14 +76,7 @@ fn plain_tag_of(html: &StrTendril, at: usize, raw: bool) -> Option<Plain> {
         if !plain_name(name) || bytes.get(e) != Some(&b'>') {
             return None;
         }
-        let tag = Tag {
-            kind: TagKind::EndTag,
-            name: atom(name),
-            self_closing: false,
-            attrs: Vec::new(),
-            had_duplicate_attributes: false,
-        };
-        return Some((tag, e + 1));
+        return Some((end_tag(atom(name)), e + 1));
     }
     let mut j = name_end(bytes, at + 1);
     let name = bytes.get(at + 1..j)?;
@@ -157,20 +152,19 @@ struct RawElement {
 fn raw_element(html: &StrTendril, at: usize) -> Option<RawElement> {
     let bytes = html.as_bytes();
     let name = bytes.get(at + 1..name_end(bytes, at + 1))?;
-    let (to, rcdata) = match content(name) {
-        Content::Script => (
-            script_end(bytes, tag_close(bytes, at + 1 + name.len())?.0)?,
-            false,
-        ),
-        Content::Style | Content::Raw => {
-            let past = tag_close(bytes, at + 1 + name.len())?.0;
+    let kind = content(name);
+    if !matches!(kind, Content::Script | Content::Style | Content::Raw) {
+        return None;
+    }
+    let start = plain_tag_of(html, at, true)?;
+    let (to, rcdata) = match kind {
+        Content::Script => (script_end(bytes, start.1)?, false),
+        _ => {
             let rcdata =
                 name.eq_ignore_ascii_case(b"title") || name.eq_ignore_ascii_case(b"textarea");
-            (raw_end(bytes, past, name)?, rcdata)
+            (raw_end(bytes, start.1, name)?, rcdata)
         }
-        _ => return None,
     };
-    let start = plain_tag_of(html, at, true)?;
     let text = bytes.get(start.1..to)?;
     if memchr::memchr2(b'\0', b'\r', text).is_some() {
         return None;
@@ -184,14 +178,41 @@ fn raw_element(html: &StrTendril, at: usize) -> Option<RawElement> {
     Some(RawElement { start, text, end })
 }
 
-/// The end tag of the start tag `start`.
-fn end_of(start: &Tag) -> Tag {
+/// The end tag named `name`, as the tokenizer makes it.
+pub(crate) fn end_tag(name: LocalName) -> Tag {
     Tag {
         kind: TagKind::EndTag,
-        name: start.name.clone(),
+        name,
         self_closing: false,
         attrs: Vec::new(),
         had_duplicate_attributes: false,
+    }
+}
+
+/// What goes past the tokenizer at a `<`: a token ([`plain_token`]) and
+/// past it, or an element of raw text ([`raw_element`]).
+enum Passing {
+    Token(Token, usize),
+    Raw(RawElement),
+}
+
+/// What goes past the tokenizer at `at`, if anything.
+fn passing_at(html: &StrTendril, at: usize) -> Option<Passing> {
+    match plain_token(html, at) {
+        Some((token, past)) => Some(Passing::Token(token, past)),
+        None => raw_element(html, at).map(Passing::Raw),
+    }
+}
+
+/// `html[from..to]`, text of the data state, as the tokenizer hands it on:
+/// as written, or with its character references decoded (`None` when
+/// [`crate::char_refs`] leaves one to the tokenizer).
+fn text_as_read(html: &StrTendril, from: usize, to: usize) -> Option<StrTendril> {
+    let text = html.get(from..to)?;
+    if memchr::memchr(b'&', text.as_bytes()).is_none() {
+        slice(html, from, to)
+    } else {
+        char_refs::decode(text).map(|d| StrTendril::from_slice(&d))
     }
 }
 
@@ -257,57 +278,48 @@ pub(crate) fn feed<S: TokenSink>(tokenizer: &Tokenizer<S>, html: StrTendril) {
     while let Some(at) = bytes.get(i..).and_then(|r| memchr::memchr(b'<', r)) {
         let at = i + at;
         let text = bytes.get(i..at).unwrap_or_default();
-        let token = (plain && memchr::memchr2(b'\0', b'\r', text).is_none())
-            .then(|| plain_token(&html, at))
-            .flatten();
-        // The text before the token, as the tokenizer would hand it on:
-        // as written, or with its character references decoded.
-        let chars = token.as_ref().and_then(|_| {
-            if memchr::memchr(b'&', text).is_none() {
-                slice(&html, i, at)
-            } else {
-                let t = html.get(i..at)?;
-                char_refs::decode(t).map(|d| StrTendril::from_slice(&d))
-            }
-        });
-        if let (Some((token, past)), Some(chars)) = (token, chars) {
+        // What goes past the tokenizer here, and the text before it as the
+        // tokenizer would hand it on.
+        let passing = (plain && memchr::memchr2(b'\0', b'\r', text).is_none())
+            .then(|| passing_at(&html, at))
+            .flatten()
+            .and_then(|p| Some((p, text_as_read(&html, i, at)?)));
+        if let Some((passing, chars)) = passing {
             through(pending, i);
             if chars.len32() > 0 {
                 let _ = tokenizer
                     .sink
                     .process_token(Token::CharacterTokens(chars), 0);
             }
-            let _ = tokenizer.sink.process_token(token, 0);
-            (pending, i) = (past, past);
-            continue;
-        }
-        // An element of raw text: when the tree builder switches the
-        // tokenizer to raw text, its text and end tag are the next tokens;
-        // when it does not (a raw-text element it ignores or empties), the
-        // tokenizer would read on in its data state, and so does the feed.
-        let raw = (plain && memchr::memchr3(b'&', b'\0', b'\r', text).is_none())
-            .then(|| raw_element(&html, at))
-            .flatten();
-        if let Some(RawElement { start, text, end }) = raw {
-            through(pending, i);
-            if at > i {
-                if let Some(t) = slice(&html, i, at) {
-                    let _ = tokenizer.sink.process_token(Token::CharacterTokens(t), 0);
+            let past = match passing {
+                Passing::Token(token, past) => {
+                    let _ = tokenizer.sink.process_token(token, 0);
+                    past
                 }
-            }
-            let (tag, past) = start;
-            let close = end_of(&tag);
-            let result = tokenizer.sink.process_token(Token::TagToken(tag), 0);
-            let past = if matches!(result, TokenSinkResult::RawData(_)) {
-                if text.len32() > 0 {
-                    let _ = tokenizer
-                        .sink
-                        .process_token(Token::CharacterTokens(text), 0);
+                // When the tree builder switches the tokenizer to raw
+                // text, the element's text and end tag are the next
+                // tokens; when it does not (a raw-text element it ignores
+                // or empties), the tokenizer would read on in its data
+                // state, and so does the feed.
+                Passing::Raw(RawElement {
+                    start: (tag, past),
+                    text,
+                    end,
+                }) => {
+                    let close = end_tag(tag.name.clone());
+                    let result = tokenizer.sink.process_token(Token::TagToken(tag), 0);
+                    if matches!(result, TokenSinkResult::RawData(_)) {
+                        if text.len32() > 0 {
+                            let _ = tokenizer
+                                .sink
+                                .process_token(Token::CharacterTokens(text), 0);
+                        }
+                        let _ = tokenizer.sink.process_token(Token::TagToken(close), 0);
+                        end
+                    } else {
+                        past
+                    }
                 }
-                let _ = tokenizer.sink.process_token(Token::TagToken(close), 0);
-                end
-            } else {
-                past
             };
             (pending, i) = (past, past);
             continue;

@@ -34,7 +34,7 @@ use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
 use html5ever::{local_name, LocalName, TokenizerResult};
 
 use crate::dom::{Dom, NodeId};
-use crate::feed::feed;
+use crate::feed::{end_tag, feed};
 use crate::markup::{content, Content};
 use crate::sink::ArenaSink;
 
@@ -212,13 +212,7 @@ impl TokenSink for DepthFilter {
         let result = self.inner.process_token(token, line_number);
         match (empty_raw, result) {
             (Some(name), TokenSinkResult::RawData(_)) => {
-                let end = Tag {
-                    kind: TagKind::EndTag,
-                    name,
-                    self_closing: false,
-                    attrs: Vec::new(),
-                    had_duplicate_attributes: false,
-                };
+                let end = end_tag(name);
                 let _ = self.inner.process_token(Token::TagToken(end), line_number);
                 TokenSinkResult::Continue
             }

@@ -255,12 +255,19 @@ const OTHER_MEDIA: &[&[u8]] = &[
 /// Does the class name a screen size or a medium: a variant (`md:hidden`),
 /// a screen's name (`hidden-lg`, `hidden-sm-up`) or width (`hide-900`)?
 fn names_media(class: &[u8]) -> bool {
-    class.contains(&b':')
-        || class.split(|b| !b.is_ascii_alphanumeric()).any(|w| {
-            SMALL_SCREENS.contains(&w)
-                || OTHER_MEDIA.contains(&w)
-                || (!w.is_empty() && w.iter().all(u8::is_ascii_digit))
-        })
+    class.contains(&b':') || class.split(|b| !b.is_ascii_alphanumeric()).any(media_word)
+}
+
+/// Is the class word a screen's or a medium's name (`xs`, `lg`, `print`)
+/// or a width (`900`)?
+fn media_word(w: &[u8]) -> bool {
+    small_screen_word(w) || OTHER_MEDIA.contains(&w)
+}
+
+/// Is the class word a small screen's name (`xs`, `mobile`) or a width
+/// (`900`)?
+fn small_screen_word(w: &[u8]) -> bool {
+    SMALL_SCREENS.contains(&w) || (!w.is_empty() && w.iter().all(u8::is_ascii_digit))
 }
 
 /// Does `rest` (what follows a word) start with `-` and a hash that ends
@@ -332,7 +339,7 @@ fn responsive_hide(class: &[u8]) -> bool {
         if AND_UP.contains(&w) {
             return false;
         }
-        small |= SMALL_SCREENS.contains(&w) || (!w.is_empty() && w.iter().all(u8::is_ascii_digit));
+        small |= small_screen_word(w);
     }
     small
 }
@@ -357,13 +364,7 @@ fn hides_a_part(v: &[u8], at: usize, w: &[u8]) -> bool {
     }
     rest.split(|b| !b.is_ascii_alphanumeric())
         .find(|p| !p.is_empty())
-        .is_some_and(|p| {
-            !(SMALL_SCREENS.contains(&p)
-                || OTHER_MEDIA.contains(&p)
-                || AND_UP.contains(&p)
-                || p.iter().all(u8::is_ascii_digit)
-                || MEDIA_WORDS.contains(&p))
-        })
+        .is_some_and(|p| !(media_word(p) || AND_UP.contains(&p) || MEDIA_WORDS.contains(&p)))
 }
 
 /// Words that say where or when an element hides, not what: `hide-on-…`,

@@ -18,49 +18,63 @@ pub(crate) fn hidden(dom: &Dom, id: NodeId) -> bool {
     // Neither `aria-hidden` (it hides decoration from screen readers while
     // the text stays on screen) nor the `hidden` attribute (streaming
     // server-side rendering parks real content in `<div hidden>` until a
-    // script moves it into place) is taken as invisibility. One look at
-    // each attribute, by name as a string (`data-nosnippet` and
-    // `aria-modal` are no static atoms): this runs on every element.
-    let Some(NodeData::Element { attrs, .. }) = dom.get(id).map(|n| &n.data) else {
-        return false;
-    };
-    let (mut dialog, mut modeless) = (false, false);
-    let (mut styled, mut labelled) = (false, false);
-    for a in attrs {
-        match &*a.name.local {
-            "style" => styled |= style_hides(&a.value),
-            "data-nosnippet" => return true,
-            "role" => {
-                dialog = is_dialog_role(&a.value);
-                labelled |= is_tab_panel(&a.value);
-            }
-            "aria-modal" => modeless = a.value.trim().eq_ignore_ascii_case("false"),
-            "aria-labelledby" => labelled = true,
-            _ => {}
-        }
-    }
-    (styled && (dialog || !labelled)) || (dialog && !modeless)
+    // script moves it into place) is taken as invisibility.
+    marks(dom, id)
+        .is_some_and(|m| m.nosnippet || (m.styled && !m.panel()) || (m.dialog && !m.modeless))
 }
 
 /// Is the element a panel named by its toggle or tab (`aria-labelledby`),
-/// or a tab panel by its role, that is not a dialog: a collapsed part of the page (an accordion's
-/// panel, a tab panel) the reader opens in place?
+/// or a tab panel by its role, that is not a dialog: a collapsed part of
+/// the page (an accordion's panel, a tab panel) the reader opens in place?
 pub(crate) fn collapsed_panel(dom: &Dom, id: NodeId) -> bool {
+    marks(dom, id).is_some_and(|m| m.panel())
+}
+
+/// What an element's attributes say of whether it is shown.
+#[derive(Default)]
+struct Marks {
+    /// Its inline style hides it.
+    styled: bool,
+    /// `data-nosnippet`.
+    nosnippet: bool,
+    /// Its role is a dialog's.
+    dialog: bool,
+    /// `aria-modal="false"`.
+    modeless: bool,
+    /// Named by its toggle or tab (`aria-labelledby`), or a tab panel by
+    /// its role.
+    labelled: bool,
+}
+
+impl Marks {
+    /// A collapsed panel of the page, not a dialog.
+    fn panel(&self) -> bool {
+        self.labelled && !self.dialog
+    }
+}
+
+/// The marks of element `id`, in one look at each attribute, by name as a
+/// string (`data-nosnippet` and `aria-modal` are no static atoms): this
+/// runs on every element. `None` for other nodes.
+fn marks(dom: &Dom, id: NodeId) -> Option<Marks> {
     let Some(NodeData::Element { attrs, .. }) = dom.get(id).map(|n| &n.data) else {
-        return false;
+        return None;
     };
-    let (mut dialog, mut labelled) = (false, false);
+    let mut m = Marks::default();
     for a in attrs {
         match &*a.name.local {
+            "style" => m.styled |= style_hides(&a.value),
+            "data-nosnippet" => m.nosnippet = true,
             "role" => {
-                dialog = is_dialog_role(&a.value);
-                labelled |= is_tab_panel(&a.value);
+                m.dialog = is_dialog_role(&a.value);
+                m.labelled |= is_tab_panel(&a.value);
             }
-            "aria-labelledby" => labelled = true,
+            "aria-modal" => m.modeless = a.value.trim().eq_ignore_ascii_case("false"),
+            "aria-labelledby" => m.labelled = true,
             _ => {}
         }
     }
-    labelled && !dialog
+    Some(m)
 }
 
 /// Is the role a tab panel's (`tabpanel`)? The role says what a label
