@@ -4,7 +4,10 @@
 //! output never depends on the thread count.
 //!
 //! With several input files, as many as there are worker threads are read
-//! (decompressed, parsed) at once, each up to 32 MiB ahead.
+//! (decompressed, parsed) at once, each up to 8 MiB ahead. What waits to be
+//! processed stays a few chunks, each a few MiB per worker thread: memory
+//! freed by one chunk is reused by the next instead of new memory being
+//! touched (and faulted in) for every page.
 //!
 //! A repeated id in JSON Lines or Parquet input stops the run as soon as it
 //! is read: the output names documents by id.
@@ -19,11 +22,14 @@ use rayon::prelude::*;
 
 /// Items per chunk handed to the pool.
 const CHUNK_ITEMS: usize = 512;
-/// Bytes of content per chunk at most (a few large pages make a chunk).
+/// Bytes of content per chunk and worker thread at most (a few large
+/// pages make a chunk)...
+const CHUNK_BYTES_PER_THREAD: usize = 4 << 20;
+/// ... and per chunk at most, whatever the thread count.
 const CHUNK_BYTES: usize = 64 << 20;
 /// Content each input file being read ahead may hold in memory: with
 /// several inputs, as many files as worker threads are read at once.
-const READ_AHEAD_BYTES: usize = 32 << 20;
+const READ_AHEAD_BYTES: usize = 8 << 20;
 
 /// Builds the rayon pool for `--threads` (0: one per core).
 pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
@@ -80,6 +86,7 @@ where
         let (tx, rx) = sync_channel::<Vec<(usize, Item)>>(2);
         let (stop, repeated) = (&stop, &repeated);
         let parallel = pool.current_num_threads().min(sources.len()).max(1);
+        let chunk_bytes = CHUNK_BYTES.min(CHUNK_BYTES_PER_THREAD * pool.current_num_threads());
         scope.spawn(move || {
             inputs.with_items_read_ahead(sources, parallel, READ_AHEAD_BYTES, |items| {
                 let mut chunk = Vec::with_capacity(CHUNK_ITEMS);
@@ -100,7 +107,7 @@ where
                     }
                     bytes += item_bytes(&item);
                     chunk.push((source, item));
-                    if chunk.len() >= CHUNK_ITEMS || bytes >= CHUNK_BYTES {
+                    if chunk.len() >= CHUNK_ITEMS || bytes >= chunk_bytes {
                         bytes = 0;
                         let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_ITEMS));
                         if tx.send(full).is_err() {

@@ -65,24 +65,47 @@ pub(crate) fn read_file(
     limit: u64,
     counter: Option<&ReadCounter>,
 ) -> Result<Vec<u8>, DocErrorKind> {
-    let file = File::open(path).map_err(|e| DocErrorKind::Read(e.to_string()))?;
-    // A plain file is read into one buffer of its size, not one grown
-    // (and copied) a doubling at a time.
+    let read_error = |e: std::io::Error| DocErrorKind::Read(e.to_string());
+    let mut file = File::open(path).map_err(read_error)?;
     let size = file.metadata().map_or(0, |m| m.len());
-    let mut reader = BufReader::new(CountingReader::new(file, counter.cloned()));
     let mut head = [0u8; 4];
-    let n = read_full(&mut reader, &mut head).map_err(|e| DocErrorKind::Read(e.to_string()))?;
+    let n = read_full(&mut file, &mut head).map_err(read_error)?;
+    if let Some(c) = counter {
+        c.add(n);
+    }
     let prefix = &head[..n];
-    let chained = prefix.chain(reader);
+    let counted = |file| BufReader::new(CountingReader::new(file, counter.cloned()));
     if prefix.starts_with(&GZIP_MAGIC) {
-        read_limited(MultiGzDecoder::new(chained), limit, true, 0)
+        read_limited(
+            MultiGzDecoder::new(prefix.chain(counted(file))),
+            limit,
+            true,
+            0,
+        )
     } else if prefix == ZSTD_MAGIC {
-        let decoder = zstd::stream::read::Decoder::new(chained)
+        let decoder = zstd::stream::read::Decoder::new(prefix.chain(counted(file)))
             .map_err(|e| DocErrorKind::Compression(e.to_string()))?;
         read_limited(decoder, limit, true, 0)
     } else {
+        // A plain file is read into one buffer of its size, not one grown
+        // (and copied) a doubling at a time, and straight from the file:
+        // a reader of its own would have the buffer zeroed first.
         let capacity = usize::try_from(size.min(limit.saturating_add(1))).unwrap_or(0);
-        read_limited(chained, limit, false, capacity)
+        let mut out = Vec::with_capacity(capacity);
+        out.extend_from_slice(prefix);
+        let rest = limit.saturating_add(1).saturating_sub(n as u64);
+        let read = (&mut file).take(rest).read_to_end(&mut out);
+        if let Some(c) = counter {
+            c.add(out.len() - n);
+        }
+        read.map_err(read_error)?;
+        if out.len() as u64 > limit {
+            return Err(DocErrorKind::TooLarge {
+                size: out.len() as u64,
+                limit,
+            });
+        }
+        Ok(out)
     }
 }
 
@@ -183,6 +206,23 @@ mod tests {
             })
         );
         assert_eq!(read_file(&p, 1000, None).unwrap().len(), 1000);
+    }
+
+    #[test]
+    fn the_counter_gets_the_bytes_of_the_file() {
+        let dir = TempDir::new("counted");
+        let page = b"<p>counted</p>".repeat(500);
+        for (name, data) in [("c.html", page.clone()), ("c.html.gz", gz(&page))] {
+            let counter = ReadCounter::new();
+            let p = dir.write(name, &data);
+            assert_eq!(read_file(&p, 1 << 20, Some(&counter)).unwrap(), page);
+            assert_eq!(counter.get(), data.len() as u64, "{name}");
+        }
+        // Past the limit, what was read is counted all the same.
+        let counter = ReadCounter::new();
+        let p = dir.write("big.html", &page);
+        assert!(read_file(&p, 100, Some(&counter)).is_err());
+        assert_eq!(counter.get(), 101);
     }
 
     #[test]

@@ -20,7 +20,7 @@ impl ReadCounter {
         self.0.load(Ordering::Relaxed)
     }
 
-    fn add(&self, n: usize) {
+    pub(crate) fn add(&self, n: usize) {
         self.0.fetch_add(n as u64, Ordering::Relaxed);
     }
 }

@@ -1,11 +1,13 @@
 //! Reading several sources at once: each of the next few sources is read
-//! (decompressed, parsed) on a thread of its own, ahead of the one being
-//! consumed, and the items still come out in input order with the ids
-//! [`Inputs::read_all`] gives them. A corpus of many gzip files is then no
-//! longer read by one core.
+//! (decompressed, parsed) by one of a few reading threads, ahead of the
+//! one being consumed, and the items still come out in input order with
+//! the ids [`Inputs::read_all`] gives them. A corpus of many gzip files is
+//! then no longer read by one core, and a directory of many small pages
+//! costs no thread per page.
 
 use std::collections::VecDeque;
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
+use std::sync::Mutex;
 use std::thread::Scope;
 
 use crate::document::{Content, Item};
@@ -21,6 +23,10 @@ type Batch = Vec<(Item, bool)>;
 
 /// The source being consumed: its index, the batch in hand, the rest.
 type Current = (usize, std::vec::IntoIter<(Item, bool)>, Receiver<Batch>);
+
+/// A source for a reading thread to read: its index, and where its batches
+/// go.
+type Job = (usize, SyncSender<Batch>);
 
 fn content_bytes(item: &Item) -> usize {
     match item {
@@ -47,6 +53,8 @@ impl Inputs {
     ) -> R {
         let parallel = parallel.max(1);
         let slots = (ahead_bytes / BATCH_BYTES).max(2);
+        let (jobs, waiting) = channel::<Job>();
+        let waiting = Mutex::new(waiting);
         std::thread::scope(|scope| {
             let mut it = ReadAhead {
                 inputs: self,
@@ -58,11 +66,16 @@ impl Inputs {
                 queue: VecDeque::new(),
                 current: None,
                 ids: IdRegistry::default(),
+                jobs: Some(jobs),
+                waiting: &waiting,
+                readers: 0,
             };
             let r = f(&mut it);
-            // Threads of sources not consumed end when their channels close.
+            // A reader still sending ends when its channel closes, and
+            // every reader once no more jobs can come.
             it.queue.clear();
             it.current = None;
+            it.jobs = None;
             r
         })
     }
@@ -78,32 +91,64 @@ struct ReadAhead<'a, 'scope, 'env> {
     queue: VecDeque<(usize, Receiver<Batch>)>,
     current: Option<Current>,
     ids: IdRegistry,
+    /// Sources handed to the reading threads, in input order.
+    jobs: Option<Sender<Job>>,
+    /// Where the reading threads take the next source from.
+    waiting: &'scope Mutex<Receiver<Job>>,
+    /// Reading threads started.
+    readers: usize,
+}
+
+/// Reads `source` into batches sent on `tx`, until its end or until the
+/// consumer is gone.
+fn read_source(inputs: &Inputs, source: &Source, tx: &SyncSender<Batch>) {
+    let mut batch = Vec::with_capacity(BATCH_ITEMS);
+    let mut bytes = 0;
+    for marked in inputs.read_marked(source) {
+        bytes += content_bytes(&marked.0);
+        batch.push(marked);
+        if batch.len() >= BATCH_ITEMS || bytes >= BATCH_BYTES {
+            bytes = 0;
+            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_ITEMS));
+            if tx.send(full).is_err() {
+                return;
+            }
+        }
+    }
+    let _ = tx.send(batch);
 }
 
 impl<'a: 'scope, 'scope, 'env> ReadAhead<'a, 'scope, 'env> {
+    /// Hands the next sources to the reading threads, up to `parallel`
+    /// waiting to be consumed. The source being consumed may still be
+    /// read, so there is one reading thread more than that at most.
     fn start_more(&mut self) {
         while self.started < self.sources.len() && self.queue.len() < self.parallel {
+            let Some(jobs) = &self.jobs else {
+                return;
+            };
             let i = self.started;
             self.started += 1;
             let (tx, rx) = sync_channel::<Batch>(self.slots);
-            let (inputs, source) = (self.inputs, &self.sources[i]);
-            self.scope.spawn(move || {
-                let mut batch = Vec::with_capacity(BATCH_ITEMS);
-                let mut bytes = 0;
-                for marked in inputs.read_marked(source) {
-                    bytes += content_bytes(&marked.0);
-                    batch.push(marked);
-                    if batch.len() >= BATCH_ITEMS || bytes >= BATCH_BYTES {
-                        bytes = 0;
-                        let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_ITEMS));
-                        if tx.send(full).is_err() {
-                            return;
-                        }
-                    }
-                }
-                let _ = tx.send(batch);
-            });
+            if jobs.send((i, tx)).is_err() {
+                return;
+            }
             self.queue.push_back((i, rx));
+            let wanted = (self.parallel + 1).min(self.sources.len());
+            if self.readers < wanted {
+                self.readers += 1;
+                let (inputs, sources, waiting) = (self.inputs, self.sources, self.waiting);
+                self.scope.spawn(move || loop {
+                    let job = match waiting.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok((i, tx)) = job else {
+                        return;
+                    };
+                    read_source(inputs, &sources[i], &tx);
+                });
+            }
         }
     }
 }
