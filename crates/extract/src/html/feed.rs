@@ -23,7 +23,7 @@ use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::{
     BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer,
 };
-use html5ever::{ns, Attribute, LocalName, QualName, TokenizerResult};
+use html5ever::{local_name, ns, Attribute, LocalName, QualName, TokenizerResult};
 
 use crate::char_refs;
 use crate::markup::{
@@ -50,10 +50,65 @@ fn atom(name: &[u8]) -> LocalName {
             for (d, s) in low.iter_mut().zip(name) {
                 *d = s.to_ascii_lowercase();
             }
-            LocalName::from(std::str::from_utf8(low).unwrap_or_default())
+            common_atom(low)
+                .unwrap_or_else(|| LocalName::from(std::str::from_utf8(low).unwrap_or_default()))
         }
         None => LocalName::from(String::from_utf8_lossy(name).to_ascii_lowercase()),
     }
+}
+
+/// The atom of the most frequent tag and kept attribute names (lower
+/// case), without hashing the name to look it up.
+fn common_atom(low: &[u8]) -> Option<LocalName> {
+    Some(match low {
+        b"div" => local_name!("div"),
+        b"a" => local_name!("a"),
+        b"span" => local_name!("span"),
+        b"li" => local_name!("li"),
+        b"p" => local_name!("p"),
+        b"img" => local_name!("img"),
+        b"ul" => local_name!("ul"),
+        b"ol" => local_name!("ol"),
+        b"button" => local_name!("button"),
+        b"strong" => local_name!("strong"),
+        b"em" => local_name!("em"),
+        b"b" => local_name!("b"),
+        b"i" => local_name!("i"),
+        b"br" => local_name!("br"),
+        b"svg" => local_name!("svg"),
+        b"link" => local_name!("link"),
+        b"meta" => local_name!("meta"),
+        b"input" => local_name!("input"),
+        b"option" => local_name!("option"),
+        b"label" => local_name!("label"),
+        b"source" => local_name!("source"),
+        b"picture" => local_name!("picture"),
+        b"h1" => local_name!("h1"),
+        b"h2" => local_name!("h2"),
+        b"h3" => local_name!("h3"),
+        b"h4" => local_name!("h4"),
+        b"section" => local_name!("section"),
+        b"article" => local_name!("article"),
+        b"nav" => local_name!("nav"),
+        b"header" => local_name!("header"),
+        b"footer" => local_name!("footer"),
+        b"figure" => local_name!("figure"),
+        b"td" => local_name!("td"),
+        b"tr" => local_name!("tr"),
+        b"sup" => local_name!("sup"),
+        b"hr" => local_name!("hr"),
+        b"class" => local_name!("class"),
+        b"id" => local_name!("id"),
+        b"href" => local_name!("href"),
+        b"role" => local_name!("role"),
+        b"style" => local_name!("style"),
+        b"type" => local_name!("type"),
+        b"content" => local_name!("content"),
+        b"name" => local_name!("name"),
+        b"property" => local_name!("property"),
+        b"itemprop" => local_name!("itemprop"),
+        _ => return None,
+    })
 }
 
 /// Would the tokenizer pass on this text or value as written?
@@ -366,6 +421,22 @@ mod tests {
         );
         assert_eq!(tag("<br/>"), Some(("br".into(), vec![], true, 5)));
         assert_eq!(tag("</P>"), Some(("p".into(), vec![], false, 4)));
+    }
+
+    #[test]
+    fn common_names_are_the_atoms_of_their_text() {
+        for name in [
+            "div", "a", "span", "li", "p", "img", "ul", "ol", "button", "strong", "em", "b", "i",
+            "br", "svg", "link", "meta", "input", "option", "label", "source", "picture", "h1",
+            "h2", "h3", "h4", "section", "article", "nav", "header", "footer", "figure", "td",
+            "tr", "sup", "hr", "class", "id", "href", "role", "style", "type", "content", "name",
+            "property", "itemprop",
+        ] {
+            assert!(common_atom(name.as_bytes()).is_some(), "{name}");
+            assert_eq!(atom(name.to_uppercase().as_bytes()), LocalName::from(name));
+        }
+        assert_eq!(common_atom(b"blink"), None);
+        assert_eq!(atom(b"BLink"), LocalName::from("blink"));
     }
 
     #[test]

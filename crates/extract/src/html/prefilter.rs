@@ -108,7 +108,9 @@ fn scan_tag<'h>(
 /// anything running to the end), the rest is passed on as written.
 pub(crate) fn prefilter(html: &str) -> StrTendril {
     let bytes = html.as_bytes();
-    let mut out = StrTendril::with_capacity(u32::try_from(html.len()).unwrap_or(u32::MAX));
+    // Written as a `String` and copied into the parser's buffer once: a
+    // tendril checks its sharing on every push, and there are many.
+    let mut out = String::with_capacity(html.len());
     let mut drops = Vec::new();
     let mut attrs = Attrs::default();
     let mut copied = 0;
@@ -135,8 +137,8 @@ pub(crate) fn prefilter(html: &str) -> StrTendril {
                 // comment takes its place (one ended at once is already
                 // shorter).
                 if bytes.get(at + 1..at + 4) == Some(b"!--") && past - at > EMPTY_COMMENT.len() {
-                    out.push_slice(html.get(copied..at).unwrap_or_default());
-                    out.push_slice(EMPTY_COMMENT);
+                    out.push_str(html.get(copied..at).unwrap_or_default());
+                    out.push_str(EMPTY_COMMENT);
                     copied = past;
                 }
                 i = past;
@@ -155,8 +157,8 @@ pub(crate) fn prefilter(html: &str) -> StrTendril {
         // `<math>` whose content is passed on keeps its attributes: one
         // dropped could leave a `/` before `>`, self-closing.
         for &(from, to, with) in drops.iter().filter(|_| content != Content::Math) {
-            out.push_slice(html.get(copied..from).unwrap_or_default());
-            out.push_slice(with);
+            out.push_str(html.get(copied..from).unwrap_or_default());
+            out.push_str(with);
             copied = to;
         }
         i = past;
@@ -188,13 +190,13 @@ pub(crate) fn prefilter(html: &str) -> StrTendril {
             break;
         };
         if strip && end > past {
-            out.push_slice(html.get(copied..past).unwrap_or_default());
+            out.push_str(html.get(copied..past).unwrap_or_default());
             copied = end;
         }
         i = end;
     }
-    out.push_slice(html.get(copied..).unwrap_or_default());
-    out
+    out.push_str(html.get(copied..).unwrap_or_default());
+    StrTendril::from_slice(&out)
 }
 
 #[cfg(test)]

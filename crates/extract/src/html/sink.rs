@@ -93,18 +93,12 @@ impl TreeSink for ArenaSink {
     }
 
     fn elem_name<'a>(&'a self, target: &'a NodeId) -> NameRef<'a> {
-        let dom = self.dom.borrow();
-        let is_elem = matches!(
-            dom.get(*target).map(|n| &n.data),
-            Some(NodeData::Element { .. })
-        );
-        if !is_elem {
-            return NameRef::Plain(&self.placeholder);
-        }
         let placeholder = &self.placeholder;
-        match Ref::filter_map(dom, |d| match d.get(*target).map(|n| &n.data) {
-            Some(NodeData::Element { name, .. }) => Some(name),
-            _ => None,
+        match Ref::filter_map(self.dom.borrow(), |d| {
+            match d.get(*target).map(|n| &n.data) {
+                Some(NodeData::Element { name, .. }) => Some(name),
+                _ => None,
+            }
         }) {
             Ok(r) => NameRef::Cell(r),
             Err(_) => NameRef::Plain(placeholder),

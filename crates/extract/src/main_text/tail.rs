@@ -153,7 +153,11 @@ pub(crate) fn opens_with(text: &str, phrases: &[&str], also_from: Option<char>) 
         }
     }
     let head = buf.get(..len).unwrap_or_default();
-    phrases.iter().any(|m| head.starts_with(m.as_bytes()))
+    // The first byte rules out most phrases without a comparison call.
+    phrases.iter().any(|m| {
+        let m = m.as_bytes();
+        m.first().is_none_or(|f| head.first() == Some(f)) && head.starts_with(m)
+    })
 }
 
 /// Room for the lowercased head [`opens_with`] compares: 80 characters of
