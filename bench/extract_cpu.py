@@ -8,9 +8,10 @@ less. Each neardup BINARY runs `extract --threads 1` on the pages
 (decompressed once into a temporary directory) and is charged its user +
 system time, reader thread, process start and JSON output included;
 resiliparse is charged the process time of its extraction calls alone.
-The tools take turns N times and each one's least CPU time is kept.
+The tools take turns N times; each one's least and median CPU time are
+reported, and the ratios to resiliparse of both.
 """
-import argparse, os, resource, subprocess, sys, tempfile, time
+import argparse, os, resource, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from extract_compare import load  # noqa: E402
@@ -31,7 +32,7 @@ def main():
     from resiliparse.parse.encoding import bytes_to_str, detect_encoding
     from resiliparse.parse.html import HTMLTree
     pages = load(args.dataset)
-    best = {}
+    runs = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name, data in pages:
             open(os.path.join(tmp, name), 'wb').write(data)
@@ -40,20 +41,24 @@ def main():
                 c, w = children_cpu(), time.perf_counter()
                 subprocess.run([b, 'extract', '-q', '--threads', '1', tmp, '-o', os.devnull],
                                check=True)
-                cw = (children_cpu() - c, time.perf_counter() - w)
-                best[b] = min(best.get(b, cw), cw)
+                runs.setdefault(b, []).append((children_cpu() - c, time.perf_counter() - w))
             c, w = time.process_time(), time.perf_counter()
             for _, data in pages:
                 tree = HTMLTree.parse(bytes_to_str(data, detect_encoding(data)))
                 extract_plain_text(tree, main_content=True)
-            cw = (time.process_time() - c, time.perf_counter() - w)
-            best['resiliparse'] = min(best.get('resiliparse', cw), cw)
-    ref = best['resiliparse'][0]
-    print(f'{args.dataset}: {len(pages)} pages, best of {args.repeat}')
-    print('| tool | CPU s | pages per CPU s | × resiliparse (CPU) | wall s |')
-    print('|---|---|---|---|---|')
+            runs.setdefault('resiliparse', []).append(
+                (time.process_time() - c, time.perf_counter() - w))
+    best = {t: min(r) for t, r in runs.items()}
+    median = {t: statistics.median(c for c, _ in r) for t, r in runs.items()}
+    ref, ref_median = best['resiliparse'][0], median['resiliparse']
+    print(f'{args.dataset}: {len(pages)} pages, {args.repeat} runs each, taking turns')
+    print('| tool | least CPU s | pages per CPU s | × resiliparse (least) '
+          '| median CPU s | × resiliparse (median) | wall s (least run) |')
+    print('|---|---|---|---|---|---|---|')
     for tool, (cpu, wall) in best.items():
-        print(f'| {tool} | {cpu:.2f} | {len(pages) / cpu:.0f} | {ref / cpu:.2f} | {wall:.2f} |')
+        m = median[tool]
+        print(f'| {tool} | {cpu:.2f} | {len(pages) / cpu:.0f} | {ref / cpu:.2f} '
+              f'| {m:.2f} | {ref_median / m:.2f} | {wall:.2f} |')
 
 
 if __name__ == '__main__':

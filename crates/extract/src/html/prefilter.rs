@@ -25,6 +25,57 @@ const EMPTY_COMMENT: &str = "<!---->";
 /// A byte range of the input to leave out, and what to write in its place.
 type Cut = (usize, usize, &'static str);
 
+/// Bytes of small pieces gathered before they go to the output tendril.
+const STAGED_BYTES: usize = 16 << 10;
+
+/// The pre-filter's output, the parser's input buffer. A tendril checks
+/// its sharing and capacity on every push, and the pre-filter writes many
+/// small pieces: those gather in a `String` and go on in large ones.
+pub(crate) struct Output {
+    done: StrTendril,
+    staged: String,
+}
+
+impl Output {
+    /// An empty output with room for `bytes` bytes.
+    pub(crate) fn with_capacity(bytes: usize) -> Output {
+        Output {
+            done: StrTendril::with_capacity(u32::try_from(bytes).unwrap_or(u32::MAX)),
+            staged: String::with_capacity(STAGED_BYTES),
+        }
+    }
+
+    /// Writes `s`.
+    pub(crate) fn push_str(&mut self, s: &str) {
+        if s.len() >= STAGED_BYTES {
+            self.flush();
+            self.done.push_slice(s);
+            return;
+        }
+        self.staged.push_str(s);
+        if self.staged.len() >= STAGED_BYTES {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        self.done.push_slice(&self.staged);
+        self.staged.clear();
+    }
+
+    /// Everything written so far.
+    #[cfg(test)]
+    pub(crate) fn written(&self) -> String {
+        format!("{}{}", &*self.done, self.staged)
+    }
+
+    /// Everything written.
+    pub(crate) fn finish(mut self) -> StrTendril {
+        self.flush();
+        self.done
+    }
+}
+
 /// Scan the start tag at `at` (`<` followed by a letter) the way the HTML
 /// tokenizer does. Returns the index just past its `>` and whether it is
 /// self-closing; `drops` gets the byte ranges to cut: unneeded attributes
@@ -108,9 +159,7 @@ fn scan_tag<'h>(
 /// anything running to the end), the rest is passed on as written.
 pub(crate) fn prefilter(html: &str) -> StrTendril {
     let bytes = html.as_bytes();
-    // Written as a `String` and copied into the parser's buffer once: a
-    // tendril checks its sharing on every push, and there are many.
-    let mut out = String::with_capacity(html.len());
+    let mut out = Output::with_capacity(html.len());
     let mut drops = Vec::new();
     let mut attrs = Attrs::default();
     let mut copied = 0;
@@ -196,7 +245,7 @@ pub(crate) fn prefilter(html: &str) -> StrTendril {
         i = end;
     }
     out.push_str(html.get(copied..).unwrap_or_default());
-    StrTendril::from_slice(&out)
+    out.finish()
 }
 
 #[cfg(test)]

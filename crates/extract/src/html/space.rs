@@ -1,6 +1,8 @@
 //! White space in the text between tags, for the pre-filter: each run
 //! becomes one space, found eight bytes at a time.
 
+use crate::prefilter::Output;
+
 /// HTML white space.
 pub(crate) fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
@@ -16,7 +18,7 @@ pub(crate) fn collapse_space(
     from: usize,
     to: usize,
     copied: &mut usize,
-    out: &mut String,
+    out: &mut Output,
 ) {
     let bytes = html.as_bytes();
     let mut k = from;
@@ -43,7 +45,7 @@ pub(crate) fn collapse_space(
         if k - start > 1 || bytes.get(start) != Some(&b' ') {
             // Both ends sit at ASCII bytes, hence char boundaries.
             out.push_str(html.get(*copied..start).unwrap_or_default());
-            out.push(' ');
+            out.push_str(" ");
             *copied = k;
         }
     }
@@ -126,10 +128,10 @@ mod tests {
                     want.push(c);
                 }
             }
-            let (mut out, mut copied) = (String::new(), 0);
+            let (mut out, mut copied) = (Output::with_capacity(0), 0);
             collapse_space(&text, 0, text.len(), &mut copied, &mut out);
             out.push_str(text.get(copied..).unwrap_or_default());
-            proptest::prop_assert_eq!(out.as_str(), want.as_str());
+            proptest::prop_assert_eq!(out.written(), want);
         }
     }
 
@@ -140,13 +142,13 @@ mod tests {
     #[test]
     fn only_the_given_range_is_written() {
         let html = "ab  cd\n\n  efgh ijkl\tmnop qrstuvwx  z";
-        let (mut out, mut copied) = (String::new(), 0);
+        let (mut out, mut copied) = (Output::with_capacity(0), 0);
         // Text is written up to the last run rewritten, `copied` says how
         // far: the rest is the caller's to copy.
         collapse_space(html, 0, 6, &mut copied, &mut out);
-        assert_eq!((out.as_str(), copied), ("ab ", 4));
+        assert_eq!((out.written().as_str(), copied), ("ab ", 4));
         collapse_space(html, 6, html.len(), &mut copied, &mut out);
         out.push_str(html.get(copied..).unwrap_or_default());
-        assert_eq!(out.as_str(), "ab cd efgh ijkl mnop qrstuvwx z");
+        assert_eq!(out.written().as_str(), "ab cd efgh ijkl mnop qrstuvwx z");
     }
 }
