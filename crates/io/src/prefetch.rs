@@ -1,11 +1,14 @@
-//! Reading several sources at once: each of the next few sources is read
-//! (decompressed, parsed) by one of a few reading threads, ahead of the
-//! one being consumed, and the items still come out in input order with
-//! the ids [`Inputs::read_all`] gives them. A corpus of many gzip files is
-//! then no longer read by one core, and a directory of many small pages
-//! costs no thread per page.
+//! Reading several sources at once: the next few runs of sources are read
+//! (decompressed, parsed) by a few reading threads, ahead of the one being
+//! consumed, and the items still come out in input order with the ids
+//! [`Inputs::read_all`] gives them. A corpus of many gzip files is then no
+//! longer read by one core. A run is one archive, JSON Lines or Parquet
+//! file, or up to [`RUN_SOURCES`] files of one page each (a directory of
+//! pages): their items go over in a few batches, not one hand-over (and
+//! one thread woken) per page.
 
 use std::collections::VecDeque;
+use std::ops::Range;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use std::sync::Mutex;
 use std::thread::Scope;
@@ -18,15 +21,17 @@ use crate::source::{Inputs, Source, SourceKind};
 const BATCH_ITEMS: usize = 256;
 /// Bytes of content a reading thread hands over at a time, at most.
 const BATCH_BYTES: usize = 1 << 20;
+/// Files of one page each read as one run, at most.
+const RUN_SOURCES: usize = 64;
 
-type Batch = Vec<(Item, bool)>;
+/// Items with the index of their source and their truncation mark.
+type Batch = Vec<(usize, Item, bool)>;
 
-/// The source being consumed: its index, the batch in hand, the rest.
-type Current = (usize, std::vec::IntoIter<(Item, bool)>, Receiver<Batch>);
+/// The batch in hand and the rest of its run.
+type Current = (std::vec::IntoIter<(usize, Item, bool)>, Receiver<Batch>);
 
-/// A source for a reading thread to read: its index, and where its batches
-/// go.
-type Job = (usize, SyncSender<Batch>);
+/// A run of sources for a reading thread to read, and where its batches go.
+type Job = (Range<usize>, SyncSender<Batch>);
 
 fn content_bytes(item: &Item) -> usize {
     match item {
@@ -38,12 +43,21 @@ fn content_bytes(item: &Item) -> usize {
     }
 }
 
+/// Does the source make one item at most (a page, or an error or a skip)?
+fn single(source: &Source) -> bool {
+    matches!(
+        source.kind,
+        SourceKind::Html | SourceKind::Other | SourceKind::Unreadable | SourceKind::Unrecognized
+    )
+}
+
 impl Inputs {
     /// Calls `f` with the items of every source, each with the index of its
     /// source, in input order and with the ids of [`Inputs::read_all`]
-    /// (and its sources' truncation marks), while up to `parallel` sources
-    /// are read at once, each up to about `ahead_bytes` of content ahead of
-    /// the consumer (so at most `parallel * ahead_bytes` wait in memory).
+    /// (and its sources' truncation marks), while up to `parallel` runs of
+    /// sources are read at once, each up to about `ahead_bytes` of content
+    /// ahead of the consumer (so at most `parallel * ahead_bytes` wait in
+    /// memory, and the batch in hand).
     pub fn with_items_read_ahead<R>(
         &self,
         sources: &[Source],
@@ -87,31 +101,37 @@ struct ReadAhead<'a, 'scope, 'env> {
     scope: &'scope Scope<'scope, 'env>,
     slots: usize,
     parallel: usize,
+    /// Sources handed out so far.
     started: usize,
-    queue: VecDeque<(usize, Receiver<Batch>)>,
+    queue: VecDeque<Receiver<Batch>>,
     current: Option<Current>,
     ids: IdRegistry,
-    /// Sources handed to the reading threads, in input order.
+    /// Runs handed to the reading threads, in input order.
     jobs: Option<Sender<Job>>,
-    /// Where the reading threads take the next source from.
+    /// Where the reading threads take the next run from.
     waiting: &'scope Mutex<Receiver<Job>>,
     /// Reading threads started.
     readers: usize,
 }
 
-/// Reads `source` into batches sent on `tx`, until its end or until the
-/// consumer is gone.
-fn read_source(inputs: &Inputs, source: &Source, tx: &SyncSender<Batch>) {
-    let mut batch = Vec::with_capacity(BATCH_ITEMS);
+/// Reads the sources of `run` into batches sent on `tx`, until its end or
+/// until the consumer is gone.
+fn read_run(inputs: &Inputs, sources: &[Source], run: Range<usize>, tx: &SyncSender<Batch>) {
+    let mut batch = Vec::with_capacity(BATCH_ITEMS.min(run.len().max(16)));
     let mut bytes = 0;
-    for marked in inputs.read_marked(source) {
-        bytes += content_bytes(&marked.0);
-        batch.push(marked);
-        if batch.len() >= BATCH_ITEMS || bytes >= BATCH_BYTES {
-            bytes = 0;
-            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_ITEMS));
-            if tx.send(full).is_err() {
-                return;
+    for i in run {
+        let Some(source) = sources.get(i) else {
+            break;
+        };
+        for (item, truncated) in inputs.read_marked(source) {
+            bytes += content_bytes(&item);
+            batch.push((i, item, truncated));
+            if batch.len() >= BATCH_ITEMS || bytes >= BATCH_BYTES {
+                bytes = 0;
+                let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_ITEMS));
+                if tx.send(full).is_err() {
+                    return;
+                }
             }
         }
     }
@@ -119,23 +139,35 @@ fn read_source(inputs: &Inputs, source: &Source, tx: &SyncSender<Batch>) {
 }
 
 impl<'a: 'scope, 'scope, 'env> ReadAhead<'a, 'scope, 'env> {
-    /// Hands the next sources to the reading threads, up to `parallel`
-    /// waiting to be consumed. The source being consumed may still be
-    /// read, so there is one reading thread more than that at most.
+    /// The next run of sources: one source, or consecutive files of one
+    /// page each.
+    fn next_run(&self) -> Range<usize> {
+        let from = self.started;
+        let mut to = from + 1;
+        if self.sources.get(from).is_some_and(single) {
+            while to - from < RUN_SOURCES && self.sources.get(to).is_some_and(single) {
+                to += 1;
+            }
+        }
+        from..to.min(self.sources.len())
+    }
+
+    /// Hands the next runs to the reading threads, up to `parallel` waiting
+    /// to be consumed. The run being consumed may still be read, so there
+    /// is one reading thread more than that at most.
     fn start_more(&mut self) {
         while self.started < self.sources.len() && self.queue.len() < self.parallel {
             let Some(jobs) = &self.jobs else {
                 return;
             };
-            let i = self.started;
-            self.started += 1;
+            let run = self.next_run();
+            self.started = run.end;
             let (tx, rx) = sync_channel::<Batch>(self.slots);
-            if jobs.send((i, tx)).is_err() {
+            if jobs.send((run, tx)).is_err() {
                 return;
             }
-            self.queue.push_back((i, rx));
-            let wanted = (self.parallel + 1).min(self.sources.len());
-            if self.readers < wanted {
+            self.queue.push_back(rx);
+            if self.readers <= self.parallel {
                 self.readers += 1;
                 let (inputs, sources, waiting) = (self.inputs, self.sources, self.waiting);
                 self.scope.spawn(move || loop {
@@ -143,10 +175,10 @@ impl<'a: 'scope, 'scope, 'env> ReadAhead<'a, 'scope, 'env> {
                         Ok(rx) => rx.recv(),
                         Err(_) => return,
                     };
-                    let Ok((i, tx)) = job else {
+                    let Ok((run, tx)) = job else {
                         return;
                     };
-                    read_source(inputs, &sources[i], &tx);
+                    read_run(inputs, sources, run, &tx);
                 });
             }
         }
@@ -158,13 +190,12 @@ impl<'a: 'scope, 'scope, 'env> Iterator for ReadAhead<'a, 'scope, 'env> {
 
     fn next(&mut self) -> Option<(usize, Item)> {
         loop {
-            if let Some((i, items, rx)) = &mut self.current {
-                if let Some((item, truncated)) = items.next() {
-                    let i = *i;
-                    let strict = matches!(
-                        self.sources[i].kind,
-                        SourceKind::Jsonl | SourceKind::Parquet
-                    );
+            if let Some((items, rx)) = &mut self.current {
+                if let Some((i, item, truncated)) = items.next() {
+                    let strict = self
+                        .sources
+                        .get(i)
+                        .is_some_and(|s| matches!(s.kind, SourceKind::Jsonl | SourceKind::Parquet));
                     let item = self.ids.assign(item, strict);
                     if let (true, Some(log), Item::Document(d)) =
                         (truncated, &self.inputs.config.truncated, &item)
@@ -180,9 +211,9 @@ impl<'a: 'scope, 'scope, 'env> Iterator for ReadAhead<'a, 'scope, 'env> {
                 continue;
             }
             self.start_more();
-            let (i, rx) = self.queue.pop_front()?;
+            let rx = self.queue.pop_front()?;
             self.start_more();
-            self.current = Some((i, Vec::new().into_iter(), rx));
+            self.current = Some((Vec::new().into_iter(), rx));
         }
     }
 }
@@ -204,6 +235,20 @@ mod tests {
             std::fs::write(&p, lines).unwrap();
             paths.push(p);
         }
+        // More pages than a run holds, a file of another kind among them
+        // (skipped) and a page given twice (its id repeated).
+        let pages = dir.join("pages");
+        std::fs::create_dir_all(&pages).unwrap();
+        for p in 0..150 {
+            std::fs::write(
+                pages.join(format!("p{p:03}.html")),
+                format!("<p>page {p}</p>"),
+            )
+            .unwrap();
+        }
+        std::fs::write(pages.join("p070.txt"), "not a page").unwrap();
+        paths.push(pages.clone());
+        paths.push(pages.join("p001.html"));
         // An archive given twice: its repeated URIs become URI#2.
         let warc = dir.join("a.warc");
         let http = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>hi</p>";
@@ -228,6 +273,8 @@ mod tests {
             assert_eq!(got, want, "parallel {parallel}");
         }
         assert_eq!(want.last().unwrap().1, "http://x/a#2");
+        assert_eq!(want.len(), 5 * 700 + 151 + 1 + 2);
+        assert!(want.iter().any(|(_, id)| id.ends_with("p001.html#2")));
         // Stopping early leaves no thread behind.
         let first =
             inputs.with_items_read_ahead(&sources, 4, 1, |it| it.next().map(|(_, i)| item_id(&i)));
