@@ -9,7 +9,9 @@ less. Each neardup BINARY runs `extract --threads 1` on the pages
 system time, reader thread, process start and JSON output included;
 resiliparse is charged the process time of its extraction calls alone.
 The tools take turns N times; each one's least and median CPU time are
-reported, and the ratios to resiliparse of both.
+reported, the ratios to resiliparse of both, and the median of the ratios
+taken round by round (a machine that slows down or speeds up between
+rounds moves it least).
 """
 import argparse, os, resource, statistics, subprocess, sys, tempfile, time
 
@@ -52,13 +54,16 @@ def main():
     median = {t: statistics.median(c for c, _ in r) for t, r in runs.items()}
     ref, ref_median = best['resiliparse'][0], median['resiliparse']
     print(f'{args.dataset}: {len(pages)} pages, {args.repeat} runs each, taking turns')
+    rounds = {t: statistics.median(r[0] / c[0] for r, c in zip(runs['resiliparse'], cs))
+              for t, cs in runs.items()}
     print('| tool | least CPU s | pages per CPU s | × resiliparse (least) '
-          '| median CPU s | × resiliparse (median) | wall s (least run) |')
-    print('|---|---|---|---|---|---|---|')
+          '| median CPU s | × resiliparse (median) | × resiliparse (median of rounds) '
+          '| wall s (least run) |')
+    print('|---|---|---|---|---|---|---|---|')
     for tool, (cpu, wall) in best.items():
         m = median[tool]
         print(f'| {tool} | {cpu:.2f} | {len(pages) / cpu:.0f} | {ref / cpu:.2f} '
-              f'| {m:.2f} | {ref_median / m:.2f} | {wall:.2f} |')
+              f'| {m:.2f} | {ref_median / m:.2f} | {rounds[tool]:.2f} | {wall:.2f} |')
 
 
 if __name__ == '__main__':

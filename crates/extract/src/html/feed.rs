@@ -303,6 +303,10 @@ fn construct_end(bytes: &[u8], at: usize) -> Option<usize> {
 
 /// `html[from..to]` as a tendril sharing its buffer.
 fn slice(html: &StrTendril, from: usize, to: usize) -> Option<StrTendril> {
+    if from == to {
+        // Most pieces between two tags are empty: no sharing to set up.
+        return (to <= html.len()).then(StrTendril::new);
+    }
     let f = u32::try_from(from).ok()?;
     let n = u32::try_from(to.checked_sub(from)?).ok()?;
     Some(html.subtendril(f, n))

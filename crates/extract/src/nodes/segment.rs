@@ -119,6 +119,11 @@ impl Builder<'_> {
             let word = i;
             i += char_len(first);
             while let Some(&b) = bytes.get(i) {
+                // Printable ASCII is never white space: no lookup.
+                if b > b' ' && b < 0x7f {
+                    i += 1;
+                    continue;
+                }
                 if space_len(t, i) > 0 {
                     break;
                 }
