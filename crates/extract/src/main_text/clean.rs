@@ -265,10 +265,14 @@ mod tests {
                         full stops to count as the main content of the page.";
 
     fn cleaned(html: &str, container_tag: &str, good_before: u32) -> Vec<String> {
+        cleaned_in(html, container_tag, good_before, Kind::Article)
+    }
+
+    fn cleaned_in(html: &str, container_tag: &str, good_before: u32, kind: Kind) -> Vec<String> {
         let dom = parse(html, 512);
         let a = analyze(&dom);
         let c = dom.find_element(container_tag).expect("container");
-        clean(&dom, &a, c, good_before, Kind::Article, None)
+        clean(&dom, &a, c, good_before, kind, None)
             .into_iter()
             .map(|b| b.text)
             .collect()
@@ -285,13 +289,7 @@ mod tests {
     }
 
     fn cleaned_as(html: &str, kind: Kind) -> Vec<String> {
-        let dom = parse(html, 512);
-        let a = analyze(&dom);
-        let c = dom.find_element("main").expect("container");
-        clean(&dom, &a, c, 40, kind, None)
-            .into_iter()
-            .map(|b| b.text)
-            .collect()
+        cleaned_in(html, "main", 40, kind)
     }
 
     #[test]
