@@ -80,12 +80,11 @@ pub(crate) fn read_file(
             MultiGzDecoder::new(prefix.chain(counted(file))),
             limit,
             true,
-            0,
         )
     } else if prefix == ZSTD_MAGIC {
         let decoder = zstd::stream::read::Decoder::new(prefix.chain(counted(file)))
             .map_err(|e| DocErrorKind::Compression(e.to_string()))?;
-        read_limited(decoder, limit, true, 0)
+        read_limited(decoder, limit, true)
     } else {
         // A plain file is read into one buffer of its size, not one grown
         // (and copied) a doubling at a time, and straight from the file:
@@ -93,38 +92,30 @@ pub(crate) fn read_file(
         let capacity = usize::try_from(size.min(limit.saturating_add(1))).unwrap_or(0);
         let mut out = Vec::with_capacity(capacity);
         out.extend_from_slice(prefix);
-        let rest = limit.saturating_add(1).saturating_sub(n as u64);
-        let read = (&mut file).take(rest).read_to_end(&mut out);
+        let read = read_into(&mut file, &mut out, limit, false);
         if let Some(c) = counter {
             c.add(out.len() - n);
         }
-        read.map_err(read_error)?;
-        if out.len() as u64 > limit {
-            return Err(DocErrorKind::TooLarge {
-                size: out.len() as u64,
-                limit,
-            });
-        }
-        Ok(out)
+        read.map(|()| out)
     }
 }
 
-/// Reads everything from `r`, up to `limit` bytes, into a buffer first
-/// sized for `capacity` bytes.
-pub(crate) fn read_limited(
-    r: impl Read,
-    limit: u64,
-    gz: bool,
-    capacity: usize,
-) -> Result<Vec<u8>, DocErrorKind> {
-    let mut out = Vec::with_capacity(capacity);
-    let mut taken = r.take(limit.saturating_add(1));
-    match taken.read_to_end(&mut out) {
+/// Reads everything from `r`, up to `limit` bytes.
+pub(crate) fn read_limited(r: impl Read, limit: u64, gz: bool) -> Result<Vec<u8>, DocErrorKind> {
+    let mut out = Vec::new();
+    read_into(r, &mut out, limit, gz).map(|()| out)
+}
+
+/// Reads everything from `r` after what `out` holds, up to `limit` bytes in
+/// all; past them, [`DocErrorKind::TooLarge`].
+fn read_into(r: impl Read, out: &mut Vec<u8>, limit: u64, gz: bool) -> Result<(), DocErrorKind> {
+    let rest = limit.saturating_add(1).saturating_sub(out.len() as u64);
+    match r.take(rest).read_to_end(out) {
         Ok(_) if out.len() as u64 > limit => Err(DocErrorKind::TooLarge {
             size: out.len() as u64,
             limit,
         }),
-        Ok(_) => Ok(out),
+        Ok(_) => Ok(()),
         Err(e) if gz => Err(DocErrorKind::Compression(format!(
             "{e} (after {} decompressed bytes)",
             out.len()

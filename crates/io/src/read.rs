@@ -142,7 +142,7 @@ impl Inputs {
                     .map(|item| (item, false)),
             ),
             _ => {
-                let item = match read_limited(r, limit, false, 0) {
+                let item = match read_limited(r, limit, false) {
                     Ok(bytes) => Item::Document(RawDocument {
                         id: name,
                         url: None,
