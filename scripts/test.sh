@@ -41,6 +41,13 @@ if [ "${NEARDUP_SKIP_PYTHON:-0}" != 1 ]; then
   PYSPARK_PYTHON="$pyenv/bin/python" "$pyenv/bin/python" -m pytest -q \
     -p no:cacheprovider crates/python/tests
 
+  # --- The documentation's examples --------------------------------------
+  # Every sh and python block of README.md and docs/ runs as written (the
+  # README's set-up command builds the release binary), and output shown
+  # after a block is checked: tests/docs/snippets.py has the rules.
+  PATH="$pyenv/bin:$PATH" PYSPARK_PYTHON="$pyenv/bin/python" \
+    "$pyenv/bin/python" -m pytest -q -p no:cacheprovider tests/docs
+
   # --- The HTML report in a real browser --------------------------------
   # Debian's chromium and chromium-driver (installed here when missing and
   # apt-get can), driven by selenium from the virtualenv; screenshots go to
