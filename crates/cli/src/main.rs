@@ -44,7 +44,8 @@ enum Command {
     /// Look at, check or compact a service store, offline.
     Store(commands::store::StoreArgs),
     /// Find repeated passages inside documents (paragraphs, lines,
-    /// sentences) and passages leaked from a reference set.
+    /// sentences, exact substrings) and passages leaked from a reference
+    /// set.
     Spans(commands::spans::SpansArgs),
 }
 

@@ -1,5 +1,6 @@
 //! `neardup spans`: repeated passages inside documents (paragraphs, lines,
-//! sentences, fuzzy paragraphs) and stretches shared with a reference set.
+//! sentences, fuzzy paragraphs, exact substrings) and stretches shared with
+//! a reference set.
 
 use std::io::Write;
 use std::path::PathBuf;
