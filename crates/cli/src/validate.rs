@@ -2,9 +2,10 @@
 //! at once, not after reading and clustering everything.
 
 use std::fs::OpenOptions;
+use std::io::ErrorKind;
 use std::path::Path;
 
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Result};
 
 /// Fails unless `path` (an output file; `-` is standard output) can be
 /// created or written. A file that did not exist is not left behind.
@@ -28,8 +29,9 @@ pub fn writable_file(path: &Path, what: &str) -> Result<()> {
 }
 
 /// Fails unless `dir` is a directory that can be written into, or can be
-/// created: an existing directory that holds files is refused unless
-/// `force` (its files would be mixed with the new ones).
+/// created with its missing parents (the writers create them): an existing
+/// directory that holds files is refused unless `force` (its files would be
+/// mixed with the new ones). Nothing is created here.
 pub fn writable_dir(dir: &Path, what: &str, force: bool) -> Result<()> {
     if dir.exists() {
         if !dir.is_dir() {
@@ -46,20 +48,49 @@ pub fn writable_dir(dir: &Path, what: &str, force: bool) -> Result<()> {
         let probe = dir.join(format!(".neardup-probe-{}", std::process::id()));
         writable_file(&probe, what)
     } else {
-        let parent = dir
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        if !parent.is_dir() {
-            bail!(
-                "cannot create {what} {}: {} is not a directory",
-                dir.display(),
-                parent.display()
-            );
+        let cannot = || format!("cannot create {what} {}", dir.display());
+        let base = nearest_existing(dir)
+            .map_err(|(p, e)| anyhow!("{}: {}: {e}", cannot(), p.display()))?;
+        if !base.is_dir() {
+            let is = if base.is_file() {
+                "is a file, not a directory"
+            } else {
+                "is not a directory"
+            };
+            bail!("{}: {} {is}", cannot(), base.display());
         }
-        let probe = parent.join(format!(".neardup-probe-{}", std::process::id()));
-        writable_file(&probe, what)
+        let probe = base.join(format!(".neardup-probe-{}", std::process::id()));
+        let existed = probe.exists();
+        match OpenOptions::new().append(true).create(true).open(&probe) {
+            Ok(_) => {
+                if !existed {
+                    let _ = std::fs::remove_file(&probe);
+                }
+                Ok(())
+            }
+            Err(e) => bail!("{}: cannot write into {}: {e}", cannot(), base.display()),
+        }
     }
+}
+
+/// The nearest ancestor of `path` that exists (`.` for a relative path
+/// none of whose parents exist), or the ancestor that could not be looked
+/// at and why. A path below a regular file is "not a directory" rather
+/// than missing: the walk goes on up to that file.
+fn nearest_existing(path: &Path) -> std::result::Result<&Path, (&Path, std::io::Error)> {
+    for p in path.ancestors().skip(1) {
+        let p = if p.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            p
+        };
+        match std::fs::metadata(p) {
+            Ok(_) => return Ok(p),
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {}
+            Err(e) => return Err((p, e)),
+        }
+    }
+    Err((Path::new("."), ErrorKind::NotFound.into()))
 }
 
 #[cfg(test)]
@@ -89,5 +120,27 @@ mod tests {
         let err = writable_dir(&kept, "--kept", false).unwrap_err();
         assert!(err.to_string().contains("--force"), "{err}");
         writable_dir(&kept, "--kept", true).unwrap();
+    }
+
+    #[test]
+    fn missing_parents_are_left_to_the_writer_and_a_file_above_is_named() {
+        let dir = TempDir::new("validate-parents");
+        let deep = dir.join("attributes/a/b");
+        writable_dir(&deep, "--attributes directory", true).unwrap();
+        assert!(!dir.join("attributes").exists(), "nothing is created");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "no probe left");
+        let file = dir.join("file");
+        std::fs::write(&file, "x").unwrap();
+        for below in [file.join("a"), file.join("a/b/c")] {
+            let err = writable_dir(&below, "--attributes directory", true).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "cannot create --attributes directory {}: {} is a file, not a directory",
+                    below.display(),
+                    file.display()
+                )
+            );
+        }
     }
 }

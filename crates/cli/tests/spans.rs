@@ -520,3 +520,79 @@ fn substring_side_outputs_with_failed_and_empty_documents_in_memory_and_on_disk(
     assert_eq!(report["documents"], 604);
     assert!(report["by_kind"]["substring"]["spans"].as_u64().unwrap() > 100);
 }
+
+#[test]
+fn attributes_directory_parents_are_created() {
+    // dolma's layout: `attributes/NAME`, with `attributes/` not there yet,
+    // given relative to the working directory.
+    let dir = temp_dir("spans-attributes-parents");
+    let c = corpus(&dir, 20);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .current_dir(&dir)
+        .args(["spans", "-q", "corpus.jsonl", "--attributes"])
+        .arg(Path::new("attributes").join("neardup_spans"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out.stdout);
+    let attrs = json_lines(
+        &std::fs::read(
+            dir.join("attributes/neardup_spans")
+                .join(c.file_name().unwrap()),
+        )
+        .unwrap(),
+    );
+    assert_eq!(attrs.len(), 20);
+    for (line, attr) in lines.iter().zip(&attrs) {
+        assert_eq!(line["id"], attr["id"]);
+        let got = attr["attributes"]["neardup_repeated_spans"]
+            .as_array()
+            .unwrap();
+        assert_eq!(got.len(), line["spans"].as_array().unwrap().len());
+    }
+    assert!(attrs
+        .iter()
+        .any(|a| !a["attributes"]["neardup_repeated_spans"]
+            .as_array()
+            .unwrap()
+            .is_empty()));
+    // Deeper, by absolute path.
+    let deep = dir.join("a/b/c/attrs");
+    spans(&[path(&c), "--attributes", path(&deep)]);
+    assert!(deep.join("corpus.jsonl").is_file());
+}
+
+#[test]
+fn attributes_directory_under_a_file_fails_before_any_work_naming_the_file() {
+    let dir = temp_dir("spans-attributes-file");
+    let c = corpus(&dir, 5);
+    let blocker = dir.join("attributes");
+    std::fs::write(&blocker, "not a directory").unwrap();
+    let output = dir.join("out.jsonl");
+    for target in [blocker.join("neardup_spans"), blocker.join("x/y")] {
+        let out = neardup(&[
+            "spans",
+            path(&c),
+            "-o",
+            path(&output),
+            "--attributes",
+            path(&target),
+        ]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("{} is a file, not a directory", blocker.display())),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty());
+        assert!(!output.exists(), "no work was done");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&blocker).unwrap(),
+        "not a directory"
+    );
+}
