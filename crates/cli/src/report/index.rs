@@ -88,8 +88,10 @@ pub fn render(s: &Summary) -> String {
     } else {
         b.push_str(
             "<p>Verification accepted these pairs (their shingles are similar enough) \
-             but a rule over the whole corpus refused them.</p>\n<table><thead><tr><th>page</th>\
-             <th>other page</th><th>Jaccard</th><th>rule</th><th>why</th></tr></thead><tbody>\n",
+             but a rule over the whole corpus refused them.</p>\n<table id=\"refused\" class=\"list\">\
+             <colgroup><col><col><col class=\"c-sim\"><col class=\"c-rule\"><col></colgroup>\
+             <thead><tr><th>page</th><th>other page</th><th>Jaccard</th><th>rule</th><th>why</th></tr>\
+             </thead><tbody>\n",
         );
         for r in &s.refusals {
             let doc = |(id, url): &(String, Option<String>), page: Option<usize>| {

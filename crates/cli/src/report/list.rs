@@ -149,8 +149,10 @@ pub fn section(p: &ListPage, rows: &[GroupRow], groups: usize, paged: usize) -> 
         "<p><label for=\"filter\" class=\"note\">Filter all {groups} groups by id or URL:</label> \
          <input id=\"filter\" type=\"search\" placeholder=\"filter by id or URL\" hidden></p>\n\
          <p id=\"filter-note\" class=\"note\" role=\"status\"></p>\n\
-         <table id=\"groups\" data-root=\"{}\" data-paged=\"{paged}\"><thead><tr><th>#</th>\
-         <th>documents</th><th>kept document</th><th>URL</th></tr></thead>\n<tbody>\n",
+         <table id=\"groups\" class=\"list\" data-root=\"{}\" data-paged=\"{paged}\">\
+         <colgroup><col class=\"c-n\"><col class=\"c-size\"><col><col></colgroup>\
+         <thead><tr><th>#</th><th>documents</th><th>kept document</th><th>URL</th></tr></thead>\n\
+         <tbody>\n",
         p.root()
     );
     let first = (p.number - 1) * p.size;

@@ -19,8 +19,8 @@ needs_browser = pytest.mark.skipif(
 )
 
 
-def browser(width, javascript=True):
-    """A headless Chromium window `width` px wide."""
+def browser(width, javascript=True, height=1000):
+    """A headless Chromium window `width` by `height` px."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -29,26 +29,26 @@ def browser(width, javascript=True):
     for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync",
-                 f"--window-size={width},1000"]:
+                 f"--window-size={width},{height}"]:
         opts.add_argument(flag)
     if not javascript:
         opts.add_experimental_option(
             "prefs", {"profile.managed_default_content_settings.javascript": 2})
     d = webdriver.Chrome(service=Service(DRIVER), options=opts)
-    narrow(d, width)
+    narrow(d, width, height)
     return d
 
 
-def narrow(d, width):
+def narrow(d, width, height=1000):
     """Makes the viewport exactly `width` px wide, as a phone's: headless
     Chromium keeps windows at least 500 px wide, so a narrower one is
     emulated (a phone's viewport, the page's viewport meta applied)."""
     if width < 500:
         d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-            "width": width, "height": 1000, "deviceScaleFactor": 1, "mobile": True})
+            "width": width, "height": height, "deviceScaleFactor": 1, "mobile": True})
     else:
         d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-        d.set_window_size(width, 1000)
+        d.set_window_size(width, height)
 
 
 def overflow(d):

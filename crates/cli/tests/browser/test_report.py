@@ -39,6 +39,89 @@ def paged_report(tmp_path_factory):
     return out / "site"
 
 
+def long_names_corpus(path):
+    """Six groups whose ids and URLs are long (Common Crawl record ids,
+    tracking parameters, runs without a break opportunity), and a page
+    glued from two others that a corpus rule refuses."""
+    import json
+    import random
+
+    words = ("river council library bridge garden market school museum harbour station "
+             "budget morning debate evening storm festival concert theatre railway hospital").split()
+
+    def text(seed, n=220):
+        r = random.Random(seed)
+        return " ".join(r.choice(words) for _ in range(n))
+
+    docs = []
+    for g in range(6):
+        for c in range(2 + g % 2):
+            docs.append({
+                "id": ("doc-" + "0123456789abcdef" * 12 + f"-{c}") if g == 4 else
+                      (f"CC-MAIN-2024-10/segments/1707947474533.{g}{c}/warc/CC-MAIN-20240224112548-"
+                       f"20240224142548-000{g}{c}.warc.gz#record-urn:uuid:3f2a9c4e-8b1d-4e6f-a7c2-{g:04d}{c:08d}"),
+                "url": ("https://example.com/" + "x" * 300 + str(c)) if g == 2 else
+                       (f"https://www.example-news-site-{g}.com/2024/02/24/local/council-approves-the-new-"
+                        f"river-bridge-budget-after-a-long-debate-and-many-amendments-{c}?utm_source="
+                        "newsletter&utm_medium=email&utm_campaign=daily-digest-2024-02-24&ref=homepage-top-stories"),
+                "text": text(g) + ("" if c == 0 else " " + text(1000 + 10 * g + c, 5)),
+            })
+    docs.append({"id": "glued-" + "fedcba9876543210" * 10, "url": "https://example.org/" + "y" * 250,
+                 "text": text(0) + " " + text(1)})
+    path.write_text("".join(json.dumps(d) + "\n" for d in docs))
+
+
+@pytest.fixture(scope="module")
+def long_names_report(tmp_path_factory):
+    """A report of long ids and URLs, three groups a page."""
+    out = tmp_path_factory.mktemp("long")
+    long_names_corpus(out / "corpus.jsonl")
+    subprocess.run(
+        [str(BIN), "dedup", "-q", str(out / "corpus.jsonl"), "-o", str(out / "clusters.jsonl"),
+         "--report-html", str(out / "site"), "--page-size", "3"],
+        check=True,
+    )
+    return out / "site"
+
+
+def test_long_urls_and_ids_fit_the_window(long_names_report):
+    """The list pages fit a 1280x900 window without a horizontal scrollbar,
+    and their long URLs and ids wrap within columns of a readable width
+    (not letter by letter)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    d = browser(1280, height=900)
+    try:
+        for page, refused in (("index.html", True), ("list/2.html", False)):
+            d.get((long_names_report / page).as_uri())
+            assert d.execute_script("return window.innerWidth") == 1280
+            assert d.execute_script(
+                "return document.documentElement.scrollWidth <= window.innerWidth"), \
+                f"{page}: {overflow(d)} px wider than the window"
+            rows = visible_rows(d)
+            assert len(rows) == 3, page
+            for r in rows:
+                cells = r.find_elements("tag name", "td")
+                for what, cell in (("id", cells[2]), ("URL", cells[3])):
+                    assert cell.rect["width"] >= 150, f"{page}: {what} cell {cell.rect['width']} px wide"
+                assert cells[3].text.startswith("https://"), cells[3].text
+            if refused:
+                pairs = d.find_elements("css selector", "#refused tbody tr")
+                assert pairs, "the glued page's pairs are refused"
+                for r in pairs:
+                    for cell in r.find_elements("tag name", "td")[:2]:
+                        assert cell.rect["width"] >= 150, f"refused pair cell {cell.rect['width']} px wide"
+            d.execute_script("document.getElementById('groups').scrollIntoView()")
+            d.save_screenshot(str(SHOTS / f"long-names-{page.replace('/', '-')[:-5]}-1280.png"))
+    finally:
+        d.quit()
+    d = browser(390)
+    try:
+        d.get((long_names_report / "index.html").as_uri())
+        assert overflow(d) <= 0, "a phone's window too"
+    finally:
+        d.quit()
+
+
 def wait_for(d, what, condition):
     from selenium.webdriver.support.ui import WebDriverWait
     return WebDriverWait(d, 20).until(condition, message=what)
