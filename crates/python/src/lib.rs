@@ -41,6 +41,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<document::Document>()?;
     m.add_class::<minhash::MinHash>()?;
     m.add_class::<lean::LeanMinHash>()?;
+    m.add_function(wrap_pyfunction!(minhash::xxh3_hash64, m)?)?;
     m.add_function(wrap_pyfunction!(lsh::_optimal_param, m)?)?;
     m.add_class::<signature::Signature>()?;
     m.add_class::<dedup::Verdict>()?;

@@ -11,7 +11,7 @@
 //! sampling error. neardup's own text sketches are `MinHash.from_text` and
 //! `neardup.sketch`.
 
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyAttributeError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyString, PyTuple, PyType};
 
@@ -25,15 +25,19 @@ use crate::minhash_core::{
 ///
 /// `MinHash(num_perm=128, seed=1, hashfunc=None, hashvalues=None)`:
 /// `hashfunc`, when given, maps an element to an int (as datasketch's);
-/// the default hashes the bytes with XXH3 in Rust. Sketches compare when
-/// their `num_perm` and `seed` agree. neardup's text sketch (5-word
-/// shingles of a document) is `MinHash.from_text`.
+/// the default hashes the bytes with XXH3 in Rust (`xxh3_hash64`). The
+/// hash function stays on the sketch (`m.hashfunc`), and `copy`, `union`
+/// and pickling keep it. Sketches compare when their `num_perm` and `seed`
+/// agree. neardup's text sketch (5-word shingles of a document) is
+/// `MinHash.from_text`.
 #[pyclass(subclass, module = "neardup")]
 pub struct MinHash {
     pub(crate) seed: u64,
     pub(crate) values: Vec<u32>,
     perms: Vec<(u64, u64)>,
     hashfunc: Option<PyObject>,
+    /// A `LeanMinHash`: no permutations, no hash function, no updates.
+    lean: bool,
     /// datasketch's `gpu_mode="always"`: neardup has no GPU backend, so
     /// `update_batch` refuses to run (as datasketch does without CuPy).
     gpu_always: bool,
@@ -55,7 +59,8 @@ impl MinHash {
             seed,
             values,
             perms,
-            hashfunc,
+            hashfunc: if lean { None } else { hashfunc },
+            lean,
             gpu_always: false,
         }
     }
@@ -68,22 +73,11 @@ impl MinHash {
                 Err(_) => Ok(h.extract::<i64>()? as u64),
             };
         }
-        if let Ok(bytes) = b.downcast::<PyBytes>() {
-            Ok(xxhash_rust::xxh3::xxh3_64(bytes.as_bytes()))
-        } else if let Ok(s) = b.downcast::<PyString>() {
-            Ok(xxhash_rust::xxh3::xxh3_64(s.to_cow()?.as_bytes()))
-        } else if let Ok(a) = b.downcast::<PyByteArray>() {
-            Ok(xxhash_rust::xxh3::xxh3_64(&a.to_vec()))
-        } else {
-            Err(PyTypeError::new_err(format!(
-                "MinHash.update takes one element as bytes (or str), not {}",
-                b.get_type().name()?
-            )))
-        }
+        default_hash(b)
     }
 
     fn check_updatable(&self) -> PyResult<()> {
-        if self.perms.len() != self.values.len() {
+        if self.lean {
             return Err(PyTypeError::new_err("Cannot update a LeanMinHash"));
         }
         Ok(())
@@ -110,6 +104,52 @@ impl MinHash {
             Err(_) => Ok(list.into_pyobject(py)?.into_any()),
         }
     }
+}
+
+/// The default element hash: XXH3 (64 bits) of the bytes, a str taken as
+/// its UTF-8.
+fn default_hash(b: &Bound<'_, PyAny>) -> PyResult<u64> {
+    if let Ok(bytes) = b.downcast::<PyBytes>() {
+        Ok(xxhash_rust::xxh3::xxh3_64(bytes.as_bytes()))
+    } else if let Ok(s) = b.downcast::<PyString>() {
+        Ok(xxhash_rust::xxh3::xxh3_64(s.to_cow()?.as_bytes()))
+    } else if let Ok(a) = b.downcast::<PyByteArray>() {
+        Ok(xxhash_rust::xxh3::xxh3_64(&a.to_vec()))
+    } else {
+        Err(PyTypeError::new_err(format!(
+            "MinHash.update takes one element as bytes (or str), not {}",
+            b.get_type().name()?
+        )))
+    }
+}
+
+/// `MinHash`'s default hash function, as a function (datasketch's
+/// `sha1_hash32` in its place): the 64-bit XXH3 of `b` (bytes, bytearray,
+/// or a str taken as its UTF-8). `MinHash(hashfunc=xxh3_hash64)` is the
+/// default, hashed in Rust without calling back into Python.
+#[pyfunction]
+pub fn xxh3_hash64(b: &Bound<'_, PyAny>) -> PyResult<u64> {
+    default_hash(b)
+}
+
+/// The module's `xxh3_hash64` (the same object each time).
+fn default_hashfunc(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    py.import("neardup._neardup")?.getattr("xxh3_hash64")
+}
+
+/// A constructor's `hashfunc`: `None` for the default (given or not), so
+/// that the default is hashed in Rust; a callable otherwise (datasketch's
+/// `ValueError`).
+fn hashfunc_arg(py: Python<'_>, f: Option<PyObject>) -> PyResult<Option<PyObject>> {
+    let Some(f) = f else { return Ok(None) };
+    let bound = f.bind(py);
+    if bound.is_none() || bound.is(&default_hashfunc(py)?) {
+        return Ok(None);
+    }
+    if !bound.is_callable() {
+        return Err(PyValueError::new_err("The hashfunc must be a callable."));
+    }
+    Ok(Some(f))
 }
 
 /// datasketch's equality: the same class, seed and slots.
@@ -148,6 +188,7 @@ impl MinHash {
     #[new]
     #[pyo3(signature = (num_perm=None, seed=1, hashfunc=None, hashvalues=None, *, gpu_mode="disable"))]
     fn new(
+        py: Python<'_>,
         num_perm: Option<&Bound<'_, PyAny>>,
         seed: u64,
         hashfunc: Option<PyObject>,
@@ -176,7 +217,7 @@ impl MinHash {
             Some(v) => v.into_iter().map(|x| x as u32).collect(),
             None => vec![u32::MAX; n],
         };
-        let mut m = MinHash::make(seed, values, hashfunc, false);
+        let mut m = MinHash::make(seed, values, hashfunc_arg(py, hashfunc)?, false);
         m.gpu_always = gpu_always;
         Ok(m)
     }
@@ -256,6 +297,22 @@ impl MinHash {
         self.seed
     }
 
+    /// The hash function of the elements (datasketch's `hashfunc`): the
+    /// one given, or `neardup.xxh3_hash64`. A `LeanMinHash` has none
+    /// (`AttributeError`, as datasketch's), as it cannot be updated.
+    #[getter]
+    fn hashfunc<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if self.lean {
+            return Err(PyAttributeError::new_err(
+                "a LeanMinHash keeps no hash function (it cannot be updated)",
+            ));
+        }
+        match &self.hashfunc {
+            Some(f) => Ok(f.bind(py).clone()),
+            None => default_hashfunc(py),
+        }
+    }
+
     /// The permutation scheme, by datasketch's name: `"legacy"`, the family
     /// `(a * h + b) mod (2^61 - 1)` truncated to 32-bit slots (neardup draws
     /// its own `a` and `b` from the seed, so slot values are not
@@ -271,7 +328,7 @@ impl MinHash {
     /// A `LeanMinHash` has none (`ValueError`), as it cannot be updated.
     #[getter]
     fn permutations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        if self.perms.len() != self.values.len() {
+        if self.lean {
             return Err(PyValueError::new_err(
                 "a LeanMinHash keeps no permutations (it cannot be updated)",
             ));
@@ -308,6 +365,12 @@ impl MinHash {
         };
         let obj = slf.get_type().call1(args)?;
         obj.call_method1("__setstate__", (PyBytes::new(py, &state),))?;
+        // The hash function too, whatever the class's constructor takes.
+        let mut copy = obj.downcast::<MinHash>()?.borrow_mut();
+        if !copy.lean {
+            copy.hashfunc = slf.borrow().hashfunc.as_ref().map(|f| f.clone_ref(py));
+        }
+        drop(copy);
         Ok(obj.unbind())
     }
 
@@ -412,8 +475,7 @@ impl MinHash {
 
     fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
         let (seed, values) = decode_state(state).map_err(PyValueError::new_err)?;
-        let lean = self.perms.len() != self.values.len() || self.perms.is_empty();
-        *self = MinHash::make(seed, values, self.hashfunc.take(), lean);
+        *self = MinHash::make(seed, values, self.hashfunc.take(), self.lean);
         Ok(())
     }
 

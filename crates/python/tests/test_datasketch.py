@@ -122,6 +122,50 @@ def test_custom_hashfunc_is_called_per_element():
     assert pickle.loads(pickle.dumps(m)) == m
 
 
+def fake_hash_func(data):
+    """datasketch's ``test/utils.py`` helper: the element is its own hash."""
+    return data
+
+
+def test_hashfunc_stays_on_the_sketch_through_union_copy_and_pickle():
+    # datasketch's test_union since its hash function is kept by union
+    # (ekzhu/datasketch#318): the union has the hash function of its
+    # sketches and takes what that function takes (ints here).
+    m1 = MinHash(4, 1, hashfunc=fake_hash_func)
+    m2 = MinHash(4, 1, hashfunc=fake_hash_func)
+    m2.update(12)
+    u = MinHash.union(m1, m2)
+    assert u.jaccard(m2) == 1.0
+    assert u.hashfunc is fake_hash_func
+    u.update(13)
+    assert u.jaccard(m2) < 1.0
+    # merge, copy and pickling keep it; a copy of a subclass too.
+    m1.merge(m2)
+    assert m1.hashfunc is fake_hash_func
+    assert m1.copy().hashfunc is fake_hash_func
+    assert pickle.loads(pickle.dumps(m1)).hashfunc is fake_hash_func
+
+    class Sub(MinHash):
+        pass
+
+    s = Sub(4, 1, hashfunc=fake_hash_func)
+    assert type(s.copy()) is Sub and s.copy().hashfunc is fake_hash_func
+    # The default is a function too, and giving it back is the default.
+    m = MinHash(4, 1)
+    assert m.hashfunc is neardup.xxh3_hash64
+    again = MinHash(4, 1, hashfunc=m.hashfunc)
+    m.update(b"x")
+    again.update(b"x")
+    assert again == m and m.hashfunc(b"x") == m.hashfunc("x")
+    assert MinHash.union(m, again).hashfunc is neardup.xxh3_hash64
+    # A LeanMinHash cannot be updated and keeps no hash function.
+    with pytest.raises(AttributeError):
+        LeanMinHash(u).hashfunc
+    assert LeanMinHash(u) == LeanMinHash(u.copy())
+    with pytest.raises(ValueError, match="callable"):
+        MinHash(hashfunc=3)
+
+
 def test_bulk():
     ms = MinHash.bulk([DATA1, DATA2], num_perm=64)
     assert [len(m) for m in ms] == [64, 64]

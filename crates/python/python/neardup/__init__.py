@@ -6,7 +6,8 @@ The Rust core of neardup behind a small Python API:
   and semantics: ``MinHash(num_perm=128, seed=1)``, ``update(b)`` adds one
   element to the set, ``jaccard`` / ``count`` / ``merge``; the LSH index
   has ``insert`` / ``query`` / ``remove``. Hashing and the minimum updates
-  run in Rust.
+  run in Rust; ``m.hashfunc`` is the element hash (``xxh3_hash64`` unless
+  one was given).
 - ``extract(html, url=None)`` decodes a page like a browser and extracts its
   main text (``Document`` with ``title``, ``text``, ``paragraphs``,
   ``charset``).
@@ -49,6 +50,7 @@ from ._neardup import (
     read_documents,
     sketch,
     spans,
+    xxh3_hash64,
 )
 from ._text import SimHash, TextMinHash
 
@@ -79,4 +81,5 @@ __all__ = [
     "read_documents",
     "sketch",
     "spans",
+    "xxh3_hash64",
 ]

@@ -77,6 +77,9 @@ class MinHash:
     @property
     def seed(self) -> int: ...
     @property
+    def hashfunc(self) -> Callable[[Any], int]:
+        """The element hash: the one given, or ``xxh3_hash64``."""
+    @property
     def permutations(self) -> Any:
         """``(a, b)`` of the permutations, shape ``(2, num_perm)``."""
     @property
@@ -109,6 +112,10 @@ class LeanMinHash(MinHash):
     @classmethod
     def deserialize(cls, buf: Any, byteorder: str = "@") -> "LeanMinHash": ...
     def __hash__(self) -> int: ...
+
+def xxh3_hash64(b: Union[bytes, bytearray, str]) -> int:
+    """``MinHash``'s default element hash: 64-bit XXH3 of the bytes (a str
+    as UTF-8)."""
 
 def _optimal_param(
     threshold: float,
