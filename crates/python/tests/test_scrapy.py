@@ -318,3 +318,23 @@ def test_scrapy_crawl_fails_open_when_the_service_is_down(tmp_path, site):
     parsed = {r["url"].rsplit("/", 1)[1] for r in result["seen"]}
     assert parsed == set(SITE)
     assert result["stats"] == {"neardup/error": len(SITE)}
+
+
+def test_middleware_works_without_the_spider_argument():
+    # Scrapy 2.13+ deprecates passing the spider to process_response and
+    # will stop passing it: the middleware must not require it.
+    pytest.importorskip("scrapy")
+    from scrapy.exceptions import IgnoreRequest
+    from scrapy.http import HtmlResponse, Request
+
+    from neardup.scrapy import ContentSeenMiddleware
+
+    mw = ContentSeenMiddleware()
+    body = b"<html><body><p>" + b"The council approved the new cycle lanes. " * 8 + b"</p></body></html>"
+    first = Request("https://a.example/1")
+    mw.process_response(first, HtmlResponse(first.url, body=body))
+    assert first.meta["neardup"]["duplicate"] is False
+    second = Request("https://b.example/2")
+    with pytest.raises(IgnoreRequest):
+        mw.process_response(second, HtmlResponse(second.url, body=body))
+    assert second.meta["neardup"]["duplicate_of"] == "https://a.example/1"

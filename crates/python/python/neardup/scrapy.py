@@ -50,6 +50,7 @@ class ContentSeenMiddleware:
         if client is None and deduplicator is None:
             deduplicator = Deduplicator()
         self.deduplicator = deduplicator
+        self.crawler: Any = None
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> "ContentSeenMiddleware":
@@ -72,6 +73,7 @@ class ContentSeenMiddleware:
             else:
                 dedup = Deduplicator(s.get("NEARDUP_METHOD", "default"))
         mw = cls(crawler.stats, client=client, deduplicator=dedup, state_path=state)
+        mw.crawler = crawler
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         return mw
 
@@ -110,13 +112,16 @@ class ContentSeenMiddleware:
             "empty": v.empty,
         }
 
-    def process_response(self, request: Any, response: Any, spider: Any) -> Any:
+    def process_response(self, request: Any, response: Any, spider: Any = None) -> Any:
+        # Scrapy 2.13+ calls this without the spider (passing it is
+        # deprecated); older versions pass it.
         if not isinstance(response, TextResponse) or request.meta.get("neardup_skip"):
             return response
         try:
             verdict = self._judge(response)
         except NeardupError as e:
             self._inc("neardup/error")
+            spider = spider or getattr(self.crawler, "spider", None)
             if spider is not None:
                 spider.logger.warning("neardup: %s: %s", response.url, e)
             return response
