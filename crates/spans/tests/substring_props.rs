@@ -1,4 +1,4 @@
-//! The substring unit against the README's rule written out, on random
+//! The substring unit against the rule of docs/spans.md written out, on random
 //! small corpora over a tiny alphabet (so that windows repeat a lot), with
 //! documents that fail to read, empty documents and documents of
 //! punctuation only in the middle: in memory, and past a tiny memory

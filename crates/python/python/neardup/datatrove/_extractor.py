@@ -21,7 +21,7 @@ class NeardupExtractor(BaseExtractor):
         title: put the page's ``<title>`` in ``doc.metadata["title"]``.
         timeout: accepted for the extractor interface; neardup's extraction
             runs in-process and is bounded (linear in the page, with the
-            page size and nesting limits of the README), so no per-document
+            page size and nesting limits of docs/limits.md), so no per-document
             sandbox process or timeout is needed.
 
     A document whose text is not a str, or that neardup cannot extract, is
