@@ -133,24 +133,94 @@ impl Run {
         }
     }
 
+    /// Every entry, in order, as a concrete iterator (no dynamic call per
+    /// entry: merges go through every entry of their runs).
+    fn cursor(&self) -> Cursor<'_> {
+        match self {
+            Run::Empty => Cursor::Pairs([].iter()),
+            Run::Small { pairs, .. } => Cursor::Pairs(pairs.iter()),
+            Run::Large { dir, low, ids } => Cursor::Large {
+                dir,
+                low,
+                ids,
+                prefix: 0,
+                at: 0,
+            },
+        }
+    }
+
     /// The sorted union of two runs, without the ids `alive` refuses.
     pub(crate) fn merge(a: &Run, b: &Run, alive: &impl Fn(u32) -> bool) -> Run {
-        let kept = |&(_, id): &(u32, u32)| alive(id);
-        let mut x = a.iter().filter(kept).peekable();
-        let mut y = b.iter().filter(kept).peekable();
+        let mut x = a.cursor().filter(|&(_, id)| alive(id));
+        let mut y = b.cursor().filter(|&(_, id)| alive(id));
         let mut merged = Vec::with_capacity(a.len() + b.len());
+        let (mut p, mut q) = (x.next(), y.next());
         loop {
-            let next = match (x.peek(), y.peek()) {
-                (Some(p), Some(q)) if p <= q => x.next(),
-                (Some(_), Some(_)) => y.next(),
-                (Some(_), None) => x.next(),
-                (None, Some(_)) => y.next(),
+            match (p, q) {
+                (Some(e), Some(f)) => {
+                    if e <= f {
+                        merged.push(e);
+                        p = x.next();
+                    } else {
+                        merged.push(f);
+                        q = y.next();
+                    }
+                }
+                (Some(e), None) => {
+                    merged.push(e);
+                    merged.extend(x);
+                    break;
+                }
+                (None, Some(f)) => {
+                    merged.push(f);
+                    merged.extend(y);
+                    break;
+                }
                 (None, None) => break,
-            };
-            merged.extend(next);
+            }
         }
         let len = merged.len();
         Run::from_sorted(merged.into_iter(), len)
+    }
+}
+
+/// A run's entries in order (see [`Run::cursor`]).
+enum Cursor<'a> {
+    Pairs(std::slice::Iter<'a, (u32, u32)>),
+    Large {
+        dir: &'a [u32],
+        low: &'a [u16],
+        ids: &'a [u32],
+        /// The prefix of the entry at `at`, once found.
+        prefix: usize,
+        at: usize,
+    },
+}
+
+impl Iterator for Cursor<'_> {
+    type Item = (u32, u32);
+
+    #[inline]
+    fn next(&mut self) -> Option<(u32, u32)> {
+        match self {
+            Cursor::Pairs(it) => it.next().copied(),
+            Cursor::Large {
+                dir,
+                low,
+                ids,
+                prefix,
+                at,
+            } => {
+                let i = *at;
+                let id = *ids.get(i)?;
+                // The first prefix whose range ends past `i`.
+                while dir[*prefix + 1] as usize <= i {
+                    *prefix += 1;
+                }
+                *at = i + 1;
+                Some((((*prefix as u32) << 16) | u32::from(low[i]), id))
+            }
+        }
     }
 }
 
@@ -200,4 +270,56 @@ pub(crate) fn sorted_union<T: Ord + Copy>(
         (Some(_), None) => a.next(),
         (None, _) => b.next(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The merge as it was written first: the runs' boxed iterators.
+    fn merge_by_iter(a: &Run, b: &Run, alive: &impl Fn(u32) -> bool) -> Run {
+        let kept = |&(_, id): &(u32, u32)| alive(id);
+        let mut all: Vec<(u32, u32)> = a.iter().filter(kept).chain(b.iter().filter(kept)).collect();
+        all.sort();
+        let len = all.len();
+        Run::from_sorted(all.into_iter(), len)
+    }
+
+    fn run(n: u32, mul: u32, bits: u32) -> Run {
+        let mut v: Vec<(u32, u32)> = (0..n)
+            .map(|i| (i.wrapping_mul(mul) >> (32 - bits), i ^ 0x55))
+            .collect();
+        v.sort_unstable();
+        let len = v.len();
+        Run::from_sorted(v.into_iter(), len)
+    }
+
+    #[test]
+    fn merges_are_the_sorted_union_of_the_live_entries() {
+        let large = run(LARGE_RUN as u32 + 1000, 0x9E37_79B1, 32);
+        let small = run(5000, 0x85EB_CA6B, 32);
+        let clustered = run(3000, 0xC2B2_AE35, 20);
+        assert!(matches!(large, Run::Large { .. }));
+        let runs = [Run::Empty, large, small, clustered];
+        let alive_all = |_: u32| true;
+        let alive_some = |id: u32| id % 3 != 1;
+        // Enough dead to fall below the large layout.
+        let alive_few = |id: u32| id % 4 == 0;
+        for a in &runs {
+            for b in &runs {
+                assert_eq!(
+                    Run::merge(a, b, &alive_all),
+                    merge_by_iter(a, b, &alive_all)
+                );
+                assert_eq!(
+                    Run::merge(a, b, &alive_some),
+                    merge_by_iter(a, b, &alive_some)
+                );
+                assert_eq!(
+                    Run::merge(a, b, &alive_few),
+                    merge_by_iter(a, b, &alive_few)
+                );
+            }
+        }
+    }
 }
