@@ -13,6 +13,7 @@ use super::App;
 use super::Budget;
 use crate::answers::Verdict;
 use crate::seen::ContentSeen;
+use neardup::io::Content;
 
 /// The hand-written OpenAPI document.
 pub(crate) const OPENAPI: &str = include_str!("../openapi.json");
@@ -41,6 +42,10 @@ pub(crate) async fn blocking<T: Send + 'static>(
     }
 }
 
+/// Plain texts up to this size are prepared on the request's task rather
+/// than on the blocking pool.
+const INLINE_TEXT_BYTES: usize = 8 * 1024;
+
 /// A verdict, or one the writer will send.
 enum Judged {
     Done(crate::Verdict),
@@ -55,7 +60,13 @@ async fn judge(app: App, req: Request, insert: bool) -> Result<Response, ApiErro
     let doc = parse_document(&parts.headers, parts.uri.query(), bytes)?;
     let seen: ContentSeen = app.seen.clone();
     let extracting = super::extraction_permit(&app, size).await;
-    let judged = blocking(move || {
+    // A short plain text to insert is prepared on this task: tens of
+    // microseconds, less than handing it to a blocking thread and back
+    // costs (the writer answers this task directly). Pages, long texts
+    // and checks (which read the index under its lock) go to the
+    // blocking pool.
+    let inline = insert && size <= INLINE_TEXT_BYTES && matches!(doc.content, Content::Text(_));
+    let work = move || {
         let permit = budget.as_ref().and_then(Budget::take_permit);
         let p = seen.prepare(doc);
         drop(extracting);
@@ -70,8 +81,12 @@ async fn judge(app: App, req: Request, insert: bool) -> Result<Response, ApiErro
         } else {
             seen.check_prepared(&p).map(Judged::Done)
         }
-    })
-    .await?;
+    };
+    let judged = if inline {
+        work()?
+    } else {
+        blocking(work).await?
+    };
     let v = match judged {
         Judged::Done(v) => v,
         Judged::Pending(rx) => rx
