@@ -31,17 +31,22 @@ pub fn url_link(url: Option<&str>) -> String {
     }
 }
 
-/// The style of every page.
+/// The style of every page. Tables of class `list` (the dedup report's
+/// group list and refused pairs, every table of the spans report) are as
+/// wide as the page with a fixed layout: the columns of a `c-*` class have
+/// set widths (`c-n` a row number, `c-size` a count or length, `c-sim` a
+/// ratio, `c-rule` a short name), the others (ids, URLs, passages) share the
+/// rest, and long text breaks only where it must.
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:90em;padding:0 1em;color:#222}
 table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}
 table.list{width:100%;table-layout:fixed}.list td,.list th{overflow-wrap:anywhere}
 .list .c-n{width:4em}.list .c-size{width:8em}.list .c-sim{width:6em}.list .c-rule{width:8em}
-@media (max-width:48em){.list{font-size:.85em}.list td,.list th{padding:.25em .35em}.list .c-n{width:2.5em}.list .c-size{width:7em}}
+@media (max-width:48em){.list{font-size:.85em}.list td,.list th{padding:.25em .35em}.list .c-n{width:2.5em}.list .c-size{width:7em}.list .c-rule{width:6em}}
 .num{text-align:right}.note{color:#555;font-style:italic}
 .pair{display:grid;grid-template-columns:1fr 1fr;gap:1em;margin-bottom:2em}
 @media (max-width:48em){.pair{grid-template-columns:1fr}}
 h1,h2,h3{overflow-wrap:anywhere}
-.text{white-space:pre-wrap;border:1px solid #ccc;padding:.6em;max-height:40em;overflow:auto;font-size:.9em}
+.text{white-space:pre-wrap;overflow-wrap:anywhere;border:1px solid #ccc;padding:.6em;max-height:40em;overflow:auto;font-size:.9em}
 mark{background:#fde68a}.only{background:#fecaca;text-decoration:underline dotted}
 .explain{background:#f4f4f5;padding:.6em;white-space:pre-wrap;font-size:.85em}
 .orig{overflow-wrap:anywhere;font-size:.85em}";

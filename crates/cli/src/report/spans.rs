@@ -85,7 +85,12 @@ impl SpanSite {
             pos = s.end;
         }
         body.push_str(&escape(&e.text[pos..]));
-        body.push_str("</div>\n<h2>Spans</h2>\n<table id=\"spans\"><thead><tr><th>kind</th><th>characters</th><th>first seen in, or reference item</th></tr></thead><tbody>\n");
+        body.push_str(
+            "</div>\n<h2>Spans</h2>\n<table id=\"spans\" class=\"list\">\
+             <colgroup><col class=\"c-rule\"><col class=\"c-size\"><col></colgroup>\
+             <thead><tr><th>kind</th><th>characters</th><th>first seen in, or reference item</th>\
+             </tr></thead><tbody>\n",
+        );
         for s in e.spans {
             let _ = writeln!(
                 body,
@@ -130,7 +135,11 @@ impl SpanSite {
             if finder.fuzzy() { " (fuzzy)" } else { "" },
             finder.keep().name(),
         );
-        b.push_str("<h2>Most repeated passages</h2>\n<table id=\"repeated\"><thead><tr><th>copies</th><th>kind</th><th>passage</th></tr></thead><tbody>\n");
+        b.push_str(
+            "<h2>Most repeated passages</h2>\n<table id=\"repeated\" class=\"list\">\
+             <colgroup><col class=\"c-size\"><col class=\"c-rule\"><col></colgroup>\
+             <thead><tr><th>copies</th><th>kind</th><th>passage</th></tr></thead><tbody>\n",
+        );
         for r in stats.most_repeated(top) {
             let _ = writeln!(
                 b,
@@ -141,7 +150,12 @@ impl SpanSite {
             );
         }
         b.push_str("</tbody></table>\n");
-        b.push_str("<h2>Longest spans</h2>\n<table id=\"longest\"><thead><tr><th>characters</th><th>document</th><th>kind</th><th>passage</th></tr></thead><tbody>\n");
+        b.push_str(
+            "<h2>Longest spans</h2>\n<table id=\"longest\" class=\"list\">\
+             <colgroup><col class=\"c-size\"><col><col class=\"c-rule\"><col></colgroup>\
+             <thead><tr><th>characters</th><th>document</th><th>kind</th><th>passage</th></tr>\
+             </thead><tbody>\n",
+        );
         for r in stats.longest(top) {
             let _ = writeln!(
                 b,
@@ -154,7 +168,11 @@ impl SpanSite {
         }
         b.push_str("</tbody></table>\n");
         if let Some(refs) = finder.reference() {
-            b.push_str("<h2>Leaked reference items</h2>\n<table id=\"leaked\"><thead><tr><th>item</th><th>documents</th></tr></thead><tbody>\n");
+            b.push_str(
+                "<h2>Leaked reference items</h2>\n<table id=\"leaked\" class=\"list\">\
+                 <colgroup><col><col class=\"c-size\"></colgroup>\
+                 <thead><tr><th>item</th><th>documents</th></tr></thead><tbody>\n",
+            );
             let mut v: Vec<(&u32, &u64)> = stats.leaked.iter().collect();
             v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
             for (r, n) in v {
@@ -169,7 +187,10 @@ impl SpanSite {
         let _ = write!(
             b,
             "<h2>Documents with spans</h2>\n<p>{} documents have spans{}.</p>\n\
-             <table id=\"documents\"><thead><tr><th>document</th><th>spans</th><th>characters in spans</th><th>share</th></tr></thead><tbody>\n",
+             <table id=\"documents\" class=\"list\">\
+             <colgroup><col><col class=\"c-size\"><col class=\"c-size\"><col class=\"c-sim\"></colgroup>\
+             <thead><tr><th>document</th><th>spans</th><th>characters in spans</th><th>share</th></tr>\
+             </thead><tbody>\n",
             self.with_spans,
             if self.with_spans as usize > self.listed.len() {
                 format!("; the first {} have a page", self.listed.len())
