@@ -14,16 +14,22 @@ pytestmark = needs_browser
 DATA = ROOT / "crates" / "cli" / "tests" / "data" / "spans"
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    out = tmp_path_factory.mktemp("spans")
+def spans_site(out, corpus, reference, unit):
+    """The report site of `neardup spans --report-html` over a corpus with a
+    reference set (8-grams), written under `out`."""
     subprocess.run(
-        [str(BIN), "spans", "-q", str(DATA / "corpus.jsonl"), "--unit", "sentence",
-         "--reference", str(DATA / "reference.jsonl"), "--ref-ngram", "8",
+        [str(BIN), "spans", "-q", str(corpus), "--unit", unit,
+         "--reference", str(reference), "--ref-ngram", "8",
          "-o", str(out / "spans.jsonl"), "--report-html", str(out / "site")],
         check=True,
     )
     return out / "site"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("spans")
+    return spans_site(out, DATA / "corpus.jsonl", DATA / "reference.jsonl", "sentence")
 
 
 def test_index_summarises_and_links_the_documents(site):
@@ -108,13 +114,7 @@ def long_names_corpus(corpus, reference):
 def long_names_site(tmp_path_factory):
     out = tmp_path_factory.mktemp("spans-long")
     long_names_corpus(out / "corpus.jsonl", out / "reference.jsonl")
-    subprocess.run(
-        [str(BIN), "spans", "-q", str(out / "corpus.jsonl"), "--unit", "paragraph",
-         "--reference", str(out / "reference.jsonl"), "--ref-ngram", "8",
-         "-o", str(out / "spans.jsonl"), "--report-html", str(out / "site")],
-        check=True,
-    )
-    return out / "site"
+    return spans_site(out, out / "corpus.jsonl", out / "reference.jsonl", "paragraph")
 
 
 def test_long_ids_and_passages_fit_the_window(long_names_site):
