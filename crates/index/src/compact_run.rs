@@ -111,18 +111,6 @@ impl Run {
         }
     }
 
-    /// Every entry, in order.
-    pub(crate) fn iter(&self) -> Box<dyn Iterator<Item = (u32, u32)> + '_> {
-        match self {
-            Run::Empty => Box::new(std::iter::empty()),
-            Run::Small { pairs, .. } => Box::new(pairs.iter().copied()),
-            Run::Large { dir, low, ids } => Box::new((0..DIR_LEN - 1).flat_map(move |p| {
-                let (a, b) = (dir[p] as usize, dir[p + 1] as usize);
-                (a..b).map(move |i| (((p as u32) << 16) | u32::from(low[i]), ids[i]))
-            })),
-        }
-    }
-
     pub(crate) fn memory_bytes(&self) -> usize {
         match self {
             Run::Empty => 0,
@@ -135,7 +123,7 @@ impl Run {
 
     /// Every entry, in order, as a concrete iterator (no dynamic call per
     /// entry: merges go through every entry of their runs).
-    fn cursor(&self) -> Cursor<'_> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
         match self {
             Run::Empty => Cursor::Pairs([].iter()),
             Run::Small { pairs, .. } => Cursor::Pairs(pairs.iter()),
@@ -151,8 +139,8 @@ impl Run {
 
     /// The sorted union of two runs, without the ids `alive` refuses.
     pub(crate) fn merge(a: &Run, b: &Run, alive: &impl Fn(u32) -> bool) -> Run {
-        let mut x = a.cursor().filter(|&(_, id)| alive(id));
-        let mut y = b.cursor().filter(|&(_, id)| alive(id));
+        let mut x = a.iter().filter(|&(_, id)| alive(id));
+        let mut y = b.iter().filter(|&(_, id)| alive(id));
         let mut merged = Vec::with_capacity(a.len() + b.len());
         let (mut p, mut q) = (x.next(), y.next());
         loop {
@@ -184,7 +172,7 @@ impl Run {
     }
 }
 
-/// A run's entries in order (see [`Run::cursor`]).
+/// A run's entries in order (see [`Run::iter`]).
 enum Cursor<'a> {
     Pairs(std::slice::Iter<'a, (u32, u32)>),
     Large {
@@ -276,7 +264,7 @@ pub(crate) fn sorted_union<T: Ord + Copy>(
 mod tests {
     use super::*;
 
-    /// The merge as it was written first: the runs' boxed iterators.
+    /// The merge as a sort of both runs' live entries.
     fn merge_by_iter(a: &Run, b: &Run, alive: &impl Fn(u32) -> bool) -> Run {
         let kept = |&(_, id): &(u32, u32)| alive(id);
         let mut all: Vec<(u32, u32)> = a.iter().filter(kept).chain(b.iter().filter(kept)).collect();
@@ -291,7 +279,10 @@ mod tests {
             .collect();
         v.sort_unstable();
         let len = v.len();
-        Run::from_sorted(v.into_iter(), len)
+        let r = Run::from_sorted(v.iter().copied(), len);
+        // Every layout gives its entries back as they went in.
+        assert_eq!(r.iter().collect::<Vec<_>>(), v);
+        r
     }
 
     #[test]
