@@ -1,0 +1,16 @@
+"""neardup on Spark: deduplication and repeated passages on DataFrames,
+computed by executors with the Rust engine's kernels.
+
+- :func:`dedup` gives the groups of ``neardup dedup`` (see ``_dedup``);
+- :func:`spans` gives the spans of ``neardup spans`` (see ``_spans``);
+- :func:`read_documents` reads HTML, WARC and JSON Lines files on executors.
+
+Executors need the ``neardup`` package installed (``pip install`` on every
+node, or ship the wheel with ``--py-files``/an archive).
+"""
+
+from ._dedup import _rows, dedup
+from ._read import read_documents
+from ._spans import span_rows, spans
+
+__all__ = ["dedup", "read_documents", "spans", "span_rows"]

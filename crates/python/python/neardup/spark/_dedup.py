@@ -1,0 +1,305 @@
+"""Deduplication on Spark: the whole pipeline on a DataFrame.
+
+``dedup(df, ...)`` gives the groups of ``neardup dedup`` (``--keep first``)
+without collecting the corpus anywhere:
+
+1. **Fingerprints** — executors decode, extract and fingerprint each
+   document with the Rust core (``mapInArrow``, one Arrow batch per call,
+   the GIL released). The result is materialized once (checkpoint). With
+   the ``default`` method the main text travels on as its shingle sequence
+   (4 bytes a token), which exact verification reads.
+   **Site templates** (``default`` method): the pages of each host, in
+   input order, go to one executor call (``groupBy(host).applyInPandas``)
+   that removes the text the host repeats on unrelated pages and
+   recomputes their signatures, as ``neardup dedup`` does. A host's pages
+   must fit in one executor's memory (about 1.2 KB a page).
+2. **Exact copies** — documents with byte-identical signatures are grouped
+   (``groupBy(signature)``); the earliest one stands for the others, as in
+   the Rust engine.
+3. **Candidates** — each distinct signature's candidate keys (LSH band keys
+   for MinHash, pigeonhole blocks for SimHash, index keys for the other
+   methods) are exploded, joined on ``(table, key)`` and reduced to pairs
+   ``(u, v)`` with ``u`` earlier than ``v``; inverted-index methods drop
+   over-long postings and count shared keys like the engine.
+4. **Verification** — executors check each pair with the method's own rule
+   and keep its similarity. **Composite pages** (``default`` method): a
+   verified pair in which one page has a long run the other lacks gets
+   that run looked up among a sample of every document's shingles (joins on
+   the sampled hash, the first documents of each shingle, the documents
+   with most hits), and the pair is dropped when a third document, another
+   article, makes up the run: the engine's composite page check. **Partial
+   copies** (``default`` method): a verified pair in which one side lacks
+   a large part of the other is joined with the other side's verified
+   near-duplicates, and dropped when one of them has that part: the
+   engine's partial copy check.
+5. **Clusters, without chaining** — the engine visits documents in order
+   and makes each one a duplicate of the most similar earlier *kept*
+   document. This is computed in rounds: for each undecided document ``v``,
+   its earlier verified neighbours are ranked by (similarity desc, order
+   asc). If the first neighbour that is not known to be a duplicate is known
+   to be kept, ``v`` is its duplicate; if every neighbour is a duplicate,
+   ``v`` is kept; otherwise ``v`` waits. Equivalence with the sequential
+   rule: once a document's earlier neighbours' fates are final, the best
+   kept one is exactly the first non-duplicate in that ranking, so the
+   decision is the sequential one; a decided document is never revisited;
+   and every round decides at least the earliest undecided document (all
+   its earlier neighbours are decided), so the rounds end. In practice the
+   number of rounds is the depth of dependency chains, a handful.
+
+Executors need the ``neardup`` package installed (``pip install`` on every
+node, or ship the wheel with ``--py-files``/an archive).
+"""
+from __future__ import annotations
+
+from typing import List, Optional
+
+from .. import _neardup as _nd
+from ._common import _col, _materialize
+from ._passes import _composite_pairs, _partial_pairs, _strip_site_templates
+
+_FP_SCHEMA = "ord long, id string, sig binary, error string, text_len long, sh binary, host string"
+_KEY_SCHEMA = "ord long, t int, k long"
+_EDGE_SCHEMA = "u long, v long, sim double, runs binary, psus boolean"
+
+
+def dedup(
+    df,
+    id_col: str = "id",
+    html_col: Optional[str] = None,
+    text_col: Optional[str] = None,
+    threshold: Optional[float] = None,
+    method: Optional[str] = None,
+    *,
+    max_distance: Optional[int] = None,
+    order_col: Optional[str] = None,
+    all_text: bool = False,
+    site_templates: bool = True,
+    composite_check: bool = True,
+    partial_check: bool = True,
+    max_rounds: int = 10_000,
+):
+    """Finds near-duplicate documents of ``df`` and returns a DataFrame
+    ``(id string, cluster string, duplicate_of string, similarity double)``,
+    one row per document: ``cluster`` is the id of the kept document of its
+    group, ``duplicate_of`` the kept document it duplicates (``None`` when
+    kept), ``similarity`` the method's similarity to it, rounded to 4
+    decimals like the CLI (``None`` when kept).
+
+    ``method="default"`` (also what ``None`` means) is the CLI's default
+    method (MinHash over word 3-grams, 3-grams of character bigrams in CJK
+    text, candidates verified exactly on the
+    main texts' shingles, which then travel with the candidate pairs);
+    ``minhash`` and the other names are the literature's methods, decided on
+    signatures as in the CLI.
+
+    Documents come from ``html_col`` (binary or string HTML; decoded and
+    extracted) and/or ``text_col`` (plain main text); with both, the HTML is
+    used where it is not null. ``method`` (default ``default``),
+    ``threshold`` and ``max_distance`` are the CLI's options. Seniority
+    (which copy is kept) is ``order_col`` ascending, else the DataFrame's
+    order (``monotonically_increasing_id``), as ``neardup dedup --keep
+    first`` does with input order. Documents without text or that fail to
+    extract are groups of their own. Ids must be unique.
+
+    With the ``default`` method, the CLI's two corpus-level passes run too
+    (see the module documentation): the site template pass, per host (the
+    host is read from the id when it is a URL, as the CLI does for WARC
+    records; ``site_templates=False`` is ``--no-site-templates``), the
+    composite page check (``composite_check=False`` is
+    ``--no-composite-check``) and the partial copy check
+    (``partial_check=False`` is ``--no-partial-check``).
+    """
+    import pyarrow as pa
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    if html_col is None and text_col is None:
+        raise ValueError("give html_col= or text_col= (or both)")
+    m = method or "default"
+    # Checks the method and options on the driver, with a clear message.
+    min_shared, max_posting = _nd.candidate_rule(m, threshold, max_distance)
+    md = max_distance
+
+    order = F.col(order_col) if order_col else F.monotonically_increasing_id()
+    cols = [order.cast("long").alias("ord"), F.col(id_col).cast("string").alias("id")]
+    cols.append(F.col(html_col).alias("html") if html_col else F.lit(None).cast("binary").alias("html"))
+    cols.append(F.col(text_col).cast("string").alias("text") if text_col else F.lit(None).cast("string").alias("text"))
+    docs = df.select(*cols)
+    use_html, use_text = html_col is not None, text_col is not None
+    exact = m == "default"
+
+    def fingerprint(batches):
+        for b in batches:
+            ids = _col(b, "id").to_pylist()
+            sigs, errors, lens, shingles, hosts = _nd.fingerprint_batch(
+                m,
+                threshold,
+                md,
+                ids,
+                htmls=_col(b, "html").to_pylist() if use_html else None,
+                texts=_col(b, "text").to_pylist() if use_text else None,
+                all_text=all_text,
+            )
+            yield pa.RecordBatch.from_arrays(
+                [
+                    _col(b, "ord"),
+                    _col(b, "id"),
+                    pa.array(sigs, pa.binary()),
+                    pa.array(errors, pa.string()),
+                    pa.array(lens, pa.int64()),
+                    pa.array(shingles, pa.binary()),
+                    pa.array(hosts, pa.string()),
+                ],
+                names=["ord", "id", "sig", "error", "text_len", "sh", "host"],
+            )
+
+    fp = _materialize(docs.mapInArrow(fingerprint, _FP_SCHEMA))
+    if exact and site_templates:
+        fp = _strip_site_templates(fp, m, threshold, md)
+
+    # Exact copies: the earliest document of each signature stands for all.
+    with_sig = fp.where(F.col("sig").isNotNull()).select("ord", "sig", "sh")
+    firsts = with_sig.groupBy("sig").agg(F.min("ord").alias("rep"))
+    copies = with_sig.join(firsts, "sig").select("ord", "rep")
+    reps = with_sig.join(firsts.select(F.col("rep").alias("ord")), "ord")
+
+    def keys(batches):
+        for b in batches:
+            rows, tables, values = _nd.candidate_keys_batch(m, threshold, md, _col(b, "sig").to_pylist())
+            yield pa.RecordBatch.from_arrays(
+                [
+                    _col(b, "ord").take(pa.array(rows, pa.uint32())),
+                    pa.array(tables, pa.int32()),
+                    pa.array(values, pa.int64()),
+                ],
+                names=["ord", "t", "k"],
+            )
+
+    postings = reps.mapInArrow(keys, _KEY_SCHEMA)
+    if max_posting is not None:
+        sizes = postings.groupBy("t", "k").count().where(F.col("count") <= max_posting)
+        postings = postings.join(sizes.select("t", "k"), ["t", "k"])
+    a, b = postings.alias("a"), postings.alias("b")
+    pairs = a.join(
+        b,
+        (F.col("a.t") == F.col("b.t")) & (F.col("a.k") == F.col("b.k")) & (F.col("a.ord") < F.col("b.ord")),
+    ).select(F.col("a.ord").alias("u"), F.col("b.ord").alias("v"))
+    if min_shared > 1:
+        pairs = pairs.groupBy("u", "v").count().where(F.col("count") >= min_shared).select("u", "v")
+    else:
+        pairs = pairs.distinct()
+
+    # Shingle sequences travel only for the `default` method (exact
+    # verification).
+    su = reps.select(F.col("ord").alias("u"), F.col("sig").alias("su"), F.col("sh").alias("hu"))
+    sv = reps.select(F.col("ord").alias("v"), F.col("sig").alias("sv"), F.col("sh").alias("hv"))
+    candidates = pairs.join(su, "u").join(sv, "v")
+    with_runs = exact and composite_check
+    with_partial = exact and partial_check
+
+    def verify(batches):
+        for b in batches:
+            sims, runs, psus = _nd.verify_batch(
+                m,
+                threshold,
+                md,
+                _col(b, "su").to_pylist(),
+                _col(b, "sv").to_pylist(),
+                _col(b, "hu").to_pylist(),
+                _col(b, "hv").to_pylist(),
+                composite=with_runs,
+                partial=with_partial,
+            )
+            sims = pa.array(sims, pa.float64())
+            keep = sims.is_valid()
+            yield pa.RecordBatch.from_arrays(
+                [
+                    _col(b, "u").filter(keep),
+                    _col(b, "v").filter(keep),
+                    sims.filter(keep),
+                    pa.array(runs, pa.binary()).filter(keep),
+                    pa.array(psus, pa.bool_()).filter(keep),
+                ],
+                names=["u", "v", "sim", "runs", "psus"],
+            )
+
+    edges = _materialize(candidates.mapInArrow(verify, _EDGE_SCHEMA))
+    if with_runs:
+        vetoed = _composite_pairs(edges, reps, m, threshold, md)
+        edges = _materialize(edges.join(vetoed, ["u", "v"], "left_anti"))
+    if with_partial:
+        partial = _partial_pairs(edges, reps, m, threshold, md)
+        edges = edges.join(partial, ["u", "v"], "left_anti")
+    edges = _materialize(edges.select("u", "v", "sim"))
+
+    # Rounds of the no-chaining rule (see the module documentation).
+    rank = Window.partitionBy("v").orderBy(F.col("sim").desc(), F.col("u").asc())
+    pending = _materialize(edges.withColumn("rk", F.row_number().over(rank)))
+    targets = pending.select(F.col("v").alias("ord")).distinct()
+    decided = _materialize(
+        reps.select("ord")
+        .join(targets, "ord", "left_anti")
+        .select(
+            F.col("ord").alias("doc"),
+            F.lit(None).cast("long").alias("dup_of"),
+            F.lit(1.0).alias("sim"),
+        )
+    )
+    rounds = 0
+    while not pending.isEmpty():
+        rounds += 1
+        if rounds > max_rounds:
+            raise RuntimeError(f"neardup.spark.dedup: no convergence after {max_rounds} rounds")
+        status = decided.select(F.col("doc").alias("u"), F.col("dup_of").isNull().alias("u_kept"))
+        live = pending.join(status, "u", "left").where(F.col("u_kept").isNull() | F.col("u_kept"))
+        first = live.groupBy("v").agg(F.min(F.struct("rk", "u_kept", "u", "sim")).alias("f"))
+        waiting = pending.select("v").distinct()
+        newly_kept = waiting.join(first, "v", "left_anti").select(
+            F.col("v").alias("doc"),
+            F.lit(None).cast("long").alias("dup_of"),
+            F.lit(1.0).alias("sim"),
+        )
+        newly_dup = first.where(F.col("f.u_kept")).select(
+            F.col("v").alias("doc"),
+            F.col("f.u").alias("dup_of"),
+            F.col("f.sim").alias("sim"),
+        )
+        new = _materialize(newly_kept.unionByName(newly_dup))
+        if new.isEmpty():
+            raise RuntimeError("neardup.spark.dedup: a round decided nothing (inconsistent order)")
+        decided = _materialize(decided.unionByName(new))
+        pending = _materialize(pending.join(new.select(F.col("doc").alias("v")), "v", "left_anti"))
+
+    # Copies follow the document that stands for them.
+    r = decided.select(F.col("doc").alias("rep"), F.col("dup_of").alias("r_dup"), F.col("sim").alias("r_sim"))
+    assigned = copies.join(r, "rep").select(
+        "ord",
+        F.when(F.col("ord") == F.col("rep"), F.col("r_dup"))
+        .when(F.col("r_dup").isNull(), F.col("rep"))
+        .otherwise(F.col("r_dup"))
+        .alias("dup"),
+        F.when(F.col("ord") == F.col("rep"), F.col("r_sim"))
+        .when(F.col("r_dup").isNull(), F.lit(1.0))
+        .otherwise(F.col("r_sim"))
+        .alias("s"),
+    )
+    names = fp.select("ord", "id")
+    out = (
+        fp.select("ord", "id")
+        .join(assigned, "ord", "left")
+        .withColumn("c", F.coalesce(F.col("dup"), F.col("ord")))
+        .join(names.select(F.col("ord").alias("c"), F.col("id").alias("cluster")), "c")
+        .join(names.select(F.col("ord").alias("dup"), F.col("id").alias("duplicate_of")), "dup", "left")
+        .select(
+            "id",
+            "cluster",
+            "duplicate_of",
+            F.when(F.col("dup").isNotNull(), F.round(F.col("s"), 4)).alias("similarity"),
+        )
+    )
+    return out
+
+
+def _rows(df) -> List[dict]:
+    """The rows of a (small) result as dicts; for tests and examples."""
+    return [r.asDict() for r in df.collect()]

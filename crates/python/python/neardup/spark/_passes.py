@@ -1,0 +1,150 @@
+"""The corpus-level passes of the default method on Spark: site templates,
+composite pages and partial copies, each the engine's rule in executors."""
+
+from __future__ import annotations
+
+from .. import _neardup as _nd
+from ._common import _col, _materialize
+
+_STRIP_SCHEMA = "ord long, sig2 binary, sh2 binary"
+_RUN_SCHEMA = "u long, v long, side int, r int, run binary"
+_QUERY_SCHEMA = "u long, v long, side int, r int, h long"
+_POSTING_SCHEMA = "z long, h long"
+_VETO_SCHEMA = "u long, v long"
+
+
+def _strip_site_templates(fp, m, threshold, md):
+    """The site template pass: each host's pages, in input order, in one
+    executor call; changed pages get their new signature and shingles."""
+    from pyspark.sql import functions as F
+
+    def strip(pdf):
+        import pandas as pd
+
+        pdf = pdf.sort_values("ord")
+        sigs, shingles = _nd.strip_templates_batch(m, threshold, md, list(pdf["sh"]))
+        out = pd.DataFrame({"ord": pdf["ord"].to_numpy(), "sig2": sigs, "sh2": shingles})
+        return out[out["sig2"].notna()]
+
+    pages = fp.where(F.col("sh").isNotNull() & F.col("host").isNotNull()).select("ord", "host", "sh")
+    changed = pages.groupBy("host").applyInPandas(strip, _STRIP_SCHEMA)
+    return _materialize(
+        fp.join(changed, "ord", "left")
+        .withColumn("sig", F.coalesce(F.col("sig2"), F.col("sig")))
+        .withColumn("sh", F.coalesce(F.col("sh2"), F.col("sh")))
+        .drop("sig2", "sh2")
+    )
+
+
+def _kept_pairs(kernel, m, threshold, md, cols):
+    """A ``mapInArrow`` function: the pairs ``(u, v)`` of each batch for
+    which ``kernel`` (an exact step of a corpus-level rule) holds on the
+    columns ``cols``."""
+
+    def run(batches):
+        import pyarrow as pa
+
+        for b in batches:
+            ok = pa.array(kernel(m, threshold, md, *[_col(b, c).to_pylist() for c in cols]), pa.bool_())
+            yield pa.RecordBatch.from_arrays([_col(b, "u").filter(ok), _col(b, "v").filter(ok)], names=["u", "v"])
+
+    return run
+
+
+def _composite_pairs(edges, reps, m, threshold, md):
+    """Verified pairs ``(u, v)`` that the composite page check refuses: a
+    foreign run of one page is looked up among the sampled shingles of
+    every document (earliest documents first, at most ``postings_read``
+    per shingle, the pair left out), the ``per_run`` documents with the
+    most hits (ties to the earliest) are checked exactly, as the engine's
+    index does."""
+    import pyarrow as pa
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    postings_read, per_run = _nd.composite_rule()
+    keys = ["u", "v", "side", "r"]
+
+    def split(batches):
+        for b in batches:
+            rows, sides, nums, runs = _nd.split_runs_batch(_col(b, "runs").to_pylist())
+            take = pa.array(rows, pa.uint32())
+            yield pa.RecordBatch.from_arrays(
+                [
+                    _col(b, "u").take(take),
+                    _col(b, "v").take(take),
+                    pa.array(sides, pa.int32()),
+                    pa.array(nums, pa.int32()),
+                    pa.array(runs, pa.binary()),
+                ],
+                names=["u", "v", "side", "r", "run"],
+            )
+
+    def sampled(seq_col, key_cols):
+        def run(batches):
+            for b in batches:
+                rows, hashes = _nd.sampled_hashes_batch(_col(b, seq_col).to_pylist())
+                take = pa.array(rows, pa.uint32())
+                yield pa.RecordBatch.from_arrays(
+                    [_col(b, c).take(take) for c in key_cols] + [pa.array(hashes, pa.int64())],
+                    names=key_cols + ["h"],
+                )
+
+        return run
+
+    runs = _materialize(edges.where(F.col("runs").isNotNull()).select("u", "v", "runs").mapInArrow(split, _RUN_SCHEMA))
+    queries = runs.mapInArrow(sampled("run", keys), _QUERY_SCHEMA)
+    docs = reps.select(F.col("ord").alias("z"), "sh")
+    postings = docs.mapInArrow(sampled("sh", ["z"]), _POSTING_SCHEMA).join(queries.select("h").distinct(), "h")
+    # The pair itself may be among the first documents of a shingle.
+    early = Window.partitionBy("h").orderBy("z")
+    postings = postings.withColumn("pr", F.row_number().over(early)).where(F.col("pr") <= postings_read + 2)
+    hits = queries.join(postings.drop("pr"), "h").where((F.col("z") != F.col("u")) & (F.col("z") != F.col("v")))
+    per_shingle = Window.partitionBy(*keys, "h").orderBy("z")
+    hits = hits.withColumn("hr", F.row_number().over(per_shingle)).where(F.col("hr") <= postings_read)
+    counts = hits.groupBy(*keys, "z").count()
+    best = Window.partitionBy(*keys).orderBy(F.col("count").desc(), F.col("z").asc())
+    top = counts.withColumn("cr", F.row_number().over(best)).where(F.col("cr") <= per_run)
+    shingles = reps.select(F.col("ord").alias("z"), F.col("sh").alias("zsh"))
+    others = reps.select(F.col("ord").alias("o"), F.col("sh").alias("osh"))
+    tasks = (
+        top.join(runs, keys)
+        .join(shingles, "z")
+        .withColumn("o", F.when(F.col("side") == 0, F.col("v")).otherwise(F.col("u")))
+        .join(others, "o")
+        .select("u", "v", "run", "zsh", "osh")
+    )
+    check = _kept_pairs(_nd.composite_check_batch, m, threshold, md, ["run", "zsh", "osh"])
+    return _materialize(tasks.mapInArrow(check, _VETO_SCHEMA).distinct())
+
+
+def _partial_pairs(edges, reps, m, threshold, md):
+    """Verified pairs ``(u, v)`` that the partial copy check refuses: for a
+    pair flagged by verification, each side in turn is the full page, and
+    its other verified near-duplicates (the earliest ``neighbours_read``)
+    are checked for the part the other side lacks, as the engine does."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    neighbours_read = _nd.partial_rule()
+
+    suspects = edges.where(F.col("psus")).select("u", "v")
+    sides = suspects.select("u", "v", F.col("u").alias("full"), F.col("v").alias("part")).unionByName(
+        suspects.select("u", "v", F.col("v").alias("full"), F.col("u").alias("part"))
+    )
+    links = edges.select(F.col("u").alias("full"), F.col("v").alias("z")).unionByName(
+        edges.select(F.col("v").alias("full"), F.col("u").alias("z"))
+    )
+    earliest = Window.partitionBy("u", "v", "full").orderBy("z")
+    tasks = (
+        sides.join(links, "full")
+        .where(F.col("z") != F.col("part"))
+        .withColumn("nr", F.row_number().over(earliest))
+        .where(F.col("nr") <= neighbours_read)
+        .join(reps.select(F.col("ord").alias("full"), F.col("sh").alias("fsh")), "full")
+        .join(reps.select(F.col("ord").alias("part"), F.col("sh").alias("psh")), "part")
+        .join(reps.select(F.col("ord").alias("z"), F.col("sh").alias("zsh")), "z")
+        .select("u", "v", "fsh", "psh", "zsh")
+    )
+    check = _kept_pairs(_nd.partial_check_batch, m, threshold, md, ["fsh", "psh", "zsh"])
+    return _materialize(tasks.mapInArrow(check, _VETO_SCHEMA).distinct())
