@@ -9,10 +9,11 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use neardup_index::{Assignment, Clusterer, Containment};
+use neardup_index::{Assignment, Containment};
 use neardup_sketch::Signature;
 
 use crate::candidates::{candidate_pairs, low_similarity_pairs};
+use crate::components::decision_clusterer;
 use crate::dedup::{Dedup, DocFingerprint, Groups};
 use crate::error::Error;
 use crate::keep::KeepKey;
@@ -113,8 +114,7 @@ impl Dedup {
         let method = &self.config.method;
         let (candidates, spilled_runs) =
             candidate_pairs(method, &sigs, self.config.spill.as_ref())?;
-        let mut clusterer = Clusterer::new();
-        clusterer.set_threshold(0.0)?;
+        let mut clusterer = decision_clusterer()?;
         let exact = |k: u32| {
             shingles
                 .get(distinct[k as usize] as usize)

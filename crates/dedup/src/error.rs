@@ -25,6 +25,9 @@ pub enum ErrorKind {
     Snapshot(String),
     /// Spilled shingle sequences could not be written or read back.
     Io(std::io::Error),
+    /// Verified pairs given by component are not a partition into
+    /// components (a document in two of them).
+    Components(String),
 }
 
 impl Error {
@@ -44,6 +47,12 @@ impl Error {
     pub fn documents(msg: impl Into<String>) -> Error {
         Error {
             kind: ErrorKind::Documents(msg.into()),
+        }
+    }
+
+    pub(crate) fn components(msg: impl Into<String>) -> Error {
+        Error {
+            kind: ErrorKind::Components(msg.into()),
         }
     }
 
@@ -82,6 +91,7 @@ impl fmt::Display for Error {
             ErrorKind::Documents(m) => write!(f, "documents: {m}"),
             ErrorKind::Snapshot(m) => write!(f, "index snapshot: {m}"),
             ErrorKind::Io(e) => write!(f, "spilled shingles: {e}"),
+            ErrorKind::Components(m) => write!(f, "components: {m}"),
         }
     }
 }

@@ -41,6 +41,7 @@
 mod builder;
 mod candidates;
 mod cluster;
+mod components;
 mod composite;
 mod dedup;
 mod error;
@@ -71,6 +72,7 @@ mod verify;
 
 pub use builder::DedupBuilder;
 pub use candidates::Spill;
+pub use components::{keep_first_by_component, ComponentEdge, DuplicateOf};
 pub use composite::CompositeCheck;
 pub use dedup::{default_method, Dedup, DocFingerprint, Groups};
 pub use error::{Error, ErrorKind};
