@@ -34,17 +34,12 @@ without collecting the corpus anywhere:
    engine's partial copy check.
 5. **Clusters, without chaining** — the engine visits documents in order
    and makes each one a duplicate of the most similar earlier *kept*
-   document. This is computed in rounds: for each undecided document ``v``,
-   its earlier verified neighbours are ranked by (similarity desc, order
-   asc). If the first neighbour that is not known to be a duplicate is known
-   to be kept, ``v`` is its duplicate; if every neighbour is a duplicate,
-   ``v`` is kept; otherwise ``v`` waits. Equivalence with the sequential
-   rule: once a document's earlier neighbours' fates are final, the best
-   kept one is exactly the first non-duplicate in that ranking, so the
-   decision is the sequential one; a decided document is never revisited;
-   and every round decides at least the earliest undecided document (all
-   its earlier neighbours are decided), so the rounds end. In practice the
-   number of rounds is the depth of dependency chains, a handful.
+   document. A document's fate depends only on its connected component of
+   verified pairs, so the components are found (large-star / small-star
+   rounds, a logarithmic number: ``_components``) and each one is decided
+   whole, in one executor call, by the engine's own rule. The number of
+   Spark jobs is a constant plus a few per round, whatever the size of the
+   corpus or the length of chains of near-duplicates.
 
 Executors need the ``neardup`` package installed (``pip install`` on every
 node, or ship the wheel with ``--py-files``/an archive).
@@ -55,6 +50,7 @@ from typing import List, Optional
 
 from .. import _neardup as _nd
 from ._common import _col, _materialize
+from ._components import keep_first
 from ._passes import _composite_pairs, _partial_pairs, _strip_site_templates
 
 _FP_SCHEMA = "ord long, id string, sig binary, error string, text_len long, sh binary, host string"
@@ -76,7 +72,6 @@ def dedup(
     site_templates: bool = True,
     composite_check: bool = True,
     partial_check: bool = True,
-    max_rounds: int = 10_000,
 ):
     """Finds near-duplicate documents of ``df`` and returns a DataFrame
     ``(id string, cluster string, duplicate_of string, similarity double)``,
@@ -110,7 +105,6 @@ def dedup(
     (``partial_check=False`` is ``--no-partial-check``).
     """
     import pyarrow as pa
-    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     if html_col is None and text_col is None:
@@ -161,7 +155,10 @@ def dedup(
     with_sig = fp.where(F.col("sig").isNotNull()).select("ord", "sig", "sh")
     firsts = with_sig.groupBy("sig").agg(F.min("ord").alias("rep"))
     copies = with_sig.join(firsts, "sig").select("ord", "rep")
-    reps = with_sig.join(firsts.select(F.col("rep").alias("ord")), "ord")
+    # Partitioned by document once: the joins on either side of a pair
+    # below reuse this partitioning instead of shuffling shingles again.
+    parts = df.sparkSession.sparkContext.defaultParallelism
+    reps = _partitioned_by(with_sig.join(firsts.select(F.col("rep").alias("ord")), "ord"), "ord")
 
     def keys(batches):
         for b in batches:
@@ -224,6 +221,10 @@ def dedup(
             )
 
     edges = _materialize(candidates.mapInArrow(verify, _EDGE_SCHEMA))
+    if with_runs and edges.where(F.col("runs").isNotNull()).isEmpty():
+        with_runs = False  # no pair has a long foreign run: nothing to veto
+    if with_partial and edges.where(F.col("psus")).isEmpty():
+        with_partial = False  # no pair lacks a large part of the other
     if with_runs:
         vetoed = _composite_pairs(edges, reps, m, threshold, md)
         edges = _materialize(edges.join(vetoed, ["u", "v"], "left_anti"))
@@ -232,47 +233,14 @@ def dedup(
         edges = edges.join(partial, ["u", "v"], "left_anti")
     edges = _materialize(edges.select("u", "v", "sim"))
 
-    # Rounds of the no-chaining rule (see the module documentation).
-    rank = Window.partitionBy("v").orderBy(F.col("sim").desc(), F.col("u").asc())
-    pending = _materialize(edges.withColumn("rk", F.row_number().over(rank)))
-    targets = pending.select(F.col("v").alias("ord")).distinct()
-    decided = _materialize(
-        reps.select("ord")
-        .join(targets, "ord", "left_anti")
-        .select(
-            F.col("ord").alias("doc"),
-            F.lit(None).cast("long").alias("dup_of"),
-            F.lit(1.0).alias("sim"),
-        )
+    # The no-chaining decision, one connected component per executor call
+    # (see the module documentation).
+    decided = keep_first(edges, parts).select(
+        F.col("doc").alias("rep"), F.col("dup_of").alias("r_dup"), F.col("sim").alias("r_sim")
     )
-    rounds = 0
-    while not pending.isEmpty():
-        rounds += 1
-        if rounds > max_rounds:
-            raise RuntimeError(f"neardup.spark.dedup: no convergence after {max_rounds} rounds")
-        status = decided.select(F.col("doc").alias("u"), F.col("dup_of").isNull().alias("u_kept"))
-        live = pending.join(status, "u", "left").where(F.col("u_kept").isNull() | F.col("u_kept"))
-        first = live.groupBy("v").agg(F.min(F.struct("rk", "u_kept", "u", "sim")).alias("f"))
-        waiting = pending.select("v").distinct()
-        newly_kept = waiting.join(first, "v", "left_anti").select(
-            F.col("v").alias("doc"),
-            F.lit(None).cast("long").alias("dup_of"),
-            F.lit(1.0).alias("sim"),
-        )
-        newly_dup = first.where(F.col("f.u_kept")).select(
-            F.col("v").alias("doc"),
-            F.col("f.u").alias("dup_of"),
-            F.col("f.sim").alias("sim"),
-        )
-        new = _materialize(newly_kept.unionByName(newly_dup))
-        if new.isEmpty():
-            raise RuntimeError("neardup.spark.dedup: a round decided nothing (inconsistent order)")
-        decided = _materialize(decided.unionByName(new))
-        pending = _materialize(pending.join(new.select(F.col("doc").alias("v")), "v", "left_anti"))
 
     # Copies follow the document that stands for them.
-    r = decided.select(F.col("doc").alias("rep"), F.col("dup_of").alias("r_dup"), F.col("sim").alias("r_sim"))
-    assigned = copies.join(r, "rep").select(
+    assigned = copies.join(decided, "rep", "left").select(
         "ord",
         F.when(F.col("ord") == F.col("rep"), F.col("r_dup"))
         .when(F.col("r_dup").isNull(), F.col("rep"))
@@ -297,6 +265,19 @@ def dedup(
             F.when(F.col("dup").isNotNull(), F.round(F.col("s"), 4)).alias("similarity"),
         )
     )
+    return out
+
+
+def _partitioned_by(df, column: str):
+    """``df`` hash-partitioned by ``column`` into the session's shuffle
+    partitions and kept (memory, then disk): joins on that column, under
+    any alias, then shuffle only their other side. (A checkpoint would
+    forget the partitioning.)"""
+    from pyspark import StorageLevel
+
+    n = int(df.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    out = df.repartition(n, column).persist(StorageLevel.MEMORY_AND_DISK)
+    out.count()
     return out
 
 

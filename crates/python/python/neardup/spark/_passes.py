@@ -27,6 +27,9 @@ def _strip_site_templates(fp, m, threshold, md):
         return out[out["sig2"].notna()]
 
     pages = fp.where(F.col("sh").isNotNull() & F.col("host").isNotNull()).select("ord", "host", "sh")
+    if pages.isEmpty():
+        # No page has a host (ids that are not URLs): nothing to strip.
+        return fp
     changed = pages.groupBy("host").applyInPandas(strip, _STRIP_SCHEMA)
     return _materialize(
         fp.join(changed, "ord", "left")
