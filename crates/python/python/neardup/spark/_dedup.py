@@ -103,7 +103,31 @@ def dedup(
     composite page check (``composite_check=False`` is
     ``--no-composite-check``) and the partial copy check
     (``partial_check=False`` is ``--no-partial-check``).
+
+    The Spark jobs it runs are described ``neardup.spark.dedup: <step>``
+    in the Spark UI.
     """
+    sc = df.sparkSession.sparkContext
+    before = sc.getLocalProperty("spark.job.description")
+    try:
+        return _dedup(
+            df, id_col, html_col, text_col, threshold, method, max_distance, order_col,
+            all_text, site_templates, composite_check, partial_check,
+        )
+    finally:
+        sc.setLocalProperty("spark.job.description", before)
+
+
+def _step(df, what: str):
+    """Names the Spark jobs that follow in the Spark UI."""
+    df.sparkSession.sparkContext.setJobDescription(f"neardup.spark.dedup: {what}")
+
+
+def _dedup(
+    df, id_col, html_col, text_col, threshold, method, max_distance, order_col,
+    all_text, site_templates, composite_check, partial_check,
+):
+    """The body of :func:`dedup`."""
     import pyarrow as pa
     from pyspark.sql import functions as F
 
@@ -147,18 +171,21 @@ def dedup(
                 names=["ord", "id", "sig", "error", "text_len", "sh", "host"],
             )
 
+    _step(df, "fingerprints")
     fp = _materialize(docs.mapInArrow(fingerprint, _FP_SCHEMA))
     if exact and site_templates:
+        _step(df, "site templates")
         fp = _strip_site_templates(fp, m, threshold, md)
 
+    _step(df, "exact copies")
     # Exact copies: the earliest document of each signature stands for all.
     with_sig = fp.where(F.col("sig").isNotNull()).select("ord", "sig", "sh")
     firsts = with_sig.groupBy("sig").agg(F.min("ord").alias("rep"))
     copies = with_sig.join(firsts, "sig").select("ord", "rep")
     # Partitioned by document once: the joins on either side of a pair
     # below reuse this partitioning instead of shuffling shingles again.
-    parts = df.sparkSession.sparkContext.defaultParallelism
-    reps = _partitioned_by(with_sig.join(firsts.select(F.col("rep").alias("ord")), "ord"), "ord")
+    parts = _partitions_for(df.sparkSession, fp.count())
+    reps = _partitioned_by(with_sig.join(firsts.select(F.col("rep").alias("ord")), "ord"), "ord", parts)
 
     def keys(batches):
         for b in batches:
@@ -220,19 +247,23 @@ def dedup(
                 names=["u", "v", "sim", "runs", "psus"],
             )
 
+    _step(df, "candidates and verification")
     edges = _materialize(candidates.mapInArrow(verify, _EDGE_SCHEMA))
     if with_runs and edges.where(F.col("runs").isNotNull()).isEmpty():
         with_runs = False  # no pair has a long foreign run: nothing to veto
     if with_partial and edges.where(F.col("psus")).isEmpty():
         with_partial = False  # no pair lacks a large part of the other
     if with_runs:
+        _step(df, "composite pages")
         vetoed = _composite_pairs(edges, reps, m, threshold, md)
         edges = _materialize(edges.join(vetoed, ["u", "v"], "left_anti"))
     if with_partial:
+        _step(df, "partial copies")
         partial = _partial_pairs(edges, reps, m, threshold, md)
         edges = edges.join(partial, ["u", "v"], "left_anti")
     edges = _materialize(edges.select("u", "v", "sim"))
 
+    _step(df, "connected components")
     # The no-chaining decision, one connected component per executor call
     # (see the module documentation).
     decided = keep_first(edges, parts).select(
@@ -268,14 +299,27 @@ def dedup(
     return out
 
 
-def _partitioned_by(df, column: str):
-    """``df`` hash-partitioned by ``column`` into the session's shuffle
-    partitions and kept (memory, then disk): joins on that column, under
-    any alias, then shuffle only their other side. (A checkpoint would
-    forget the partitioning.)"""
+DOCS_PER_PARTITION = 50_000
+"""Documents a partition of per-document data (signatures and shingle
+sequences, about 1.7 KB a real-text document) holds at most: about 85 MB,
+one task's share of an executor's memory."""
+
+
+def _partitions_for(spark, n_docs: int) -> int:
+    """Partitions for ``n_docs`` documents: at least the default
+    parallelism, at most ``DOCS_PER_PARTITION`` documents each. (Not the
+    200 shuffle partitions of a default session: each task is a Python
+    call, and tiny tasks cost more than their work.)"""
+    return max(spark.sparkContext.defaultParallelism, -(-n_docs // DOCS_PER_PARTITION))
+
+
+def _partitioned_by(df, column: str, n: int):
+    """``df`` hash-partitioned by ``column`` into ``n`` partitions and
+    kept (memory, then disk): joins on that column, under any alias, then
+    shuffle only their other side. (A checkpoint would forget the
+    partitioning.)"""
     from pyspark import StorageLevel
 
-    n = int(df.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     out = df.repartition(n, column).persist(StorageLevel.MEMORY_AND_DISK)
     out.count()
     return out

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""neardup on Spark against the CLI and text-dedup's minhash_spark.py, on
+the same cores and the same Parquet input (issue 35).
+
+    python3 bench/spark_compare.py --docs 100000 [--docs 1000000] [--no-peer]
+
+For each size: a real-text corpus from `neardup-bench realtext` (planted
+near-duplicates, the originals' ids in `cluster`), written as Parquet
+(`id`, `text`, `n` the input order); then
+
+- `neardup dedup` on it (the release binary);
+- `neardup.spark.dedup` in Spark local[2] (target/pyenv's Python, where
+  the wheel is installed), its groups checked equal to the CLI's;
+- text-dedup's `minhash_spark.py` (commit 266bc10, ../shared/anchors),
+  through pyspark's `spark-submit --master local[2]`, in bench/.venv
+  (`pip install pyspark numpy scipy` there).
+
+Each run's wall time (the whole process: a Spark user pays for the JVM
+too; the dedup call alone is printed for neardup.spark), its peak memory
+(the process tree's RSS, sampled every 0.2 s: JVM and Python workers
+included) and the planted-duplicate precision and recall (a removed
+document is right when it is a planted near-duplicate). One JSON line per
+run, then a table.
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+ANCHOR = REPO.parent / "shared" / "anchors" / "text-dedup" / "minhash_spark.py"
+
+SPARK_RUN = r"""
+import sys, time, json
+from pyspark.sql import SparkSession
+import neardup.spark as nds
+src, dst = sys.argv[1], sys.argv[2]
+spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+         .config("spark.ui.showConsoleProgress", "false").config("spark.driver.memory", "8g")
+         .getOrCreate())
+spark.sparkContext.setLogLevel("ERROR")
+t = time.perf_counter()
+nds.dedup(spark.read.parquet(src), text_col="text", order_col="n").write.mode("overwrite").parquet(dst)
+print(json.dumps({"dedup_seconds": round(time.perf_counter() - t, 2)}))
+"""
+
+
+def tree_rss(pid: int) -> int:
+    """Resident bytes of ``pid`` and its descendants."""
+    children = {}
+    for p in pathlib.Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                stat = (p / "stat").read_text()
+                ppid = int(stat.rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(p.name))
+            except (OSError, ValueError, IndexError):
+                pass
+    total, todo = 0, [pid]
+    while todo:
+        q = todo.pop()
+        try:
+            for line in pathlib.Path(f"/proc/{q}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+        except OSError:
+            pass
+        todo.extend(children.get(q, []))
+    return total
+
+
+def measured(cmd, env=None):
+    """Runs ``cmd``: (wall seconds, peak tree RSS bytes, stdout)."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    peak = [0]
+
+    def sample():
+        while proc.poll() is None:
+            peak[0] = max(peak[0], tree_rss(proc.pid))
+            time.sleep(0.2)
+
+    th = threading.Thread(target=sample, daemon=True)
+    th.start()
+    out, err = proc.communicate()
+    wall = time.perf_counter() - t
+    th.join()
+    if proc.returncode != 0:
+        sys.exit(f"{cmd[0]} failed ({proc.returncode}):\n{err[-3000:]}")
+    return wall, peak[0], out
+
+
+def score(removed: set, planted: set) -> dict:
+    tp = len(removed & planted)
+    return {
+        "precision": round(tp / len(removed), 4) if removed else 1.0,
+        "recall": round(tp / len(planted), 4) if planted else 1.0,
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--docs", type=int, action="append", required=True)
+    ap.add_argument("--no-peer", action="store_true", help="skip text-dedup")
+    ap.add_argument("--python", default=str(REPO / "target" / "pyenv" / "bin" / "python"))
+    ap.add_argument("--peer-python", default=str(REPO / "bench" / ".venv" / "bin" / "python"))
+    ap.add_argument("--work", default=None, help="directory for corpora and outputs (default: a temporary one)")
+    args = ap.parse_args()
+    import pyarrow as pa
+    import pyarrow.json as pj
+    import pyarrow.parquet as pq
+
+    binary = REPO / "target" / "release"
+    work = pathlib.Path(args.work or tempfile.mkdtemp(prefix="neardup-spark-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    table = []
+    for n in args.docs:
+        jsonl, src = work / f"rt{n}.jsonl", work / f"rt{n}.parquet"
+        if not src.exists():
+            subprocess.run([str(binary / "neardup-bench"), "realtext", "--docs", str(n), "-o", str(jsonl)],
+                           check=True, cwd=REPO, stderr=subprocess.DEVNULL)
+            t = pj.read_json(jsonl, read_options=pj.ReadOptions(block_size=1 << 26))
+            t = t.append_column("n", pa.array(range(t.num_rows), pa.int64()))
+            pq.write_table(t, src, row_group_size=50_000)
+            jsonl.unlink()
+        truth = pq.read_table(src, columns=["id", "cluster", "n"]).to_pylist()
+        planted = {r["id"] for r in truth if r["cluster"] != r["id"]}
+        by_n = {r["n"]: r["id"] for r in truth}
+
+        cli_out = work / f"cli{n}.jsonl"
+        wall, peak, _ = measured([str(binary / "neardup"), "dedup", "-q", str(src), "-o", str(cli_out)])
+        cli = {}
+        for line in cli_out.read_text().splitlines():
+            r = json.loads(line)
+            cli[r["id"]] = (r["cluster"], r.get("duplicate_of"), r.get("similarity"))
+        removed = {i for i, (_, d, _) in cli.items() if d is not None}
+        rows = [{"docs": n, "tool": "neardup dedup (CLI)", "seconds": round(wall, 2),
+                 "peak_mb": round(peak / 1e6), **score(removed, planted)}]
+
+        spark_out = work / f"spark{n}.parquet"
+        env = dict(os.environ, PYSPARK_PYTHON=args.python)
+        wall, peak, out = measured([args.python, "-c", SPARK_RUN, str(src), str(spark_out)], env=env)
+        got = {r["id"]: (r["cluster"], r["duplicate_of"], r["similarity"])
+               for r in pq.read_table(spark_out).to_pylist()}
+        removed = {i for i, (_, d, _) in got.items() if d is not None}
+        rows.append({"docs": n, "tool": "neardup.spark.dedup local[2]", "seconds": round(wall, 2),
+                     "dedup_seconds": json.loads(out.strip().splitlines()[-1])["dedup_seconds"],
+                     "peak_mb": round(peak / 1e6), "equal_to_cli": got == cli, **score(removed, planted)})
+
+        if not args.no_peer:
+            peer_out = work / f"peer{n}"
+            spark_submit = pathlib.Path(args.peer_python).parent / "spark-submit"
+            env = dict(os.environ, PYSPARK_PYTHON=args.peer_python)
+            wall, peak, _ = measured([str(spark_submit), "--master", "local[2]", "--driver-memory", "8g",
+                                      str(ANCHOR), "--input", str(src), "--output", str(peer_out),
+                                      "--column", "text", "--index_column", "n", "--threshold", "0.7"], env=env)
+            # Its output is partitioned by `__pid__=K` folders (which
+            # pyarrow's discovery would skip as hidden).
+            kept = set()
+            for part in sorted(peer_out.glob("__pid__=*/*.parquet")):
+                kept.update(pq.read_table(part, columns=["n"]).column("n").to_pylist())
+            removed = {by_n[k] for k in by_n if k not in kept}
+            rows.append({"docs": n, "tool": "text-dedup minhash_spark.py local[2]", "seconds": round(wall, 2),
+                         "peak_mb": round(peak / 1e6), **score(removed, planted)})
+        for r in rows:
+            print(json.dumps(r), flush=True)
+        table.extend(rows)
+    print("\n| documents | tool | wall s | peak MB | precision | recall |\n|---|---|---|---|---|---|")
+    for r in table:
+        print(f"| {r['docs']:,} | {r['tool']} | {r['seconds']} | {r['peak_mb']:,} | {r['precision']} | {r['recall']} |")
+
+
+if __name__ == "__main__":
+    main()
