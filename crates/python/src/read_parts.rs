@@ -68,7 +68,13 @@ fn kind_of(name: &str) -> Option<SourceKind> {
 /// Parquet row groups `start..end`, `before` rows before them.
 #[pyfunction]
 #[pyo3(signature = (path, part, start=0, end=0, before=0))]
-pub fn read_part(path: PathBuf, part: &str, start: u64, end: u64, before: u64) -> PyResult<RecordIter> {
+pub fn read_part(
+    path: PathBuf,
+    part: &str,
+    start: u64,
+    end: u64,
+    before: u64,
+) -> PyResult<RecordIter> {
     let inputs = Inputs::new();
     let items = match part {
         "lines" => inputs.read_jsonl_lines(&path, start, end, before),
