@@ -113,7 +113,7 @@ def _line_starts(sc, parts) -> None:
         by_file.setdefault(p[0], []).append((p, c))
     for ranges in by_file.values():
         seen = 0
-        for k, (p, (aligned, newlines)) in enumerate(ranges):
+        for p, (aligned, newlines) in ranges:
             raw_start = p[3]
             # One newline lies between a range's start and its first line
             # start when the range does not begin on one.
