@@ -23,7 +23,8 @@ cargo test -p neardup-cli --features jieba --locked --test cjk
 # --- Python bindings (crates/python) -------------------------------------
 # Builds the neardup wheel (maturin, release) into a virtualenv under
 # target/ and runs its pytest suite, Spark local-mode tests included
-# (pyspark from PyPI, Java 17 from the machine). NEARDUP_PYENV moves the
+# (pyspark from PyPI, Java 17 from the machine), and a standalone cluster of
+# two workers on 127.0.0.1 whose executors run a venv-pack archive. NEARDUP_PYENV moves the
 # virtualenv; NEARDUP_SKIP_PYTHON=1 skips this block.
 if [ "${NEARDUP_SKIP_PYTHON:-0}" != 1 ]; then
   pyenv="${NEARDUP_PYENV:-${CARGO_TARGET_DIR:-target}/pyenv}"
@@ -33,7 +34,7 @@ if [ "${NEARDUP_SKIP_PYTHON:-0}" != 1 ]; then
   fi
   "$pyenv/bin/python" -m pip install -q --disable-pip-version-check \
     "maturin>=1.5,<2" pytest pyarrow "pandas<3" pyspark datasketch scrapy \
-    datatrove warcio faust-cchardet python-magic orjson
+    datatrove warcio faust-cchardet python-magic orjson venv-pack
   # maturin (the build backend) runs from the virtualenv's bin/.
   PATH="$pyenv/bin:$PATH" "$pyenv/bin/python" -m pip install -q \
     --disable-pip-version-check --no-build-isolation --force-reinstall \

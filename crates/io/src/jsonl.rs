@@ -62,6 +62,13 @@ impl<R: BufRead> JsonlReader<R> {
         }
     }
 
+    /// The reader of a part of a file that starts after `lines` lines:
+    /// ids and errors number lines as in the whole file.
+    pub fn after_lines(mut self, lines: u64) -> Self {
+        self.line = lines;
+        self
+    }
+
     fn line_id(&self) -> String {
         format!("{}:{}", self.name, self.line)
     }

@@ -43,6 +43,7 @@ mod jsonl_fields;
 mod jsonl_flat;
 #[cfg(feature = "parquet")]
 mod parquet_input;
+mod parts;
 mod prefetch;
 mod prescan;
 mod read;

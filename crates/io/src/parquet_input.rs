@@ -20,6 +20,8 @@ pub(crate) struct ParquetReader {
     limit: u64,
     group: usize,
     groups: Option<usize>,
+    /// The row group to stop before (`None`: the file's end).
+    end: Option<usize>,
     row: u64,
     pending: std::vec::IntoIter<Item>,
     done: bool,
@@ -34,10 +36,19 @@ impl ParquetReader {
             limit,
             group: 0,
             groups: None,
+            end: None,
             row: 0,
             pending: Vec::new().into_iter(),
             done: false,
         }
+    }
+
+    /// Only row groups `first..end`, with `rows_before` rows before them.
+    pub(crate) fn groups(mut self, first: usize, end: usize, rows_before: u64) -> ParquetReader {
+        self.group = first;
+        self.end = Some(end);
+        self.row = rows_before;
+        self
     }
 
     fn error(&self, id: String, msg: String) -> Item {
@@ -52,7 +63,10 @@ impl ParquetReader {
         let file = File::open(&self.path).map_err(|e| e.to_string())?;
         let reader =
             SerializedFileReader::new(file).map_err(|e| format!("not a Parquet file: {e}"))?;
-        let groups = *self.groups.get_or_insert(reader.num_row_groups());
+        let mut groups = *self.groups.get_or_insert(reader.num_row_groups());
+        if let Some(end) = self.end {
+            groups = groups.min(end);
+        }
         if self.group >= groups {
             return Ok(false);
         }

@@ -86,6 +86,19 @@ pub struct RecordIter {
     state: Mutex<ReadState>,
 }
 
+impl RecordIter {
+    /// The records of `items` (a part of one input, `read_parts.rs`).
+    pub(crate) fn of(inputs: Inputs, items: Box<dyn Iterator<Item = Item> + Send>) -> RecordIter {
+        RecordIter {
+            state: Mutex::new(ReadState {
+                inputs,
+                sources: VecDeque::new(),
+                current: Some(items),
+            }),
+        }
+    }
+}
+
 #[pymethods]
 impl RecordIter {
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {

@@ -24,6 +24,7 @@ mod lsh;
 mod method;
 mod minhash;
 mod minhash_core;
+mod read_parts;
 mod signature;
 mod spans;
 mod spark;
@@ -53,6 +54,8 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(signature::sketch, m)?)?;
     m.add_function(wrap_pyfunction!(method::methods, m)?)?;
     m.add_function(wrap_pyfunction!(batch::read_documents, m)?)?;
+    m.add_function(wrap_pyfunction!(read_parts::input_sources, m)?)?;
+    m.add_function(wrap_pyfunction!(read_parts::read_part, m)?)?;
     m.add_function(wrap_pyfunction!(batch::dedup_files, m)?)?;
     m.add_function(wrap_pyfunction!(dedup_fingerprints::dedup_fingerprints, m)?)?;
     m.add_class::<spans::SpanFinder>()?;

@@ -3,10 +3,13 @@ computed by executors with the Rust engine's kernels.
 
 - :func:`dedup` gives the groups of ``neardup dedup`` (see ``_dedup``);
 - :func:`spans` gives the spans of ``neardup spans`` (see ``_spans``);
-- :func:`read_documents` reads HTML, WARC and JSON Lines files on executors.
+- :func:`read_documents` reads WARC, WET, ARC, HTML, JSON Lines and Parquet
+  inputs on executors as the CLI reads them (see ``_read``).
 
-Executors need the ``neardup`` package installed (``pip install`` on every
-node, or ship the wheel with ``--py-files``/an archive).
+Executors need the ``neardup`` package installed: ``pip install`` on every
+node, or a virtualenv packed by venv-pack and shipped with
+``spark.archives`` (``docs/spark.md``); ``--py-files`` cannot carry its
+native extension.
 """
 
 from ._dedup import _rows, dedup
