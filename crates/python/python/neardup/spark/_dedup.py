@@ -185,7 +185,7 @@ def _dedup(
     # Partitioned by document once: the joins on either side of a pair
     # below reuse this partitioning instead of shuffling shingles again.
     parts = _partitions_for(df.sparkSession, fp.count())
-    reps = _partitioned_by(with_sig.join(firsts.select(F.col("rep").alias("ord")), "ord"), "ord", parts)
+    reps = _partitioned_by(with_sig, "ord", parts, keep=firsts.select(F.col("rep").alias("ord")))
 
     def keys(batches):
         for b in batches:
@@ -313,14 +313,17 @@ def _partitions_for(spark, n_docs: int) -> int:
     return max(spark.sparkContext.defaultParallelism, -(-n_docs // DOCS_PER_PARTITION))
 
 
-def _partitioned_by(df, column: str, n: int):
-    """``df`` hash-partitioned by ``column`` into ``n`` partitions and
-    kept (memory, then disk): joins on that column, under any alias, then
-    shuffle only their other side. (A checkpoint would forget the
-    partitioning.)"""
+def _partitioned_by(df, column: str, n: int, keep=None):
+    """``df`` hash-partitioned by ``column`` into ``n`` partitions (only
+    its rows whose ``column`` is in ``keep``, when given) and kept (memory,
+    then disk): joins on that column, under any alias, then shuffle only
+    their other side. (A checkpoint would forget the partitioning.)"""
     from pyspark import StorageLevel
 
-    out = df.repartition(n, column).persist(StorageLevel.MEMORY_AND_DISK)
+    out = df.repartition(n, column)
+    if keep is not None:
+        out = out.join(keep, column)
+    out = out.persist(StorageLevel.MEMORY_AND_DISK)
     out.count()
     return out
 
