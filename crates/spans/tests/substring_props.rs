@@ -127,7 +127,10 @@ fn by_windows(f: &SpanFinder, docs: &[Option<String>], keep: Keep) -> Vec<Row> {
                 .map_or(Vec::new(), |(_, a)| f.substring_windows(a))
         })
         .collect();
-    let mut first: HashMap<((u64, u64), u32), ((u32, u32), usize)> = HashMap::new();
+    // Per window key (fingerprint, length): earliest (document, position)
+    // and count.
+    type Key = ((u64, u64), u32);
+    let mut first: HashMap<Key, ((u32, u32), usize)> = HashMap::new();
     for (d, ws) in windows.iter().enumerate() {
         for w in ws {
             let e = first
