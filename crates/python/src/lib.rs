@@ -29,6 +29,7 @@ mod spans;
 mod spark;
 mod spark_passes;
 mod spark_spans;
+mod spark_substring;
 
 use pyo3::prelude::*;
 
@@ -59,6 +60,11 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spans::clean_spans, m)?)?;
     m.add_function(wrap_pyfunction!(spark_spans::span_keys_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_spans::span_rows_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        spark_substring::substring_windows_batch,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(spark_substring::substring_rows_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark::fingerprint_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark::candidate_keys_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark::verify_batch, m)?)?;
