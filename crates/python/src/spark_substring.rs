@@ -20,7 +20,7 @@ type WindowRows = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<i64>, Vec<i64>);
 /// A copied window of a document as the shuffle found it: token position,
 /// length, order of the document of its earliest occurrence, that
 /// document's id.
-type Copy = (u32, u32, i64, String);
+type CopiedWindow = (u32, u32, i64, String);
 
 impl SpanOptions {
     fn substring_finder(&self) -> PyResult<Finder> {
@@ -61,14 +61,14 @@ pub fn substring_windows_batch(
 }
 
 /// The spans of every document of a batch, given per document its copied
-/// windows (see [`Copy`]; any order).
+/// windows (see [`CopiedWindow`]; any order).
 #[pyfunction]
 #[pyo3(signature = (options, ids, copies, htmls=None, texts=None))]
 pub fn substring_rows_batch(
     py: Python<'_>,
     options: SpanOptions,
     ids: Vec<String>,
-    copies: Vec<Option<Vec<Copy>>>,
+    copies: Vec<Option<Vec<CopiedWindow>>>,
     htmls: Option<Vec<Option<HtmlArg>>>,
     texts: Option<Vec<Option<String>>>,
 ) -> PyResult<SpanRows> {
@@ -100,7 +100,7 @@ pub fn substring_rows_batch(
 /// A document's copies as the library takes them: `(position, length,
 /// number of the first document)` by position, the first documents
 /// numbered in input order, with their ids by number.
-fn local_copies(mut copies: Vec<Copy>) -> (Vec<(u32, u32, u32)>, Vec<String>) {
+fn local_copies(copies: Vec<CopiedWindow>) -> (Vec<(u32, u32, u32)>, Vec<String>) {
     let mut ords: Vec<(i64, &str)> = copies.iter().map(|c| (c.2, c.3.as_str())).collect();
     ords.sort_unstable();
     ords.dedup_by_key(|x| x.0);
@@ -108,7 +108,6 @@ fn local_copies(mut copies: Vec<Copy>) -> (Vec<(u32, u32, u32)>, Vec<String>) {
     let number = |ord: i64| ords.partition_point(|x| x.0 < ord) as u32;
     let mut windows: Vec<(u32, u32, u32)> =
         copies.iter().map(|c| (c.0, c.1, number(c.2))).collect();
-    copies.clear();
     windows.sort_unstable();
     (windows, firsts)
 }
