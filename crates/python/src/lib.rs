@@ -31,6 +31,7 @@ mod spark;
 mod spark_decide;
 mod spark_passes;
 mod spark_spans;
+mod spark_substring;
 
 use pyo3::prelude::*;
 
@@ -63,6 +64,11 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spans::clean_spans, m)?)?;
     m.add_function(wrap_pyfunction!(spark_spans::span_keys_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_spans::span_rows_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        spark_substring::substring_windows_batch,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(spark_substring::substring_rows_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark::fingerprint_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark::candidate_keys_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark::verify_batch, m)?)?;

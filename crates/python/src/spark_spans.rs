@@ -4,7 +4,7 @@
 //! (`SpanFinder::spans_of`).
 
 use neardup::io::{Content, Item, RawDocument};
-use neardup::spans::{Analysis, SpanFinder as Finder};
+use neardup::spans::{Analysis, Source, Span, SpanFinder as Finder};
 use pyo3::prelude::*;
 
 use crate::document::{extractor, HtmlArg};
@@ -23,37 +23,46 @@ pub struct SpanOptions {
     min_chars: usize,
     reference: Option<Vec<(String, String)>>,
     ref_ngram: usize,
-    all_text: bool,
+    min_tokens: Option<usize>,
+    min_bytes: Option<u64>,
+    pub(crate) all_text: bool,
 }
 
 impl SpanOptions {
-    fn finder(&self) -> PyResult<Finder> {
-        let f = finder(
+    /// The finder of these options, any unit.
+    pub(crate) fn any_finder(&self) -> PyResult<Finder> {
+        finder(
             self.unit.as_deref(),
             &self.keep,
             self.fuzzy,
             self.overlap,
             self.ngram,
             self.min_chars,
-            None,
-            None,
+            self.min_tokens,
+            self.min_bytes,
             None,
             None,
             reference_of(self.reference.clone(), self.ref_ngram),
-        )?;
+        )
+    }
+
+    /// The finder of a unit decided by keys (not the substring unit,
+    /// whose kernels are in `spark_substring.rs`).
+    fn finder(&self) -> PyResult<Finder> {
+        let f = self.any_finder()?;
         if !f.decides_by_keys() {
             return Err(err(
-                "the substring unit needs the whole corpus in one suffix array: Spark's shuffle by key does not apply (collect the texts and use neardup.spans or neardup spans)",
+                "the substring unit is decided by windows, not by unit keys (substring_windows_batch)",
             ));
         }
         Ok(f)
     }
 }
 
-type Doc = Result<(String, Analysis), String>;
+pub(crate) type Doc = Result<(String, Analysis), String>;
 
 /// Each document's text and analysis, as `neardup spans` reads it.
-fn analyse(
+pub(crate) fn analyse(
     f: &Finder,
     ids: Vec<String>,
     htmls: Option<Vec<Option<HtmlArg>>>,
@@ -128,7 +137,7 @@ pub fn span_keys_batch(
 
 /// One document's result: characters, spans as `(start, end, kind, first
 /// id or reference id)` in code points, and the error.
-type SpanRows = Vec<(
+pub(crate) type SpanRows = Vec<(
     usize,
     Vec<(usize, usize, &'static str, String)>,
     Option<String>,
@@ -178,23 +187,31 @@ pub fn span_rows_batch(
                 }
             }
             let spans = f.spans_of(&text, &a, &key_first);
-            let rows = spans
-                .iter()
-                .map(|s| {
-                    let c = [s.chars.0, s.chars.1];
-                    let source = match s.source {
-                        neardup::spans::Source::First(i) => {
-                            firsts.get(i as usize).cloned().unwrap_or_default()
-                        }
-                        neardup::spans::Source::Reference(r) => {
-                            f.reference().map_or(String::new(), |x| x.id(r).to_string())
-                        }
-                    };
-                    (c[0], c[1], s.kind.name(), source)
-                })
-                .collect();
+            let rows = span_rows(&f, &spans, &firsts);
             out.push((a.chars(), rows, None));
         }
         Ok(out)
     })
+}
+
+/// Spans as rows: code point offsets, kind, and the id of the first
+/// document (`firsts`, by the spans' [`Source::First`] numbers) or of the
+/// reference item.
+pub(crate) fn span_rows(
+    f: &Finder,
+    spans: &[Span],
+    firsts: &[String],
+) -> Vec<(usize, usize, &'static str, String)> {
+    spans
+        .iter()
+        .map(|s| {
+            let source = match s.source {
+                Source::First(i) => firsts.get(i as usize).cloned().unwrap_or_default(),
+                Source::Reference(r) => {
+                    f.reference().map_or(String::new(), |x| x.id(r).to_string())
+                }
+            };
+            (s.chars.0, s.chars.1, s.kind.name(), source)
+        })
+        .collect()
 }

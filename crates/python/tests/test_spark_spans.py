@@ -61,5 +61,100 @@ def test_spark_spans_of_the_fixture_and_a_reference(spark):
     assert got == want
     with pytest.raises(neardup.NeardupError, match="unit"):
         nds.spans(df, unit="word")
-    with pytest.raises(neardup.NeardupError, match="substring"):
-        nds.spans(df, unit="substring")
+    with pytest.raises(neardup.NeardupError, match="min-tokens"):
+        nds.spans(df, unit="paragraph", min_tokens=5)
+
+
+def substring_corpus():
+    """Edited copies, merged pages and exact copies of articles (English
+    and Chinese), with passages repeated inside one document, case and
+    width variants, an empty document and one without text."""
+    from corpus import corpus as articles
+
+    docs = [(f"en-{i}", t) for i, t in articles(seed=11, n_articles=12)]
+    docs += [(f"zh-{i}", t) for i, t in articles(seed=5, n_articles=6, chinese=True)]
+    docs += corpus(60)
+    loop = " ".join(["the tide comes in and the tide goes out again"] * 4)
+    docs.insert(3, ("loop", loop + ". " + loop.upper()))
+    docs.insert(7, ("wide", "ＴＨＥ ＴＩＤＥ ＣＯＭＥＳ ＩＮ and the tide goes out again, says the harbour master."))
+    docs.insert(9, ("blank", " ... "))
+    return docs
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [{"min_tokens": 10}, {"min_tokens": 10, "keep": "none"}, {"min_tokens": 3, "min_bytes": 40}],
+)
+def test_spark_substring_spans_equal_the_command(spark, kw):
+    docs = substring_corpus()
+    df = spark.createDataFrame([(i, d, t) for i, (d, t) in enumerate(docs)], ["o", "id", "text"])
+    got = nds.span_rows(nds.spans(df.repartition(3), unit="substring", order_col="o", **kw))
+    want = neardup.SpanFinder("substring", **kw).spans([t for _, t in docs], ids=[d for d, _ in docs])
+    assert got == want
+    spans = [s for r in want for s in r["spans"]]
+    assert len(spans) > 100
+    # Spans continuing one another (the first document changes) and spans
+    # inside the document they repeat in.
+    assert any(a["end"] == b["start"] for r in want for a, b in zip(r["spans"], r["spans"][1:]))
+    assert any(s["first"] == r["id"] for r in want for s in r["spans"])
+
+
+def test_spark_substring_spans_with_a_reference(spark):
+    docs = corpus(40)
+    ref = [("ref-1", "Share this article with your friends and family today."),
+           ("ref-2", "the council met on day 12 and talked about item 84 at length")]
+    df = spark.createDataFrame([(i, d, t) for i, (d, t) in enumerate(docs)], ["o", "id", "text"])
+    kw = {"min_tokens": 6, "reference": ref, "ref_ngram": 6}
+    got = nds.span_rows(nds.spans(df, unit="substring", order_col="o", **kw))
+    want = neardup.SpanFinder("substring", **kw).spans([t for _, t in docs], ids=[d for d, _ in docs])
+    assert got == want
+    assert any(s["kind"] == "reference" for r in want for s in r["spans"])
+
+
+def boilerplate_corpus(n):
+    """`n` documents, each with the same footer paragraph (boilerplate)
+    and a paragraph of its own, some repeated once later."""
+    footer = "Copyright 2024 The Harbour Gazette. All rights reserved. Terms of use apply."
+    docs = []
+    for d in range(n):
+        k = d if d < n - 50 else d - (n - 50)
+        own = f"Report {k}: the harbour master counted {k} boats in the morning."
+        docs.append((f"b{d}", f"{own}\n{footer}"))
+    return docs
+
+
+def test_boilerplate_in_every_document_is_joined_where_it_is(spark):
+    """A paragraph in every document: its key is broadcast to the
+    occurrences (no task gets them all), and the spans stay the CLI's."""
+    from neardup.spark._spans import _join_hot
+    from pyspark.sql import functions as F
+
+    docs = boilerplate_corpus(3000)
+    df = spark.createDataFrame([(i, d, t) for i, (d, t) in enumerate(docs)], ["o", "id", "text"])
+    got = nds.span_rows(nds.spans(df.repartition(4), order_col="o", hot_key_rows=500))
+    want = neardup.SpanFinder().spans([t for _, t in docs], ids=[d for d, _ in docs])
+    assert got == want
+    # The footer 2999 times, and Report 0 again in b2950.
+    assert sum(1 for r in want for s in r["spans"] if s["first"] == "b0") == 2999 + 1
+    assert sum(1 for r in want if len(r["spans"]) == 2) == 50
+
+    # The join itself: 2900 occurrences of one key and 100 others, over 6
+    # partitions.
+    key = F.when(F.col("id") < 2900, F.lit(-1)).otherwise(F.col("id"))
+    occ = spark.range(3000).select(F.col("id").alias("ord"), key.alias("key")).repartition(6)
+    per_key = occ.groupBy("key").agg(F.min("ord").alias("first"), F.count(F.lit(1)).alias("n"))
+
+    def largest_task(hot_key_rows):
+        joined = _join_hot(occ, per_key, ["key"], "n", hot_key_rows)
+        assert joined.count() == 3000
+        return max(r["c"] for r in joined.groupBy(F.spark_partition_id().alias("p")).agg(F.count(F.lit(1)).alias("c")).collect())
+
+    # (Without broadcasting small tables on its own, as at scale.)
+    before = spark.conf.get("spark.sql.autoBroadcastJoinThreshold")
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
+    try:
+        assert largest_task(500) <= 600
+        # Below the threshold the key goes by shuffle to one task.
+        assert largest_task(5000) >= 2900
+    finally:
+        spark.conf.set("spark.sql.autoBroadcastJoinThreshold", before)

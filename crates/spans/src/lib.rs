@@ -69,6 +69,7 @@ mod stats;
 mod substring;
 mod substring_docs;
 mod substring_spill;
+mod substring_windows;
 mod suffix;
 mod units;
 mod words;
@@ -91,4 +92,5 @@ pub use substring::SUBSTRING_BYTES_PER_TOKEN;
 pub use substring_spill::{
     PARTITIONS as SUBSTRING_PARTITIONS, RECORD_BYTES as SUBSTRING_RECORD_BYTES,
 };
+pub use substring_windows::Window as SubstringWindow;
 pub use units::Unit;

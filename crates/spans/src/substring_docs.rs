@@ -10,6 +10,7 @@ use std::io::BufReader;
 use crate::analysis::Analysis;
 use crate::deferred::{read_doc_head, read_refs};
 use crate::error::Error;
+use crate::options::SpanFinder;
 use crate::span::{char_offsets, Source, Span, SpanKind};
 use crate::substring::SubstringDoc;
 
@@ -32,19 +33,50 @@ impl DocReader {
         let index = self.index;
         self.index += 1;
         let body = read_doc(&mut self.reader, index)?;
-        let mut spans = Vec::new();
-        if let Ok((text, a)) = &body {
-            if !windows.is_empty() {
-                let runs = copied_runs(windows);
-                let mut words = crate::words::Words::default();
-                words.fill(text);
-                spans = run_spans(text, &words.ranges, &runs).ok_or_else(|| {
-                    Error::corrupt(format!("document {index}: tokens out of range"))
-                })?;
-            }
-            spans = crate::span::join(text, spans, &a.references);
-        }
+        let spans = match &body {
+            Ok((text, a)) => substring_spans(text, a, windows)
+                .ok_or_else(|| Error::corrupt(format!("document {index}: tokens out of range")))?,
+            Err(_) => Vec::new(),
+        };
         emit(SubstringDoc { index, body, spans })
+    }
+}
+
+/// The spans of a document from its copied windows (token position,
+/// length, document of the earliest copy; by position), joined with its
+/// reference matches. `None` when a window is past the document's tokens.
+fn substring_spans(text: &str, a: &Analysis, windows: &[(u32, u32, u32)]) -> Option<Vec<Span>> {
+    let mut spans = Vec::new();
+    if !windows.is_empty() {
+        let runs = copied_runs(windows);
+        let mut words = crate::words::Words::default();
+        words.fill(text);
+        spans = run_spans(text, &words.ranges, &runs)?;
+    }
+    Some(crate::span::join(text, spans, &a.references))
+}
+
+impl SpanFinder {
+    /// The spans of a document analysed with the substring unit, from its
+    /// copied windows as the corpus decides them: `(token position, window
+    /// length, document of the earliest copy)` sorted by position, where a
+    /// window is copied when another window has its tokens and, with
+    /// `keep` first, one of them is earlier in input order (the earliest
+    /// copy is the one earliest in input order, then in position). The
+    /// documents are any numbers that are equal for the same document; a
+    /// span's [`Source::First`] is one of them. This is the rule `neardup
+    /// spans` applies to the suffix array's copies (runs cut where the
+    /// document of the earliest copy changes, on token boundaries), joined
+    /// with the reference matches. Fails when a window is past the
+    /// document's tokens.
+    pub fn substring_spans(
+        &self,
+        text: &str,
+        a: &Analysis,
+        windows: &[(u32, u32, u32)],
+    ) -> Result<Vec<Span>, Error> {
+        substring_spans(text, a, windows)
+            .ok_or_else(|| Error::corrupt("a copied window is past the document's tokens"))
     }
 }
 

@@ -1,15 +1,13 @@
 //! The substring unit past the memory budget: every window goes to disk,
 //! partitioned by its fingerprint, and each partition is decided alone.
 //!
-//! A window's fingerprint is two polynomial hashes modulo the Mersenne
-//! prime 2^61 - 1 with fixed bases over its tokens' hashes (from prefix
-//! hashes, so any window length costs the same); 93 bits of them are
-//! kept (the first hash and 32 bits of the second), and windows are the
-//! same when their fingerprints and lengths are. Windows holding the same
-//! tokens have the same fingerprint; two different windows of `w` tokens
-//! share one with probability about (w / 2^61) / 2^32, so that over all
-//! the pairs of 10^9 windows of 50 tokens the chance of any collision is
-//! below 10^-8 (it grows with the window length). A window is written as one record ([`RECORD_BYTES`]: fingerprint,
+//! A window's fingerprint ([`crate::substring_windows`]) is two
+//! polynomial hashes modulo 2^61 - 1; 93 bits of them are kept here (the
+//! first hash and 32 bits of the second), and windows are the same when
+//! their fingerprints and lengths are: over all the pairs of 10^9 windows
+//! of 50 tokens the chance of any collision is below 10^-8 (it grows with
+//! the window length).
+//! A window is written as one record ([`RECORD_BYTES`]: fingerprint,
 //! stream position, length) to one of [`PARTITIONS`] files by its
 //! fingerprint. At the end each partition is read and sorted alone; the
 //! records of one fingerprint are the copies of one window, the smallest
@@ -33,37 +31,12 @@ use std::io::{BufReader, BufWriter, Read, Write};
 use crate::error::Error;
 use crate::options::Keep;
 use crate::spill::{u32_at, u64_at, SpillDir};
+use crate::substring_windows::{document_lengths, Prefix};
 
 /// Number of partitions of the windows.
 pub const PARTITIONS: usize = 256;
 /// Bytes of one window on disk.
 pub const RECORD_BYTES: u64 = 24;
-
-const PRIME: u64 = (1 << 61) - 1;
-const BASES: [u64; 2] = [0x1F2E_3D4C_5B6A_7988 % PRIME, 0x0DEC_AF0C_0FFE_E123 % PRIME];
-
-#[inline]
-fn mulmod(a: u64, b: u64) -> u64 {
-    let x = u128::from(a) * u128::from(b);
-    let lo = (x as u64) & PRIME;
-    let hi = (x >> 61) as u64;
-    let s = lo + hi;
-    if s >= PRIME {
-        s - PRIME
-    } else {
-        s
-    }
-}
-
-#[inline]
-fn addmod(a: u64, b: u64) -> u64 {
-    let s = a + b;
-    if s >= PRIME {
-        s - PRIME
-    } else {
-        s
-    }
-}
 
 /// What makes a window.
 #[derive(Debug, Clone, Copy)]
@@ -71,46 +44,6 @@ pub(crate) struct WindowRule {
     pub min_tokens: u32,
     pub min_bytes: u64,
     pub keep: Keep,
-}
-
-/// Prefix hashes of one document's tokens.
-#[derive(Default)]
-struct Prefix {
-    prefix: [Vec<u64>; 2],
-    powers: [Vec<u64>; 2],
-}
-
-impl Prefix {
-    fn fill(&mut self, hashes: &[u64]) {
-        for (k, base) in BASES.iter().enumerate() {
-            let (pre, pow) = (&mut self.prefix[k], &mut self.powers[k]);
-            pre.clear();
-            pre.push(0);
-            if pow.is_empty() {
-                pow.push(1);
-            }
-            while pow.len() <= hashes.len() {
-                let last = pow[pow.len() - 1];
-                pow.push(mulmod(last, *base));
-            }
-            let mut h = 0u64;
-            for &t in hashes {
-                h = addmod(mulmod(h, *base), t % PRIME + 1);
-                pre.push(h);
-            }
-        }
-    }
-
-    /// The fingerprint of the `w` tokens at `p`: the first hash and 32
-    /// bits of the second.
-    #[inline]
-    fn fingerprint(&self, p: usize, w: usize) -> (u64, u32) {
-        let h = |k: usize| {
-            let pre = &self.prefix[k];
-            addmod(pre[p + w], PRIME - mulmod(pre[p], self.powers[k][w]))
-        };
-        (h(0), h(1) as u32)
-    }
 }
 
 /// The windows of the stream on their way to disk.
@@ -130,7 +63,7 @@ pub(crate) struct WindowSpool {
     prefix: Prefix,
 }
 
-fn part_of(fp: (u64, u32)) -> usize {
+fn part_of(fp: (u64, u64)) -> usize {
     // The first hash is below 2^61: its top 8 bits.
     (fp.0 >> 53) as usize % PARTITIONS
 }
@@ -167,23 +100,12 @@ impl WindowSpool {
         }
         let n = self.hashes.len();
         let rule = self.rule;
-        self.lengths.clear();
-        if rule.min_bytes == 0 {
-            let m = rule.min_tokens as usize;
-            self.lengths
-                .extend((0..n).map(|p| if p + m <= n { m as u32 } else { 0 }));
-        } else {
-            let stream: Vec<i32> = (0..n as i32).chain([-1]).collect();
-            let bytes = &self.bytes;
-            let lens = |t: i32| (t >= 0).then(|| bytes[t as usize]);
-            self.lengths = crate::substring_docs::window_lengths(
-                stream,
-                lens,
-                rule.min_tokens,
-                rule.min_bytes,
-            );
-            self.lengths.pop();
-        }
+        document_lengths(
+            &self.bytes,
+            rule.min_tokens,
+            rule.min_bytes,
+            &mut self.lengths,
+        );
         self.prefix.fill(&self.hashes);
         let base = self.tokens;
         for (p, &w) in self.lengths.iter().enumerate() {
@@ -194,7 +116,8 @@ impl WindowSpool {
             let out = &mut self.parts[part_of(fp)];
             out.write_all(&fp.0.to_le_bytes())?;
             out.write_all(&(base + p as u64).to_le_bytes())?;
-            out.write_all(&fp.1.to_le_bytes())?;
+            // 32 bits of the second hash: see the module docs.
+            out.write_all(&(fp.1 as u32).to_le_bytes())?;
             out.write_all(&w.to_le_bytes())?;
             self.windows += 1;
         }
@@ -304,32 +227,5 @@ impl Copies {
             self.refill(i)?;
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mulmod_is_modular_multiplication() {
-        for &(a, b) in &[
-            (3u64, 5u64),
-            (PRIME - 1, PRIME - 1),
-            (1 << 60, 12345),
-            (0, 7),
-        ] {
-            let want = (u128::from(a) * u128::from(b) % u128::from(PRIME)) as u64;
-            assert_eq!(mulmod(a, b), want);
-        }
-    }
-
-    #[test]
-    fn equal_windows_have_equal_fingerprints() {
-        let mut pre = Prefix::default();
-        pre.fill(&[1u64, 2, 3, 1, 2, 3, 4, u64::MAX]);
-        assert_eq!(pre.fingerprint(0, 3), pre.fingerprint(3, 3));
-        assert_ne!(pre.fingerprint(0, 3), pre.fingerprint(1, 3));
-        assert_ne!(pre.fingerprint(0, 4), pre.fingerprint(3, 4));
     }
 }

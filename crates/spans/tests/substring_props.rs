@@ -3,7 +3,8 @@
 //! documents that fail to read, empty documents and documents of
 //! punctuation only in the middle: in memory, and past a tiny memory
 //! budget (the stream moved to disk part way, decided in several rounds),
-//! byte for byte the same.
+//! and by windows keyed by fingerprint (the distributed path), byte for
+//! byte the same.
 
 use std::collections::HashMap;
 
@@ -108,6 +109,67 @@ fn run(f: &SpanFinder, docs: &[Option<String>]) -> (Vec<Row>, Option<u32>) {
     }
     let stats = r.finish(&mut sink).unwrap();
     (rows, stats.partitioned_from)
+}
+
+/// The same rows by the distributed path (`neardup.spark.spans`): each
+/// document's windows keyed by fingerprint and length, the earliest
+/// occurrence of each key in (document, position) order and its count,
+/// then each document's spans from its copied windows.
+fn by_windows(f: &SpanFinder, docs: &[Option<String>], keep: Keep) -> Vec<Row> {
+    let analysed: Vec<Option<(String, neardup_spans::Analysis)>> = docs
+        .iter()
+        .map(|t| t.as_ref().map(|t| (t.clone(), f.analyze(t, None))))
+        .collect();
+    let windows: Vec<Vec<neardup_spans::SubstringWindow>> = analysed
+        .iter()
+        .map(|a| {
+            a.as_ref()
+                .map_or(Vec::new(), |(_, a)| f.substring_windows(a))
+        })
+        .collect();
+    // Per window key (fingerprint, length): earliest (document, position)
+    // and count.
+    type Key = ((u64, u64), u32);
+    let mut first: HashMap<Key, ((u32, u32), usize)> = HashMap::new();
+    for (d, ws) in windows.iter().enumerate() {
+        for w in ws {
+            let e = first
+                .entry((w.fingerprint, w.length))
+                .or_insert(((d as u32, w.position), 0));
+            e.1 += 1;
+        }
+    }
+    let mut rows = Vec::new();
+    for (d, a) in analysed.iter().enumerate() {
+        let Some((text, a)) = a else {
+            let msg = format!("document {d} could not be read");
+            rows.push((d as u32, format!("d{d}"), Some(msg), Vec::new()));
+            continue;
+        };
+        let copies: Vec<(u32, u32, u32)> = windows[d]
+            .iter()
+            .filter_map(|w| {
+                let &(at, n) = &first[&(w.fingerprint, w.length)];
+                let copied = match keep {
+                    Keep::First => at != (d as u32, w.position),
+                    Keep::None => n > 1,
+                };
+                copied.then_some((w.position, w.length, at.0))
+            })
+            .collect();
+        let spans = f.substring_spans(text, a, &copies).unwrap();
+        let spans = spans
+            .iter()
+            .map(|s| {
+                let Source::First(src) = s.source else {
+                    panic!("a substring span names a reference")
+                };
+                (s.start, s.end, s.chars.0, s.chars.1, format!("d{src}"))
+            })
+            .collect();
+        rows.push((d as u32, format!("d{d}"), None, spans));
+    }
+    rows
 }
 
 /// A token: its byte range and normalized text.
@@ -276,6 +338,8 @@ proptest! {
         let (disk, from) = run(&finder(min_tokens, min_bytes, keep, 64 << 10, &dir), &texts);
         prop_assert_eq!(from, Some(at as u32));
         prop_assert_eq!(&mem, &disk);
+        let f = finder(min_tokens, min_bytes, keep, 1 << 30, &dir);
+        prop_assert_eq!(&mem, &by_windows(&f, &texts, keep));
     }
 }
 

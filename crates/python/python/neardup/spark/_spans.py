@@ -8,6 +8,7 @@ from .. import _neardup as _nd
 from ._common import _col, _materialize
 
 _SPAN_KEY_SCHEMA = "ord long, kidx int, unit int, key long"
+_WINDOW_SCHEMA = "ord long, pos int, len int, h0 long, h1 long"
 _SPAN_ROW_SCHEMA = (
     "ord long, id string, chars long, "
     "spans array<struct<start:long,end:long,kind:string,source:string>>, error string"
@@ -28,8 +29,11 @@ def spans(
     min_chars: int = 20,
     reference: Optional[Sequence[tuple]] = None,
     ref_ngram: int = 13,
+    min_tokens: Optional[int] = None,
+    min_bytes: Optional[int] = None,
     order_col: Optional[str] = None,
     all_text: bool = False,
+    hot_key_rows: int = 10_000,
 ):
     """Repeated passages inside documents, as ``neardup spans`` finds them:
     a DataFrame ``id, chars, spans, error`` (``spans`` an array of
@@ -38,16 +42,25 @@ def spans(
 
     1. **Keys** — executors read each document (``text_col`` as it is, or
        ``html_col`` decoded and extracted) and give its units' keys
-       (``mapInArrow``), exploded to ``ord, key index, unit, key``.
-    2. **First occurrences** — a shuffle by key: the earliest
-       ``(ord, unit)`` of each key and the number of units that have it.
-       A key counts as seen in every other unit (``keep="none"``) or every
-       later unit (``keep="first"``); seen keys are joined with the id of
-       their first document and gathered per document.
+       (``mapInArrow``), exploded to ``ord, key index, unit, key``; with
+       ``unit="substring"``, its windows (from each token, the shortest
+       run of at least ``min_tokens`` tokens and ``min_bytes`` bytes) keyed
+       by a 122-bit fingerprint of their tokens and their length.
+    2. **First occurrences** — a combinable aggregation by key: the
+       earliest ``(ord, unit)`` (or ``(ord, token)``) of each key and its
+       count; keys seen more than once get the id of their first document
+       (a join bounded by that document's keys). A key counts as seen in
+       every other occurrence (``keep="none"``) or every later one
+       (``keep="first"``). Keys with more than ``hot_key_rows``
+       occurrences (boilerplate) are broadcast to the occurrences where
+       they are, the others joined by key, so that no task gets more than
+       ``hot_key_rows`` occurrences of one key. Seen keys are gathered per
+       document.
     3. **Spans** — executors decide each document's spans from its seen
-       keys with the library's rule (the CLI's, so the spans are the
-       CLI's).
+       keys (or copied windows) with the library's rule (the CLI's, so the
+       spans are the CLI's).
 
+    The number of Spark jobs and stages does not depend on the corpus.
     Input order is ``order_col`` ascending, else the DataFrame's order.
     ``reference`` is a list of ``(id, text)`` items, shipped to the
     executors.
@@ -66,15 +79,16 @@ def spans(
         "min_chars": min_chars,
         "reference": [tuple(r) for r in reference] if reference is not None else None,
         "ref_ngram": ref_ngram,
+        "min_tokens": min_tokens,
+        "min_bytes": min_bytes,
         "all_text": all_text,
     }
     # Checks the options on the driver, with a clear message.
     finder = _nd.SpanFinder(unit, keep=keep, fuzzy=fuzzy, overlap=overlap, ngram=ngram,
-                            min_chars=min_chars, reference=opts["reference"], ref_ngram=ref_ngram)
-    if not finder.decides_by_keys:
-        raise _nd.NeardupError(
-            "unit='substring' needs the whole corpus in one suffix array: Spark's shuffle by key "
-            "does not apply (collect the texts and use neardup.spans or `neardup spans`)")
+                            min_chars=min_chars, min_tokens=min_tokens, min_bytes=min_bytes,
+                            reference=opts["reference"], ref_ngram=ref_ngram)
+    if hot_key_rows < 1:
+        raise ValueError("hot_key_rows must be at least 1")
     order = F.col(order_col) if order_col else F.monotonically_increasing_id()
     cols = [order.cast("long").alias("ord"), F.col(id_col).cast("string").alias("id")]
     cols.append(F.col(html_col).alias("html") if html_col else F.lit(None).cast("binary").alias("html"))
@@ -88,45 +102,24 @@ def spans(
             "texts": _col(b, "text").to_pylist() if use_text else None,
         }
 
-    def keys(batches):
-        for b in batches:
-            pos, kidx, units, ks = _nd.span_keys_batch(opts, _col(b, "id").to_pylist(), **contents(b))
-            ords = _col(b, "ord").to_pylist()
-            yield pa.RecordBatch.from_arrays(
-                [
-                    pa.array([ords[p] for p in pos], pa.int64()),
-                    pa.array(kidx, pa.int32()),
-                    pa.array(units, pa.int32()),
-                    pa.array(ks, pa.int64()),
-                ],
-                names=["ord", "kidx", "unit", "key"],
-            )
-
-    occ = _materialize(docs.mapInArrow(keys, _SPAN_KEY_SCHEMA))
-    per_key = occ.groupBy("key").agg(
-        F.min(F.struct("ord", "unit")).alias("first"),
-        F.countDistinct("ord", "unit").alias("units"),
-    )
-    joined = occ.join(per_key, "key")
-    if keep == "first":
-        seen = (F.col("ord") != F.col("first.ord")) | (F.col("unit") != F.col("first.unit"))
-    else:
-        seen = F.col("units") > 1
     ids = docs.select(F.col("ord").alias("first_ord"), F.col("id").alias("first_id"))
-    matched = (
-        joined.where(seen)
-        .select("ord", "kidx", F.col("first.ord").alias("first_ord"))
-        .join(ids, "first_ord")
-        .groupBy("ord")
-        .agg(F.collect_list(F.struct("kidx", "first_ord", "first_id")).alias("m"))
-    )
-    tasks = docs.join(matched, "ord", "left")
+    if finder.decides_by_keys:
+        tasks = docs.join(_seen_keys(docs, opts, contents, ids, keep, hot_key_rows), "ord", "left")
+        kernel = _nd.span_rows_batch
+
+        def found(x):
+            return [(r["kidx"], r["first_ord"], r["first_id"]) for r in x]
+    else:
+        tasks = docs.join(_copied_windows(docs, opts, contents, ids, keep, hot_key_rows), "ord", "left")
+        kernel = _nd.substring_rows_batch
+
+        def found(x):
+            return [(r["pos"], r["len"], r["first_ord"], r["first_id"]) for r in x]
 
     def rows(batches):
         for b in batches:
-            m = [None if x is None else [(r["kidx"], r["first_ord"], r["first_id"]) for r in x]
-                 for x in _col(b, "m").to_pylist()]
-            out = _nd.span_rows_batch(opts, _col(b, "id").to_pylist(), m, **contents(b))
+            m = [None if x is None else found(x) for x in _col(b, "m").to_pylist()]
+            out = kernel(opts, _col(b, "id").to_pylist(), m, **contents(b))
             yield pa.RecordBatch.from_arrays(
                 [
                     _col(b, "ord"),
@@ -143,6 +136,93 @@ def spans(
             )
 
     return tasks.mapInArrow(rows, _SPAN_ROW_SCHEMA).orderBy("ord").drop("ord")
+
+
+def _join_hot(occ, per_key, keys, count, hot_key_rows):
+    """``occ`` joined with ``per_key`` (one row per key, ``count`` its
+    occurrences) on ``keys``: keys with more than ``hot_key_rows``
+    occurrences are broadcast to the occurrences where they are, the others
+    joined by a shuffle, so that no task of the join gets more than
+    ``hot_key_rows`` occurrences of one key. The broadcast holds at most
+    ``occurrences / hot_key_rows`` keys."""
+    from pyspark.sql import functions as F
+
+    hot = per_key.where(F.col(count) > hot_key_rows)
+    at_hot = occ.join(F.broadcast(hot), keys)
+    cold = occ.join(F.broadcast(hot.select(*keys)), keys, "left_anti")
+    return at_hot.unionByName(cold.join(per_key.where(F.col(count) <= hot_key_rows), keys))
+
+
+def _seen_keys(docs, opts, contents, ids, keep, hot_key_rows):
+    """Per document (``ord``) the seen keys of its units: ``m``, a list of
+    ``kidx, first_ord, first_id``."""
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    def keys(batches):
+        for b in batches:
+            pos, kidx, units, ks = _nd.span_keys_batch(opts, _col(b, "id").to_pylist(), **contents(b))
+            ords = _col(b, "ord").to_pylist()
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.array([ords[p] for p in pos], pa.int64()),
+                    pa.array(kidx, pa.int32()),
+                    pa.array(units, pa.int32()),
+                    pa.array(ks, pa.int64()),
+                ],
+                names=["ord", "kidx", "unit", "key"],
+            )
+
+    occ = _materialize(docs.mapInArrow(keys, _SPAN_KEY_SCHEMA))
+    per_key = (
+        occ.groupBy("key")
+        .agg(F.min(F.struct("ord", "unit")).alias("first"), F.countDistinct("ord", "unit").alias("units"))
+        .where(F.col("units") > 1)
+        .join(ids, F.col("first.ord") == F.col("first_ord"))
+    )
+    joined = _join_hot(occ, per_key, ["key"], "units", hot_key_rows)
+    if keep == "first":
+        joined = joined.where((F.col("ord") != F.col("first.ord")) | (F.col("unit") != F.col("first.unit")))
+    return joined.groupBy("ord").agg(F.collect_list(F.struct("kidx", "first_ord", "first_id")).alias("m"))
+
+
+def _copied_windows(docs, opts, contents, ids, keep, hot_key_rows):
+    """Per document (``ord``) its copied windows (the substring unit):
+    ``m``, a list of ``pos, len, first_ord, first_id``. A window is copied
+    when another window has the same fingerprint and length and, with
+    ``keep="first"``, the earliest of them in ``(ord, pos)`` order is
+    another: the copies ``neardup spans --unit substring`` finds with its
+    suffix array."""
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    def windows(batches):
+        for b in batches:
+            pos, at, lens, h0, h1 = _nd.substring_windows_batch(opts, _col(b, "id").to_pylist(), **contents(b))
+            ords = _col(b, "ord").to_pylist()
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.array([ords[p] for p in pos], pa.int64()),
+                    pa.array(at, pa.int32()),
+                    pa.array(lens, pa.int32()),
+                    pa.array(h0, pa.int64()),
+                    pa.array(h1, pa.int64()),
+                ],
+                names=["ord", "pos", "len", "h0", "h1"],
+            )
+
+    occ = _materialize(docs.mapInArrow(windows, _WINDOW_SCHEMA))
+    keys = ["h0", "h1", "len"]
+    per_key = (
+        occ.groupBy(*keys)
+        .agg(F.min(F.struct("ord", "pos")).alias("first"), F.count(F.lit(1)).alias("n"))
+        .where(F.col("n") > 1)
+        .join(ids, F.col("first.ord") == F.col("first_ord"))
+    )
+    joined = _join_hot(occ, per_key, keys, "n", hot_key_rows)
+    if keep == "first":
+        joined = joined.where((F.col("ord") != F.col("first.ord")) | (F.col("pos") != F.col("first.pos")))
+    return joined.groupBy("ord").agg(F.collect_list(F.struct("pos", "len", "first_ord", "first_id")).alias("m"))
 
 
 def span_rows(df) -> List[dict]:
