@@ -105,17 +105,22 @@ def dedup(
     (``partial_check=False`` is ``--no-partial-check``).
 
     The Spark jobs it runs are described ``neardup.spark.dedup: <step>``
-    in the Spark UI.
+    in the Spark UI. While it runs, the session's
+    ``spark.sql.shuffle.partitions`` is one partition per 50,000 documents
+    (at least the default parallelism): each task is a call into Python,
+    and 200 tiny ones cost more than their work.
     """
-    sc = df.sparkSession.sparkContext
-    before = sc.getLocalProperty("spark.job.description")
+    spark = df.sparkSession
+    before = spark.sparkContext.getLocalProperty("spark.job.description")
+    shuffle = spark.conf.get("spark.sql.shuffle.partitions")
     try:
         return _dedup(
             df, id_col, html_col, text_col, threshold, method, max_distance, order_col,
             all_text, site_templates, composite_check, partial_check,
         )
     finally:
-        sc.setLocalProperty("spark.job.description", before)
+        spark.sparkContext.setLocalProperty("spark.job.description", before)
+        spark.conf.set("spark.sql.shuffle.partitions", shuffle)
 
 
 def _step(df, what: str):
@@ -185,6 +190,9 @@ def _dedup(
     # Partitioned by document once: the joins on either side of a pair
     # below reuse this partitioning instead of shuffling shingles again.
     parts = _partitions_for(df.sparkSession, fp.count())
+    # The shuffles of the steps below, sized like the data (restored when
+    # dedup returns: the DataFrame it returns runs with the session's).
+    df.sparkSession.conf.set("spark.sql.shuffle.partitions", str(parts))
     reps = _partitioned_by(with_sig, "ord", parts, keep=firsts.select(F.col("rep").alias("ord")))
 
     def keys(batches):
