@@ -153,37 +153,57 @@ def _join_hot(occ, per_key, keys, count, hot_key_rows):
     return at_hot.unionByName(cold.join(per_key.where(F.col(count) <= hot_key_rows), keys))
 
 
-def _seen_keys(docs, opts, contents, ids, keep, hot_key_rows):
-    """Per document (``ord``) the seen keys of its units: ``m``, a list of
-    ``kidx, first_ord, first_id``."""
+def _occurrences(docs, opts, contents, kernel, schema: str):
+    """Each document's occurrences as ``kernel`` gives them (its first
+    list the row within the batch, the others one column each of
+    ``schema`` after ``ord``), with the document's ``ord``; materialized."""
     import pyarrow as pa
-    from pyspark.sql import functions as F
 
-    def keys(batches):
+    fields = [f.strip().split(" ") for f in schema.split(",")]
+    types = {"long": pa.int64(), "int": pa.int32()}
+
+    def run(batches):
         for b in batches:
-            pos, kidx, units, ks = _nd.span_keys_batch(opts, _col(b, "id").to_pylist(), **contents(b))
+            pos, *cols = kernel(opts, _col(b, "id").to_pylist(), **contents(b))
             ords = _col(b, "ord").to_pylist()
             yield pa.RecordBatch.from_arrays(
-                [
-                    pa.array([ords[p] for p in pos], pa.int64()),
-                    pa.array(kidx, pa.int32()),
-                    pa.array(units, pa.int32()),
-                    pa.array(ks, pa.int64()),
-                ],
-                names=["ord", "kidx", "unit", "key"],
+                [pa.array([ords[p] for p in pos], pa.int64())]
+                + [pa.array(c, types[t]) for c, (_, t) in zip(cols, fields[1:])],
+                names=[name for name, _ in fields],
             )
 
-    occ = _materialize(docs.mapInArrow(keys, _SPAN_KEY_SCHEMA))
+    return _materialize(docs.mapInArrow(run, schema))
+
+
+def _copies_per_doc(occ, ids, keys, within: str, count, keep, hot_key_rows, fields):
+    """Per document (``ord``) its occurrences that another occurrence of
+    the same ``keys`` has (with ``keep="first"``: that are not the earliest
+    in ``(ord, within)`` order), with the first one's document: ``m``, a
+    list of ``fields`` plus ``first_ord, first_id``. ``count`` counts a
+    key's occurrences."""
+    from pyspark.sql import functions as F
+
     per_key = (
-        occ.groupBy("key")
-        .agg(F.min(F.struct("ord", "unit")).alias("first"), F.countDistinct("ord", "unit").alias("units"))
-        .where(F.col("units") > 1)
+        occ.groupBy(*keys)
+        .agg(F.min(F.struct("ord", within)).alias("first"), count.alias("n"))
+        .where(F.col("n") > 1)
         .join(ids, F.col("first.ord") == F.col("first_ord"))
     )
-    joined = _join_hot(occ, per_key, ["key"], "units", hot_key_rows)
+    joined = _join_hot(occ, per_key, keys, "n", hot_key_rows)
     if keep == "first":
-        joined = joined.where((F.col("ord") != F.col("first.ord")) | (F.col("unit") != F.col("first.unit")))
-    return joined.groupBy("ord").agg(F.collect_list(F.struct("kidx", "first_ord", "first_id")).alias("m"))
+        joined = joined.where((F.col("ord") != F.col("first.ord")) | (F.col(within) != F.col(f"first.{within}")))
+    return joined.groupBy("ord").agg(F.collect_list(F.struct(*fields, "first_ord", "first_id")).alias("m"))
+
+
+def _seen_keys(docs, opts, contents, ids, keep, hot_key_rows):
+    """Per document (``ord``) the seen keys of its units: ``m``, a list of
+    ``kidx, first_ord, first_id``. A key's count is of the distinct units
+    that have it."""
+    from pyspark.sql import functions as F
+
+    occ = _occurrences(docs, opts, contents, _nd.span_keys_batch, _SPAN_KEY_SCHEMA)
+    units = F.countDistinct("ord", "unit")
+    return _copies_per_doc(occ, ids, ["key"], "unit", units, keep, hot_key_rows, ["kidx"])
 
 
 def _copied_windows(docs, opts, contents, ids, keep, hot_key_rows):
@@ -193,36 +213,11 @@ def _copied_windows(docs, opts, contents, ids, keep, hot_key_rows):
     ``keep="first"``, the earliest of them in ``(ord, pos)`` order is
     another: the copies ``neardup spans --unit substring`` finds with its
     suffix array."""
-    import pyarrow as pa
     from pyspark.sql import functions as F
 
-    def windows(batches):
-        for b in batches:
-            pos, at, lens, h0, h1 = _nd.substring_windows_batch(opts, _col(b, "id").to_pylist(), **contents(b))
-            ords = _col(b, "ord").to_pylist()
-            yield pa.RecordBatch.from_arrays(
-                [
-                    pa.array([ords[p] for p in pos], pa.int64()),
-                    pa.array(at, pa.int32()),
-                    pa.array(lens, pa.int32()),
-                    pa.array(h0, pa.int64()),
-                    pa.array(h1, pa.int64()),
-                ],
-                names=["ord", "pos", "len", "h0", "h1"],
-            )
-
-    occ = _materialize(docs.mapInArrow(windows, _WINDOW_SCHEMA))
+    occ = _occurrences(docs, opts, contents, _nd.substring_windows_batch, _WINDOW_SCHEMA)
     keys = ["h0", "h1", "len"]
-    per_key = (
-        occ.groupBy(*keys)
-        .agg(F.min(F.struct("ord", "pos")).alias("first"), F.count(F.lit(1)).alias("n"))
-        .where(F.col("n") > 1)
-        .join(ids, F.col("first.ord") == F.col("first_ord"))
-    )
-    joined = _join_hot(occ, per_key, keys, "n", hot_key_rows)
-    if keep == "first":
-        joined = joined.where((F.col("ord") != F.col("first.ord")) | (F.col("pos") != F.col("first.pos")))
-    return joined.groupBy("ord").agg(F.collect_list(F.struct("pos", "len", "first_ord", "first_id")).alias("m"))
+    return _copies_per_doc(occ, ids, keys, "pos", F.count(F.lit(1)), keep, hot_key_rows, ["pos", "len"])
 
 
 def span_rows(df) -> List[dict]:
