@@ -29,6 +29,7 @@ mod signature;
 mod spans;
 mod spark;
 mod spark_decide;
+mod spark_pairs;
 mod spark_passes;
 mod spark_spans;
 mod spark_substring;
@@ -74,6 +75,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark::verify_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark::candidate_rule, m)?)?;
     m.add_function(wrap_pyfunction!(spark_decide::keep_first_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_pairs::bucket_pairs_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_passes::strip_templates_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_passes::split_runs_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_passes::sampled_hashes_batch, m)?)?;

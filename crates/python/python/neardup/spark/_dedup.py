@@ -18,9 +18,11 @@ without collecting the corpus anywhere:
    the Rust engine.
 3. **Candidates** — each distinct signature's candidate keys (LSH band keys
    for MinHash, pigeonhole blocks for SimHash, index keys for the other
-   methods) are exploded, joined on ``(table, key)`` and reduced to pairs
-   ``(u, v)`` with ``u`` earlier than ``v``; inverted-index methods drop
-   over-long postings and count shared keys like the engine.
+   methods) are shuffled by ``(table, key)``, and each partition's
+   postings become pairs ``(u, v)``, ``u`` earlier than ``v``, in one call
+   to the engine's inverted index (Rust): over-long postings dropped and
+   shared keys counted as the engine does, the counts of a pair summed
+   across partitions.
 4. **Verification** — executors check each pair with the method's own rule
    and keep its similarity. **Composite pages** (``default`` method): a
    verified pair in which one page has a long run the other lacks gets
@@ -55,6 +57,7 @@ from ._passes import _composite_pairs, _partial_pairs, _strip_site_templates
 
 _FP_SCHEMA = "ord long, id string, sig binary, error string, text_len long, sh binary, host string"
 _KEY_SCHEMA = "ord long, t int, k long"
+_PAIR_SCHEMA = "u long, v long, n long"
 _EDGE_SCHEMA = "u long, v long, sim double, runs binary, psus boolean"
 
 
@@ -184,16 +187,23 @@ def _dedup(
 
     _step(df, "exact copies")
     # Exact copies: the earliest document of each signature stands for all.
-    with_sig = fp.where(F.col("sig").isNotNull()).select("ord", "sig", "sh")
-    firsts = with_sig.groupBy("sig").agg(F.min("ord").alias("rep"))
-    copies = with_sig.join(firsts, "sig").select("ord", "rep")
-    # Partitioned by document once: the joins on either side of a pair
-    # below reuse this partitioning instead of shuffling shingles again.
     parts = _partitions_for(df.sparkSession, fp.count())
     # The shuffles of the steps below, sized like the data (restored when
     # dedup returns: the DataFrame it returns runs with the session's).
     df.sparkSession.conf.set("spark.sql.shuffle.partitions", str(parts))
-    reps = _partitioned_by(with_sig, "ord", parts, keep=firsts.select(F.col("rep").alias("ord")))
+    with_sig = fp.where(F.col("sig").isNotNull()).select("ord", "sig", "sh")
+    # Only the copies travel on (a few documents, not the corpus): each
+    # one with the document that stands for it.
+    firsts = with_sig.groupBy("sig").agg(F.min("ord").alias("rep"), F.count("*").alias("n"))
+    copies = _materialize(
+        with_sig.select("ord", "sig")
+        .join(firsts.where(F.col("n") > 1).select("sig", "rep"), "sig")
+        .where(F.col("ord") != F.col("rep"))
+        .select("ord", "rep")
+    )
+    # Partitioned by document once: the joins on either side of a pair
+    # below reuse this partitioning instead of shuffling shingles again.
+    reps = _partitioned_by(with_sig.join(copies, "ord", "left_anti"), "ord", parts)
 
     def keys(batches):
         for b in batches:
@@ -207,19 +217,27 @@ def _dedup(
                 names=["ord", "t", "k"],
             )
 
-    postings = reps.mapInArrow(keys, _KEY_SCHEMA)
-    if max_posting is not None:
-        sizes = postings.groupBy("t", "k").count().where(F.col("count") <= max_posting)
-        postings = postings.join(sizes.select("t", "k"), ["t", "k"])
-    a, b = postings.alias("a"), postings.alias("b")
-    pairs = a.join(
-        b,
-        (F.col("a.t") == F.col("b.t")) & (F.col("a.k") == F.col("b.k")) & (F.col("a.ord") < F.col("b.ord")),
-    ).select(F.col("a.ord").alias("u"), F.col("b.ord").alias("v"))
+    def bucket_pairs(batches):
+        # All the postings of a key are in this partition (shuffled by key):
+        # the engine's index makes their pairs, counting shared keys.
+        got = list(batches)
+        if not got:
+            return
+        t = pa.Table.from_batches(got)
+        u, v, n = _nd.bucket_pairs_batch(
+            t.column("ord").to_pylist(), t.column("t").to_pylist(), t.column("k").to_pylist(), max_posting
+        )
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(u, pa.int64()), pa.array(v, pa.int64()), pa.array(n, pa.int64())], names=["u", "v", "n"]
+        )
+
+    postings = reps.mapInArrow(keys, _KEY_SCHEMA).repartition(parts, "t", "k")
+    pairs = postings.mapInArrow(bucket_pairs, _PAIR_SCHEMA)
+    # A pair's keys may be in several partitions: its counts are summed.
     if min_shared > 1:
-        pairs = pairs.groupBy("u", "v").count().where(F.col("count") >= min_shared).select("u", "v")
+        pairs = pairs.groupBy("u", "v").agg(F.sum("n").alias("n")).where(F.col("n") >= min_shared).select("u", "v")
     else:
-        pairs = pairs.distinct()
+        pairs = pairs.select("u", "v").distinct()
 
     # Shingle sequences travel only for the `default` method (exact
     # verification).
@@ -278,31 +296,24 @@ def _dedup(
         F.col("doc").alias("rep"), F.col("dup_of").alias("r_dup"), F.col("sim").alias("r_sim")
     )
 
-    # Copies follow the document that stands for them.
-    assigned = copies.join(decided, "rep", "left").select(
+    # Copies follow the document that stands for them: the rep's kept
+    # document, or the rep itself (similarity 1) when it is kept.
+    copied = copies.join(decided, "rep", "left").select(
         "ord",
-        F.when(F.col("ord") == F.col("rep"), F.col("r_dup"))
-        .when(F.col("r_dup").isNull(), F.col("rep"))
-        .otherwise(F.col("r_dup"))
-        .alias("dup"),
-        F.when(F.col("ord") == F.col("rep"), F.col("r_sim"))
-        .when(F.col("r_dup").isNull(), F.lit(1.0))
-        .otherwise(F.col("r_sim"))
-        .alias("s"),
+        F.coalesce(F.col("r_dup"), F.col("rep")).alias("dup"),
+        F.when(F.col("r_dup").isNull(), F.lit(1.0)).otherwise(F.col("r_sim")).alias("s"),
     )
-    names = fp.select("ord", "id")
-    out = (
-        fp.select("ord", "id")
-        .join(assigned, "ord", "left")
-        .withColumn("c", F.coalesce(F.col("dup"), F.col("ord")))
-        .join(names.select(F.col("ord").alias("c"), F.col("id").alias("cluster")), "c")
-        .join(names.select(F.col("ord").alias("dup"), F.col("id").alias("duplicate_of")), "dup", "left")
-        .select(
-            "id",
-            "cluster",
-            "duplicate_of",
-            F.when(F.col("dup").isNotNull(), F.round(F.col("s"), 4)).alias("similarity"),
-        )
+    # Only duplicates are joined with names; every other document is kept,
+    # its own cluster.
+    dups = decided.select(F.col("rep").alias("ord"), F.col("r_dup").alias("dup"), F.col("r_sim").alias("s"))
+    dups = dups.unionByName(copied).join(
+        fp.select(F.col("ord").alias("dup"), F.col("id").alias("duplicate_of")), "dup"
+    )
+    out = fp.select("ord", "id").join(dups, "ord", "left").select(
+        "id",
+        F.coalesce(F.col("duplicate_of"), F.col("id")).alias("cluster"),
+        "duplicate_of",
+        F.when(F.col("dup").isNotNull(), F.round(F.col("s"), 4)).alias("similarity"),
     )
     return out
 
@@ -321,17 +332,14 @@ def _partitions_for(spark, n_docs: int) -> int:
     return max(spark.sparkContext.defaultParallelism, -(-n_docs // DOCS_PER_PARTITION))
 
 
-def _partitioned_by(df, column: str, n: int, keep=None):
-    """``df`` hash-partitioned by ``column`` into ``n`` partitions (only
-    its rows whose ``column`` is in ``keep``, when given) and kept (memory,
-    then disk): joins on that column, under any alias, then shuffle only
-    their other side. (A checkpoint would forget the partitioning.)"""
+def _partitioned_by(df, column: str, n: int):
+    """``df`` hash-partitioned by ``column`` into ``n`` partitions and kept
+    (memory, then disk): joins on that column, under any alias, then
+    shuffle only their other side. (A checkpoint would forget the
+    partitioning.)"""
     from pyspark import StorageLevel
 
-    out = df.repartition(n, column)
-    if keep is not None:
-        out = out.join(keep, column)
-    out = out.persist(StorageLevel.MEMORY_AND_DISK)
+    out = df.repartition(n, column).persist(StorageLevel.MEMORY_AND_DISK)
     out.count()
     return out
 

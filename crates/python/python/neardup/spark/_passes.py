@@ -98,7 +98,12 @@ def _composite_pairs(edges, reps, m, threshold, md):
     runs = _materialize(edges.where(F.col("runs").isNotNull()).select("u", "v", "runs").mapInArrow(split, _RUN_SCHEMA))
     queries = runs.mapInArrow(sampled("run", keys), _QUERY_SCHEMA)
     docs = reps.select(F.col("ord").alias("z"), "sh")
-    postings = docs.mapInArrow(sampled("sh", ["z"]), _POSTING_SCHEMA).join(queries.select("h").distinct(), "h")
+    wanted = queries.select("h").distinct()
+    looked_up = _broadcast_hashes(wanted)
+    if looked_up is None:
+        postings = docs.mapInArrow(sampled("sh", ["z"]), _POSTING_SCHEMA).join(wanted, "h")
+    else:
+        postings = docs.mapInArrow(_sampled_among(looked_up), _POSTING_SCHEMA)
     # The pair itself may be among the first documents of a shingle.
     early = Window.partitionBy("h").orderBy("z")
     postings = postings.withColumn("pr", F.row_number().over(early)).where(F.col("pr") <= postings_read + 2)
@@ -118,7 +123,54 @@ def _composite_pairs(edges, reps, m, threshold, md):
         .select("u", "v", "run", "zsh", "osh")
     )
     check = _kept_pairs(_nd.composite_check_batch, m, threshold, md, ["run", "zsh", "osh"])
-    return _materialize(tasks.mapInArrow(check, _VETO_SCHEMA).distinct())
+    vetoed = _materialize(tasks.mapInArrow(check, _VETO_SCHEMA).distinct())
+    if looked_up is not None:
+        looked_up.unpersist()
+    return vetoed
+
+
+BROADCAST_HASHES = 4_000_000
+"""The most distinct shingle hashes the composite check's runs may look up
+for them to go to every executor (4 bytes each, 16 MB at most), so that
+each document's sampled shingles are filtered where they are made; past
+it, every document's sampled shingles are joined with them in Spark."""
+
+
+def _broadcast_hashes(wanted):
+    """The sorted hashes of ``wanted`` (one column ``h``) as a broadcast
+    NumPy array, or ``None`` when there are more than
+    ``BROADCAST_HASHES``."""
+    import numpy as np
+
+    if wanted.limit(BROADCAST_HASHES + 1).count() > BROADCAST_HASHES:
+        return None
+    if hasattr(wanted, "toArrow"):
+        hashes = wanted.toArrow().column("h").to_numpy()
+    else:
+        hashes = np.array([r.h for r in wanted.collect()], dtype=np.int64)
+    return wanted.sparkSession.sparkContext.broadcast(np.sort(hashes))
+
+
+def _sampled_among(looked_up):
+    """A ``mapInArrow`` function: each document's sampled shingle hashes
+    ``(z, h)``, only those in the broadcast sorted array ``looked_up``."""
+
+    def run(batches):
+        import numpy as np
+        import pyarrow as pa
+
+        wanted = looked_up.value
+        for b in batches:
+            rows, hashes = _nd.sampled_hashes_batch(_col(b, "sh").to_pylist())
+            rows = np.asarray(rows, dtype=np.uint32)
+            hashes = np.asarray(hashes, dtype=np.int64)
+            keep = np.isin(hashes, wanted, assume_unique=False)
+            yield pa.RecordBatch.from_arrays(
+                [_col(b, "z").take(pa.array(rows[keep])), pa.array(hashes[keep])],
+                names=["z", "h"],
+            )
+
+    return run
 
 
 def _partial_pairs(edges, reps, m, threshold, md):

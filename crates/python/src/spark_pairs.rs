@@ -1,0 +1,166 @@
+//! The candidate pair kernel of `neardup.spark.dedup`: the postings of one
+//! partition (every posting of a key is in the same partition, Spark
+//! shuffles them by key) become the pairs of documents that share a key,
+//! each with the number of keys it shares here, by the engine's own
+//! inverted index ([`neardup::index::InvertedIndex::pairs`]: its cap on a
+//! posting's length included). The counts of a pair's partitions are summed
+//! by Spark and compared with the method's minimum, as the engine does.
+//!
+//! This replaces a self-join of the postings in the JVM: a pair of
+//! documents is made once per partition by sorted runs in Rust, instead of
+//! once per shared key by a sort-merge join of rows.
+
+use neardup::index::InvertedIndex;
+use pyo3::prelude::*;
+
+use crate::errors::err;
+
+/// Pairs `(u, v)` with `u < v` and how many keys of this call they share.
+type Pairs = (Vec<i64>, Vec<i64>, Vec<u32>);
+
+/// The pairs of documents that share a key among the postings `(ords[i],
+/// tables[i], keys[i])` (document, candidate table, key in that table: the
+/// rows of [`crate::spark::candidate_keys_batch`]), `u < v`, with the number
+/// of keys they share, sorted; keys of more than `max_posting` documents
+/// are left out, as the engine's index leaves them out. All the postings of
+/// a key must be in one call.
+#[pyfunction]
+#[pyo3(signature = (ords, tables, keys, max_posting=None))]
+pub fn bucket_pairs_batch(
+    py: Python<'_>,
+    ords: Vec<i64>,
+    tables: Vec<u32>,
+    keys: Vec<i64>,
+    max_posting: Option<usize>,
+) -> PyResult<Pairs> {
+    if tables.len() != ords.len() || keys.len() != ords.len() {
+        return Err(err("ords, tables and keys differ in length"));
+    }
+    py.allow_threads(|| bucket_pairs(&ords, &tables, &keys, max_posting))
+        .map_err(err)
+}
+
+fn bucket_pairs(
+    ords: &[i64],
+    tables: &[u32],
+    keys: &[i64],
+    max_posting: Option<usize>,
+) -> Result<Pairs, String> {
+    let mut index = InvertedIndex::new();
+    index
+        .set_max_posting_len(max_posting)
+        .map_err(|e| e.to_string())?;
+    // Postings by table, then document: one index run per table, so that
+    // keys of different tables never meet.
+    let mut order: Vec<usize> = (0..ords.len()).collect();
+    order.sort_unstable_by_key(|&i| (tables[i], ords[i], keys[i]));
+    let mut found: Vec<(i64, i64, u32)> = Vec::new();
+    let mut lo = 0;
+    while lo < order.len() {
+        let table = tables[order[lo]];
+        let mut hi = lo;
+        while hi < order.len() && tables[order[hi]] == table {
+            hi += 1;
+        }
+        // The documents of this table, ascending (dense ids keep the order),
+        // and each one's keys.
+        let mut docs: Vec<i64> = Vec::new();
+        let mut sets: Vec<Vec<u64>> = Vec::new();
+        for &i in &order[lo..hi] {
+            if docs.last() != Some(&ords[i]) {
+                docs.push(ords[i]);
+                sets.push(Vec::new());
+            }
+            if let Some(set) = sets.last_mut() {
+                set.push(keys[i] as u64);
+            }
+        }
+        for (a, b, shared) in index.pairs(&sets).map_err(|e| e.to_string())? {
+            found.push((docs[a as usize], docs[b as usize], shared));
+        }
+        lo = hi;
+    }
+    found.sort_unstable_by_key(|&(u, v, _)| (u, v));
+    let mut out: Pairs = (Vec::new(), Vec::new(), Vec::new());
+    for (u, v, shared) in found {
+        if out.0.last() == Some(&u) && out.1.last() == Some(&v) {
+            if let Some(n) = out.2.last_mut() {
+                *n += shared;
+            }
+        } else {
+            out.0.push(u);
+            out.1.push(v);
+            out.2.push(shared);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bucket_pairs;
+
+    /// Every pair sharing a key, by brute force over the postings.
+    fn brute(
+        ords: &[i64],
+        tables: &[u32],
+        keys: &[i64],
+        cap: Option<usize>,
+    ) -> Vec<(i64, i64, u32)> {
+        use std::collections::{BTreeMap, BTreeSet};
+        let mut postings: BTreeMap<(u32, i64), BTreeSet<i64>> = BTreeMap::new();
+        for i in 0..ords.len() {
+            postings
+                .entry((tables[i], keys[i]))
+                .or_default()
+                .insert(ords[i]);
+        }
+        let mut pairs: BTreeMap<(i64, i64), u32> = BTreeMap::new();
+        for docs in postings.values() {
+            if cap.is_some_and(|c| docs.len() > c) {
+                continue;
+            }
+            let docs: Vec<i64> = docs.iter().copied().collect();
+            for (x, &u) in docs.iter().enumerate() {
+                for &v in &docs[x + 1..] {
+                    *pairs.entry((u, v)).or_default() += 1;
+                }
+            }
+        }
+        pairs.into_iter().map(|((u, v), n)| (u, v, n)).collect()
+    }
+
+    #[test]
+    fn pairs_equal_brute_force_on_random_postings() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |m: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % m
+        };
+        for round in 0..200 {
+            let n = 1 + next(60) as usize;
+            let ords: Vec<i64> = (0..n).map(|_| next(25) as i64 * 1_000_003 - 7).collect();
+            let tables: Vec<u32> = (0..n).map(|_| next(4) as u32).collect();
+            // Keys shared across tables on purpose: tables must not meet.
+            let keys: Vec<i64> = (0..n).map(|_| next(6) as i64 - 3).collect();
+            let cap = if round % 3 == 0 {
+                Some(1 + next(4) as usize)
+            } else {
+                None
+            };
+            let got = bucket_pairs(&ords, &tables, &keys, cap).unwrap();
+            let got: Vec<(i64, i64, u32)> = (0..got.0.len())
+                .map(|i| (got.0[i], got.1[i], got.2[i]))
+                .collect();
+            assert_eq!(got, brute(&ords, &tables, &keys, cap), "round {round}");
+        }
+    }
+
+    #[test]
+    fn a_document_alone_makes_no_pair() {
+        let got = bucket_pairs(&[5, 5], &[0, 1], &[9, 9], None).unwrap();
+        assert!(got.0.is_empty());
+    }
+}
