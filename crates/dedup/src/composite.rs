@@ -173,12 +173,11 @@ impl CompositeCheck {
 
     /// The third documents [`CompositeCheck::made_up_by_third`] reads for
     /// `run`, in the order it reads them: those with the most sampled
-    /// shingles of the run, ties to the earlier document.
-    pub(crate) fn third_candidates<I>(
-        &self,
-        run: &[u32],
-        mut docs_with: impl FnMut(u32) -> I,
-    ) -> Vec<u32>
+    /// shingles of the run, ties to the earlier document. `docs_with(h)`
+    /// gives the documents holding sampled hash `h`, earliest first,
+    /// without the pair itself (at most
+    /// [`CompositeCheck::POSTINGS_READ`] of them are read).
+    pub fn third_candidates<I>(&self, run: &[u32], mut docs_with: impl FnMut(u32) -> I) -> Vec<u32>
     where
         I: IntoIterator<Item = u32>,
     {

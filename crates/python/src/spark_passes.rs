@@ -216,6 +216,78 @@ pub fn composite_check_batch(
     )
 }
 
+/// Candidates of [`composite_thirds_batch`]: the row and the document.
+type Thirds = (Vec<u32>, Vec<i64>);
+
+/// The third documents the composite page check reads for each run, in the
+/// order it reads them (the engine's [`CompositeCheck::third_candidates`]):
+/// `runs[i]` is a foreign run of the pair `(us[i], vs[i])` (its hashes as
+/// [`split_runs_batch`] gives them), `hashes[i][j]` one of its sampled
+/// hashes and `docs[i][j]` the earliest documents holding that hash,
+/// ascending (at least [`CompositeCheck::POSTINGS_READ`] + 2 of them when
+/// there are that many: the pair is left out here). Returns the row and the
+/// document of each candidate.
+#[pyfunction]
+pub fn composite_thirds_batch(
+    py: Python<'_>,
+    us: Vec<i64>,
+    vs: Vec<i64>,
+    runs: Vec<Vec<u8>>,
+    hashes: Vec<Vec<i64>>,
+    docs: Vec<Vec<Vec<i64>>>,
+) -> PyResult<Thirds> {
+    let n = us.len();
+    if vs.len() != n || runs.len() != n || hashes.len() != n || docs.len() != n {
+        return Err(err("us, vs, runs, hashes and docs differ in length"));
+    }
+    let check = CompositeCheck::default();
+    py.allow_threads(|| -> Result<Thirds, String> {
+        let mut out: Thirds = (Vec::new(), Vec::new());
+        for i in 0..n {
+            if runs[i].len() % 4 != 0 || hashes[i].len() != docs[i].len() {
+                return Err(format!("row {i}: a damaged run or hash list"));
+            }
+            let run: Vec<u32> = runs[i]
+                .chunks_exact(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            // Dense ids in document order (ties go to the earlier document).
+            let pair = [us[i], vs[i]];
+            let mut named: Vec<i64> = docs[i]
+                .iter()
+                .flatten()
+                .copied()
+                .filter(|z| !pair.contains(z))
+                .collect();
+            named.sort_unstable();
+            named.dedup();
+            let mut lists: Vec<(u32, Vec<u32>)> = hashes[i]
+                .iter()
+                .zip(&docs[i])
+                .map(|(&h, zs)| {
+                    let mut d: Vec<u32> = zs
+                        .iter()
+                        .filter_map(|z| named.binary_search(z).ok().map(|p| p as u32))
+                        .collect();
+                    d.sort_unstable();
+                    (h as u32, d)
+                })
+                .collect();
+            lists.sort_unstable_by_key(|e| e.0);
+            let docs_with = |h: u32| match lists.binary_search_by_key(&h, |e| e.0) {
+                Ok(p) => lists[p].1.clone(),
+                Err(_) => Vec::new(),
+            };
+            for z in check.third_candidates(&run, docs_with) {
+                out.0.push(i as u32);
+                out.1.push(named[z as usize]);
+            }
+        }
+        Ok(out)
+    })
+    .map_err(err)
+}
+
 /// Whether each `parts[i]` is a partial copy of `fulls[i]`, as `thirds[i]`
 /// (another near-duplicate of the full page) shows: the partial copy
 /// check's exact step.

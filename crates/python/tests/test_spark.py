@@ -51,6 +51,30 @@ def test_spark_equals_batch_engine_on_synthetic_corpus(spark, tmp_path, method, 
     assert any(r["duplicate_of"] for r in got_rows)
 
 
+@pytest.mark.parametrize("broadcast", [True, False])
+def test_spark_composite_pass_equals_engine_either_lookup_path(spark, tmp_path, monkeypatch, broadcast):
+    # The merged pages of the corpus (half of one article, all of another)
+    # are what the composite page check refuses: the pass must matter here.
+    from neardup.spark import _passes
+
+    if not broadcast:
+        # Past the broadcast's size: the looked-up hashes are joined instead.
+        monkeypatch.setattr(_passes, "BROADCAST_HASHES", 0)
+    docs = corpus(seed=5, n_articles=40)
+    path = tmp_path / "docs.jsonl"
+    with open(path, "w") as f:
+        for i, t in docs:
+            f.write(json.dumps({"id": i, "text": t}) + "\n")
+    df = spark.createDataFrame([(n, i, t) for n, (i, t) in enumerate(docs)], "n long, id string, body string")
+    got = normalize(r.asDict() for r in nds.dedup(df, text_col="body", order_col="n").collect())
+    assert got == normalize(neardup.dedup_files([str(path)], "default"))
+    without = nds.dedup(df, text_col="body", order_col="n", composite_check=False, partial_check=False)
+    assert normalize(r.asDict() for r in without.collect()) == normalize(
+        neardup.dedup_files([str(path)], "default", composite_check=False, partial_check=False)
+    )
+    assert normalize(r.asDict() for r in without.collect()) != got
+
+
 def test_spark_rejects_bad_arguments(spark):
     df = spark.createDataFrame([("a", "text")], "id string, body string")
     with pytest.raises(ValueError, match="html_col"):

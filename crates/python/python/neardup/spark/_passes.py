@@ -11,6 +11,7 @@ _RUN_SCHEMA = "u long, v long, side int, r int, run binary"
 _QUERY_SCHEMA = "u long, v long, side int, r int, h long"
 _POSTING_SCHEMA = "z long, h long"
 _VETO_SCHEMA = "u long, v long"
+_THIRD_SCHEMA = "u long, v long, side int, run binary, z long"
 
 
 def _strip_site_templates(fp, m, threshold, md):
@@ -57,15 +58,14 @@ def _kept_pairs(kernel, m, threshold, md, cols):
 def _composite_pairs(edges, reps, m, threshold, md):
     """Verified pairs ``(u, v)`` that the composite page check refuses: a
     foreign run of one page is looked up among the sampled shingles of
-    every document (earliest documents first, at most ``postings_read``
-    per shingle, the pair left out), the ``per_run`` documents with the
-    most hits (ties to the earliest) are checked exactly, as the engine's
-    index does."""
+    every document (the earliest documents of each sampled shingle, by
+    one shuffle), the engine chooses the third documents of each run
+    (``CompositeCheck::third_candidates``, in one executor call per batch
+    of runs), and each is checked exactly, as the engine's index does."""
     import pyarrow as pa
-    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    postings_read, per_run = _nd.composite_rule()
+    postings_read, _ = _nd.composite_rule()
     keys = ["u", "v", "side", "r"]
 
     def split(batches):
@@ -104,21 +104,36 @@ def _composite_pairs(edges, reps, m, threshold, md):
         postings = docs.mapInArrow(sampled("sh", ["z"]), _POSTING_SCHEMA).join(wanted, "h")
     else:
         postings = docs.mapInArrow(_sampled_among(looked_up), _POSTING_SCHEMA)
-    # The pair itself may be among the first documents of a shingle.
-    early = Window.partitionBy("h").orderBy("z")
-    postings = postings.withColumn("pr", F.row_number().over(early)).where(F.col("pr") <= postings_read + 2)
-    hits = queries.join(postings.drop("pr"), "h").where((F.col("z") != F.col("u")) & (F.col("z") != F.col("v")))
-    per_shingle = Window.partitionBy(*keys, "h").orderBy("z")
-    hits = hits.withColumn("hr", F.row_number().over(per_shingle)).where(F.col("hr") <= postings_read)
-    counts = hits.groupBy(*keys, "z").count()
-    best = Window.partitionBy(*keys).orderBy(F.col("count").desc(), F.col("z").asc())
-    top = counts.withColumn("cr", F.row_number().over(best)).where(F.col("cr") <= per_run)
+    # The earliest documents of each looked-up hash (the pair may be among
+    # them: two more than the engine reads), gathered per run.
+    earliest = postings.groupBy("h").agg(F.slice(F.array_sort(F.collect_list("z")), 1, postings_read + 2).alias("zs"))
+    lists = queries.join(earliest, "h").groupBy(*keys).agg(F.collect_list(F.struct("h", "zs")).alias("hits"))
+
+    def thirds(batches):
+        for b in batches:
+            hits = _col(b, "hits").to_pylist()
+            rows, zs = _nd.composite_thirds_batch(
+                _col(b, "u").to_pylist(),
+                _col(b, "v").to_pylist(),
+                _col(b, "run").to_pylist(),
+                [[x["h"] for x in row] for row in hits],
+                [[x["zs"] for x in row] for row in hits],
+            )
+            take = pa.array(rows, pa.uint32())
+            yield pa.RecordBatch.from_arrays(
+                [_col(b, c).take(take) for c in ("u", "v", "side", "run")] + [pa.array(zs, pa.int64())],
+                names=["u", "v", "side", "run", "z"],
+            )
+
+    # The engine's own choice of third documents for each run, then each
+    # one checked exactly against the run and the other page.
     shingles = reps.select(F.col("ord").alias("z"), F.col("sh").alias("zsh"))
     others = reps.select(F.col("ord").alias("o"), F.col("sh").alias("osh"))
     tasks = (
-        top.join(runs, keys)
-        .join(shingles, "z")
+        lists.join(runs, keys)
+        .mapInArrow(thirds, _THIRD_SCHEMA)
         .withColumn("o", F.when(F.col("side") == 0, F.col("v")).otherwise(F.col("u")))
+        .join(shingles, "z")
         .join(others, "o")
         .select("u", "v", "run", "zsh", "osh")
     )
