@@ -17,6 +17,7 @@ use crate::error::{Error, ErrorKind};
 use crate::postings::{DiskPostings, POSTINGS_DIR};
 use crate::record::PackedText;
 use crate::recover::{self, Recovery};
+use crate::redis::Replica;
 use crate::shared::{Decision, Shared};
 use crate::store::Store;
 use crate::writer::{self, Op, Reply};
@@ -81,6 +82,8 @@ struct Inner {
     shared: Arc<Shared>,
     tx: Option<Sender<Op>>,
     writer: Option<JoinHandle<()>>,
+    /// With a shared store: the log every write goes through first.
+    replica: Option<Arc<Replica>>,
 }
 
 impl Drop for Inner {
@@ -184,8 +187,62 @@ impl ContentSeen {
                 shared,
                 tx: Some(tx),
                 writer: Some(writer),
+                replica: None,
             }),
         })
+    }
+
+    /// Opens a service instance over a shared store (Redis or Valkey):
+    /// any number of instances over one store give the verdicts of one
+    /// instance (see [`crate::redis`]). Its local replica of the store's
+    /// log is kept in `dir`, which must hold no store; it is filled from
+    /// the log at open.
+    ///
+    /// # Errors
+    /// [`ErrorKind::SharedStore`]: the server cannot be reached, or the
+    /// configuration takes what is not supported with a shared store
+    /// (eviction); [`ErrorKind::MethodMismatch`]: the store was made with
+    /// other settings.
+    pub fn open_shared(
+        url: &crate::redis::StoreUrl,
+        dir: impl AsRef<Path>,
+        config: &Config,
+    ) -> Result<ContentSeen, Error> {
+        crate::redis::open(url, dir.as_ref(), config, &method_description(config))
+    }
+
+    /// This instance, taking every write through the shared log first.
+    pub(crate) fn with_replica(mut self, replica: Arc<Replica>) -> ContentSeen {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.replica = Some(replica);
+        }
+        self
+    }
+
+    fn replica(&self) -> Option<&Replica> {
+        self.inner.replica.as_deref()
+    }
+
+    /// Whether this instance is over a shared store (every write takes a
+    /// round trip to it).
+    pub fn is_shared(&self) -> bool {
+        self.inner.replica.is_some()
+    }
+
+    /// The shared store's address (its password as `***`), if any.
+    pub fn shared_store(&self) -> Option<String> {
+        self.replica().map(Replica::url)
+    }
+
+    /// Waits until the writer has committed everything sent before.
+    pub(crate) fn local_barrier(&self) -> Result<(), Error> {
+        // No document has the empty id (`check_id`): deleting it changes
+        // nothing, and its answer comes after the earlier operations.
+        let (tx, rx) = mpsc::sync_channel(1);
+        self.send_local(Op::Delete(String::new(), tx))?;
+        rx.recv()
+            .unwrap_or_else(|_| Err(ErrorKind::Failed.into()))
+            .map(drop)
     }
 
     pub(crate) fn shared(&self) -> &Shared {
@@ -218,7 +275,7 @@ impl ContentSeen {
     }
 
     /// Compresses the prepared text for the store, on this thread.
-    fn pack(&self, mut p: Prepared) -> Box<Prepared> {
+    pub(crate) fn pack(&self, mut p: Prepared) -> Box<Prepared> {
         if p.packed.is_none() {
             p.packed = p.text.as_deref().map(|t| self.shared().store.pack(t));
         }
@@ -230,11 +287,14 @@ impl ContentSeen {
     /// comes once its document is durable. A failed preparation is passed
     /// through as its answer.
     pub fn insert_many(&self, docs: Vec<Result<Prepared, Error>>) -> Vec<Result<Verdict, Error>> {
+        if let Some(r) = self.replica() {
+            return r.insert_many(self, docs);
+        }
         let pending: Vec<Result<mpsc::Receiver<Result<Verdict, Error>>, Error>> = docs
             .into_iter()
             .map(|p| {
                 let (tx, rx) = mpsc::sync_channel(1);
-                self.send(Op::Insert(self.pack(p?), Reply::Thread(tx)))?;
+                self.send_local(Op::Insert(self.pack(p?), Reply::Thread(tx)))?;
                 Ok(rx)
             })
             .collect();
@@ -256,6 +316,9 @@ impl ContentSeen {
         if shared.failed.load(Ordering::Acquire) {
             return Err(ErrorKind::Failed.into());
         }
+        if let Some(r) = self.replica() {
+            r.catch_up(self)?;
+        }
         shared.store.read(|t| {
             let docs = shared.docs(&t.docs, &t.order);
             match shared.decide(&shared.read_state(), &docs, p)? {
@@ -276,8 +339,12 @@ impl ContentSeen {
 
     /// [`ContentSeen::insert`] of a prepared document.
     pub fn insert_prepared(&self, p: Prepared) -> Result<Verdict, Error> {
+        if let Some(r) = self.replica() {
+            let mut v = r.insert_many(self, vec![Ok(p)]);
+            return v.pop().unwrap_or_else(|| Err(ErrorKind::Failed.into()));
+        }
         let (tx, rx) = mpsc::sync_channel(1);
-        self.send(Op::Insert(self.pack(p), Reply::Thread(tx)))?;
+        self.send_local(Op::Insert(self.pack(p), Reply::Thread(tx)))?;
         rx.recv().unwrap_or_else(|_| Err(ErrorKind::Failed.into()))
     }
 
@@ -290,7 +357,14 @@ impl ContentSeen {
         permit: Option<tokio::sync::OwnedSemaphorePermit>,
     ) -> Result<tokio::sync::oneshot::Receiver<Result<Verdict, Error>>, Error> {
         let (tx, rx) = tokio::sync::oneshot::channel();
-        self.send(Op::Insert(self.pack(p), Reply::Task(tx, permit)))?;
+        if self.is_shared() {
+            // The round trip to the shared store is made here (callers
+            // run this on the blocking pool with a shared store).
+            drop(tx.send(self.insert_prepared(p)));
+            drop(permit);
+            return Ok(rx);
+        }
+        self.send_local(Op::Insert(self.pack(p), Reply::Task(tx, permit)))?;
         Ok(rx)
     }
 
@@ -305,18 +379,25 @@ impl ContentSeen {
     /// Deletes a document; false when it was not stored. Its duplicates
     /// stay stored and keep naming it.
     pub fn delete(&self, id: &str) -> Result<bool, Error> {
+        if let Some(r) = self.replica() {
+            check_id(id)?;
+            return r.delete(self, id);
+        }
         let (tx, rx) = mpsc::sync_channel(1);
-        self.send(Op::Delete(id.to_string(), tx))?;
+        self.send_local(Op::Delete(id.to_string(), tx))?;
         rx.recv().unwrap_or_else(|_| Err(ErrorKind::Failed.into()))
     }
 
-    fn send(&self, op: Op) -> Result<(), Error> {
+    pub(crate) fn send_local(&self, op: Op) -> Result<(), Error> {
         let tx = self.inner.tx.as_ref().ok_or(ErrorKind::Closed)?;
         tx.send(op).map_err(|_| ErrorKind::Closed.into())
     }
 
     /// A stored document, read from the store (so only committed ones).
     pub fn get(&self, id: &str) -> Result<Option<DocumentInfo>, Error> {
+        if let Some(r) = self.replica() {
+            r.catch_up(self)?;
+        }
         let Some(r) = self.shared().store.get(id)? else {
             return Ok(None);
         };

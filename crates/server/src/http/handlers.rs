@@ -65,7 +65,12 @@ async fn judge(app: App, req: Request, insert: bool) -> Result<Response, ApiErro
     // costs (the writer answers this task directly). Pages, long texts
     // and checks (which read the index under its lock) go to the
     // blocking pool.
-    let inline = insert && size <= INLINE_TEXT_BYTES && matches!(doc.content, Content::Text(_));
+    // With a shared store, an insertion waits for a round trip to it:
+    // never on this task.
+    let inline = insert
+        && !app.seen.is_shared()
+        && size <= INLINE_TEXT_BYTES
+        && matches!(doc.content, Content::Text(_));
     let work = move || {
         let permit = budget.as_ref().and_then(Budget::take_permit);
         let p = seen.prepare(doc);

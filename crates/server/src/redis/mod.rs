@@ -1,0 +1,62 @@
+//! The shared store: `neardup serve --store redis://HOST:PORT[/DB]`.
+//! Service instances over one Redis or Valkey server give the verdicts of
+//! one instance: the server holds the log of every insertion and deletion
+//! in one arrival order ([`log`]), and each instance applies that log, in
+//! that order, to a local [`ContentSeen`] with the single-node engine
+//! ([`replica`]), so every verdict is the single-node verdict of the log's
+//! prefix before it. See ARCHITECTURE.md, "Shared store (Redis)".
+
+mod entry;
+mod log;
+mod replica;
+mod url;
+
+use std::path::Path;
+use std::sync::Arc;
+
+pub use url::StoreUrl;
+
+pub(crate) use replica::Replica;
+
+use crate::config::Config;
+use crate::error::{Error, ErrorKind};
+use crate::seen::ContentSeen;
+
+/// What every instance over one shared store must agree on, recorded in
+/// the store by the first one: the engine (method, parameters, exact
+/// verification) and the settings that change verdicts.
+pub(crate) fn description(engine: &str, config: &Config) -> String {
+    format!(
+        "{engine}; composite {:?}; store duplicates {}; replace changed {}",
+        config.get_composite(),
+        config.get_store_duplicates(),
+        config.get_replace_changed()
+    )
+}
+
+/// Opens an instance over the shared store at `url`, with its local
+/// replica in `dir` (which must hold no store: it is filled from the log).
+pub(crate) fn open(
+    url: &StoreUrl,
+    dir: &Path,
+    config: &Config,
+    engine: &str,
+) -> Result<ContentSeen, Error> {
+    if config.get_max_documents().is_some() || config.get_max_age().is_some() {
+        return Err(Error::new(ErrorKind::SharedStore(
+            "eviction (--max-documents, --max-age) is not supported with a shared store yet".into(),
+        )));
+    }
+    if dir.join(crate::FILE_NAME).exists() {
+        return Err(Error::new(ErrorKind::SharedStore(format!(
+            "{}: the replica directory already holds a store; give an empty one",
+            dir.display()
+        ))));
+    }
+    let log = log::Log::join(url, &description(engine, config))?;
+    let local = ContentSeen::open(dir, config)?;
+    let replica = Arc::new(Replica::new(log, local.shared().dedup.clone()));
+    let seen = local.with_replica(replica.clone());
+    replica.catch_up(&seen)?;
+    Ok(seen)
+}
