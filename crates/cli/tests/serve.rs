@@ -311,3 +311,96 @@ fn store_commands_check_a_stopped_store() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a neardup store"));
 }
+
+#[test]
+fn a_shared_store_is_refused_clearly_without_showing_its_password() {
+    let dir = common::temp_dir("serve-store-refused");
+    let free = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    for (url, says) in [
+        ("rediss://u:Secr3t-pw@127.0.0.1:1".to_string(), "TLS"),
+        (
+            "redis+cluster://u:Secr3t-pw@h:1,h:2".to_string(),
+            "not supported",
+        ),
+        (
+            format!("redis://u:Secr3t-pw@127.0.0.1:{free}/0"),
+            "unreachable",
+        ),
+    ] {
+        let out = common::neardup(&[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--data-dir",
+            dir.to_str().unwrap(),
+            "--store",
+            &url,
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{url}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{err}");
+        assert!(!err.contains("Secr3t"), "{err}");
+    }
+    // The replica directory made for the failed start is gone.
+    let left: Vec<_> = std::fs::read_dir(&dir).map_or(Vec::new(), |d| d.flatten().collect());
+    assert!(left.is_empty(), "{left:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn two_processes_over_one_redis_share_their_verdicts() {
+    // Debian's redis-server (scripts/test.sh installs it); no mock.
+    if !Command::new("redis-server")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("two_processes_over_one_redis_share_their_verdicts: skipped: redis-server is not installed");
+        return;
+    }
+    let dir = common::temp_dir("serve-store-two");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut server = Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--save", "", "--appendonly", "no"])
+        .arg("--dir")
+        .arg(dir.as_os_str())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "redis-server did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let url = format!("redis://127.0.0.1:{port}/3");
+    let a = Serve::start_with(&dir.join("a"), &["--store", &url]);
+    let b = Serve::start_with(&dir.join("b"), &["--store", &url]);
+    let t = text(1);
+    let r = Client::new(a.addr)
+        .post_json("/v1/documents", &json!({"id": "first", "text": t}))
+        .unwrap();
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["duplicate"], json!(false));
+    let r = Client::new(b.addr)
+        .post_json("/v1/documents", &json!({"id": "copy", "text": t}))
+        .unwrap();
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["duplicate_of"], json!("first"));
+    drop((a, b));
+    let _ = server.kill();
+    let _ = server.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+}
