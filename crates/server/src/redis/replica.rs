@@ -24,6 +24,10 @@ use crate::writer::{Op, Reply};
 /// (a caller that failed after its append leaves one behind).
 const MAX_UNCLAIMED: usize = 100_000;
 
+/// Entries appended by one script call at most (Lua unpacks them onto
+/// its stack, which holds about 8,000).
+const APPEND_CHUNK: usize = 512;
+
 /// An answer of the local writer for an entry this instance appended.
 enum Pending {
     Insert(Receiver<Result<Verdict, Error>>),
@@ -95,9 +99,27 @@ impl Replica {
         (a.next, a.last.clone())
     }
 
-    /// Appends `entries` (maybe none), then applies the log up to its end
-    /// as the append saw it; the answers of the appended entries, in order.
+    /// Appends `entries` (maybe none) in chunks of [`APPEND_CHUNK`], each
+    /// then applied with the log before it; the answers of the appended
+    /// entries, in order.
     fn append_and_apply(
+        &self,
+        seen: &ContentSeen,
+        entries: Vec<Vec<u8>>,
+    ) -> Result<Vec<Pending>, Error> {
+        if entries.len() <= APPEND_CHUNK {
+            return self.append_chunk(seen, entries);
+        }
+        let mut out = Vec::with_capacity(entries.len());
+        for chunk in entries.chunks(APPEND_CHUNK) {
+            out.extend(self.append_chunk(seen, chunk.to_vec())?);
+        }
+        Ok(out)
+    }
+
+    /// [`Replica::append_and_apply`] of one chunk: one round trip when the
+    /// replica is less than [`crate::redis::log`]'s window behind.
+    fn append_chunk(
         &self,
         seen: &ContentSeen,
         entries: Vec<Vec<u8>>,
