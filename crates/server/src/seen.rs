@@ -95,6 +95,16 @@ impl Drop for Inner {
     }
 }
 
+/// A [`ContentSeen`] that does not keep it open (for its own threads).
+pub(crate) struct WeakSeen(std::sync::Weak<Inner>);
+
+impl WeakSeen {
+    /// The instance, while it is open.
+    pub fn upgrade(&self) -> Option<ContentSeen> {
+        self.0.upgrade().map(|inner| ContentSeen { inner })
+    }
+}
+
 impl std::fmt::Debug for ContentSeen {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ContentSeen")
@@ -217,6 +227,11 @@ impl ContentSeen {
             inner.replica = Some(replica);
         }
         self
+    }
+
+    /// A handle that does not keep this instance open.
+    pub(crate) fn downgrade(&self) -> WeakSeen {
+        WeakSeen(Arc::downgrade(&self.inner))
     }
 
     fn replica(&self) -> Option<&Replica> {

@@ -128,6 +128,20 @@ fn a_sequential_stream_gets_the_single_node_verdicts() {
             );
         }
     }
+    // An idle instance keeps up with the log on its own.
+    let idle = shared.stats().documents;
+    for i in 0..50u64 {
+        late.insert(text(&format!("late{i}"), &article(7000 + i, 80)))
+            .unwrap();
+    }
+    let start = std::time::Instant::now();
+    while shared.stats().documents < idle + 50 {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(10),
+            "no catching up"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     // A document posted to one instance is seen by the other at once.
     let fresh = article(5000, 150);
     assert!(!late.insert(text("fresh", &fresh)).unwrap().is_duplicate());

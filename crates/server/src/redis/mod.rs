@@ -58,5 +58,6 @@ pub(crate) fn open(
     let replica = Arc::new(Replica::new(log, local.shared().dedup.clone()));
     let seen = local.with_replica(replica.clone());
     replica.catch_up(&seen)?;
+    replica.keep_up(seen.downgrade())?;
     Ok(seen)
 }

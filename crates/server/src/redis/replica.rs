@@ -9,7 +9,8 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use neardup::Dedup;
 
@@ -17,7 +18,7 @@ use crate::answers::Verdict;
 use crate::error::{Error, ErrorKind};
 use crate::redis::entry::{self, Entry};
 use crate::redis::log::Log;
-use crate::seen::{ContentSeen, Prepared};
+use crate::seen::{ContentSeen, Prepared, WeakSeen};
 use crate::writer::{Op, Reply};
 
 /// Answers of this instance's own entries not yet collected, at most
@@ -27,6 +28,10 @@ const MAX_UNCLAIMED: usize = 100_000;
 /// Entries appended by one script call at most (Lua unpacks them onto
 /// its stack, which holds about 8,000).
 const APPEND_CHUNK: usize = 512;
+
+/// How often an instance applies what other instances appended, when it
+/// has no request of its own that does.
+const TAIL_EVERY: Duration = Duration::from_millis(100);
 
 /// An answer of the local writer for an entry this instance appended.
 enum Pending {
@@ -206,6 +211,27 @@ impl Replica {
     pub fn catch_up(&self, seen: &ContentSeen) -> Result<(), Error> {
         self.append_and_apply(seen, Vec::new())?;
         seen.local_barrier()
+    }
+
+    /// Starts the thread that keeps the replica caught up while the
+    /// instance is idle (one round trip every [`TAIL_EVERY`]); it ends
+    /// once the instance is closed. Errors (an unreachable server) are
+    /// left to the requests to report.
+    pub fn keep_up(self: &Arc<Replica>, seen: WeakSeen) -> Result<(), Error> {
+        let replica = self.clone();
+        std::thread::Builder::new()
+            .name("neardup-log-tail".into())
+            .spawn(move || loop {
+                std::thread::sleep(TAIL_EVERY);
+                let Some(seen) = seen.upgrade() else {
+                    break;
+                };
+                if seen.is_healthy() {
+                    drop(replica.append_and_apply(&seen, Vec::new()));
+                }
+            })
+            .map(drop)
+            .map_err(|e| Error::with_source(ErrorKind::Io(format!("log thread: {e}")), e))
     }
 
     /// Judges and stores documents: appended to the log at once (one
