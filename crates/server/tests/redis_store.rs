@@ -142,6 +142,25 @@ fn a_sequential_stream_gets_the_single_node_verdicts() {
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+    // One round trip per verdict: the script calls of 200 insertions,
+    // less those of the two instances' catching-up threads (one every
+    // 100 ms each).
+    let (calls, start) = (redis.script_calls(), std::time::Instant::now());
+    for i in 0..200u64 {
+        shared
+            .insert(text(&format!("rt{i}"), &article(8000 + i, 60)))
+            .unwrap();
+    }
+    let tail = 2 * (start.elapsed().as_millis() as u64 / 100 + 2);
+    let made = redis.script_calls() - calls;
+    assert!(
+        made >= 200 && made <= 200 + tail,
+        "{made} script calls, {tail} by the threads"
+    );
+    eprintln!(
+        "200 insertions: {made} script calls (at most {tail} by the catching-up threads) in {:.2} s",
+        start.elapsed().as_secs_f64()
+    );
     // A document posted to one instance is seen by the other at once.
     let fresh = article(5000, 150);
     assert!(!late.insert(text("fresh", &fresh)).unwrap().is_duplicate());

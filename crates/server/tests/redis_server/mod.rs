@@ -154,6 +154,26 @@ impl RedisServer {
             .collect()
     }
 
+    /// Script calls (EVALSHA and EVAL) the server has run: the shared
+    /// store's round trips.
+    pub fn script_calls(&self) -> u64 {
+        let info: String = redis::cmd("INFO")
+            .arg("commandstats")
+            .query(&mut self.connection())
+            .unwrap();
+        info.lines()
+            .filter(|l| l.starts_with("cmdstat_evalsha:") || l.starts_with("cmdstat_eval:"))
+            .filter_map(|l| {
+                l.split("calls=")
+                    .nth(1)?
+                    .split(',')
+                    .next()?
+                    .parse::<u64>()
+                    .ok()
+            })
+            .sum()
+    }
+
     /// Bytes of memory the server uses (INFO memory's used_memory).
     pub fn used_memory(&self) -> u64 {
         let info: String = redis::cmd("INFO")
