@@ -247,6 +247,11 @@ fn an_unreachable_store_answers_503_and_the_service_resumes() {
             .unwrap();
         assert_eq!(r.status, 503);
     }
+    let stats = c.get("/v1/stats").unwrap().json();
+    assert_eq!(
+        stats["shared_store"],
+        serde_json::json!(format!("redis://:***@127.0.0.1:{}/0", redis.port))
+    );
     for path in ["/metrics", "/v1/stats", "/healthz"] {
         let r = c.get(path).unwrap();
         assert!(!String::from_utf8_lossy(&r.body).contains(secret), "{path}");

@@ -216,9 +216,7 @@ pub(crate) async fn delete_document(
 /// `GET /v1/stats`.
 pub(crate) async fn stats(State(app): State<App>) -> Response {
     let s = app.seen.stats();
-    json_response(
-        StatusCode::OK,
-        &json!({
+    let mut body = json!({
             "documents": s.documents,
             "originals": s.originals,
             "duplicates": s.duplicates,
@@ -231,8 +229,11 @@ pub(crate) async fn stats(State(app): State<App>) -> Response {
             "store_duplicates": app.store_duplicates,
             "format_version": crate::FORMAT_VERSION,
             "healthy": app.seen.is_healthy(),
-        }),
-    )
+    });
+    if let Some(url) = app.seen.shared_store() {
+        body["shared_store"] = json!(url);
+    }
+    json_response(StatusCode::OK, &body)
 }
 
 /// `GET /healthz`.
