@@ -170,6 +170,41 @@ fn a_sequential_stream_gets_the_single_node_verdicts() {
     assert_eq!(v.duplicate_of.as_deref(), Some("fresh"));
 }
 
+/// HTML pages extracted once, by the instance that got them: the example
+/// crawl (examples/crawl.warc.gz: reprints, an excerpt, a GBK page).
+#[test]
+fn the_example_crawl_gets_the_single_node_verdicts() {
+    if !redis_server::available("the_example_crawl_gets_the_single_node_verdicts") {
+        return;
+    }
+    let warc =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/crawl.warc.gz");
+    let inputs = neardup::io::Inputs::new();
+    let sources = inputs.sources(&[warc]).unwrap();
+    let pages: Vec<RawDocument> = inputs
+        .read_all(&sources)
+        .filter_map(|item| match item {
+            neardup::io::Item::Document(d) => Some(d),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(pages.len(), 7);
+    let redis = RedisServer::start("crawl", None);
+    let url = StoreUrl::parse(&redis.url()).unwrap();
+    let config = Config::new();
+    let single = ContentSeen::open(temp_dir("redis-crawl-single"), &config).unwrap();
+    let shared = ContentSeen::open_shared(&url, temp_dir("redis-crawl-shared"), &config).unwrap();
+    let mut duplicates = 0;
+    for page in pages {
+        let id = page.id.clone();
+        let expected = single.insert(page.clone()).map_err(|e| e.to_string());
+        let got = shared.insert(page).map_err(|e| e.to_string());
+        assert_eq!(got, expected, "{id}");
+        duplicates += usize::from(expected.is_ok_and(|v| v.is_duplicate()));
+    }
+    assert!(duplicates >= 2, "{duplicates}");
+}
+
 #[test]
 fn other_settings_and_unsupported_options_are_refused() {
     if !redis_server::available("other_settings_and_unsupported_options_are_refused") {
