@@ -9,7 +9,7 @@ fi
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 # Debian's redis-server for the shared-store tests (`--store`:
-# crates/server/tests/redis_*.rs, crates/cli/tests/serve.rs), installed here
+# crates/server/tests/redis_*.rs, crates/cli/tests/serve_store.rs), installed here
 # when missing and apt-get can; the tests start their own servers on free
 # ports. Without it those tests skip and say so.
 if ! command -v redis-server >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then

@@ -116,7 +116,7 @@ impl std::fmt::Debug for ContentSeen {
 /// The method as the store records it ([`neardup::dedup::engine_description`]:
 /// its name and a hash of the versioned bytes of every parameter), so that
 /// a store is never read with fingerprints it was not made with.
-fn method_description(config: &Config) -> String {
+pub(crate) fn method_description(config: &Config) -> String {
     neardup::dedup::engine_description(config.get_method(), config.get_verifier())
 }
 
@@ -202,25 +202,6 @@ impl ContentSeen {
         })
     }
 
-    /// Opens a service instance over a shared store (Redis or Valkey):
-    /// any number of instances over one store give the verdicts of one
-    /// instance (see [`crate::redis`]). Its local replica of the store's
-    /// log is kept in `dir`, which must hold no store; it is filled from
-    /// the log at open.
-    ///
-    /// # Errors
-    /// [`ErrorKind::SharedStore`]: the server cannot be reached, or the
-    /// configuration takes what is not supported with a shared store
-    /// (eviction); [`ErrorKind::MethodMismatch`]: the store was made with
-    /// other settings.
-    pub fn open_shared(
-        url: &crate::redis::StoreUrl,
-        dir: impl AsRef<Path>,
-        config: &Config,
-    ) -> Result<ContentSeen, Error> {
-        crate::redis::open(url, dir.as_ref(), config, &method_description(config))
-    }
-
     /// This instance, taking every write through the shared log first.
     pub(crate) fn with_replica(mut self, replica: Arc<Replica>) -> ContentSeen {
         if let Some(inner) = Arc::get_mut(&mut self.inner) {
@@ -234,30 +215,8 @@ impl ContentSeen {
         WeakSeen(Arc::downgrade(&self.inner))
     }
 
-    fn replica(&self) -> Option<&Replica> {
+    pub(crate) fn replica(&self) -> Option<&Replica> {
         self.inner.replica.as_deref()
-    }
-
-    /// Whether this instance is over a shared store (every write takes a
-    /// round trip to it).
-    pub fn is_shared(&self) -> bool {
-        self.inner.replica.is_some()
-    }
-
-    /// The shared store's address (its password as `***`), if any.
-    pub fn shared_store(&self) -> Option<String> {
-        self.replica().map(Replica::url)
-    }
-
-    /// Waits until the writer has committed everything sent before.
-    pub(crate) fn local_barrier(&self) -> Result<(), Error> {
-        // No document has the empty id (`check_id`): deleting it changes
-        // nothing, and its answer comes after the earlier operations.
-        let (tx, rx) = mpsc::sync_channel(1);
-        self.send_local(Op::Delete(String::new(), tx))?;
-        rx.recv()
-            .unwrap_or_else(|_| Err(ErrorKind::Failed.into()))
-            .map(drop)
     }
 
     pub(crate) fn shared(&self) -> &Shared {

@@ -12,7 +12,7 @@ mod replica;
 mod url;
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{mpsc, Arc};
 
 pub use url::StoreUrl;
 
@@ -21,6 +21,7 @@ pub(crate) use replica::Replica;
 use crate::config::Config;
 use crate::error::{Error, ErrorKind};
 use crate::seen::ContentSeen;
+use crate::writer::Op;
 
 /// What every instance over one shared store must agree on, recorded in
 /// the store by the first one: the engine (method, parameters, exact
@@ -60,4 +61,53 @@ pub(crate) fn open(
     replica.catch_up(&seen)?;
     replica.keep_up(seen.downgrade())?;
     Ok(seen)
+}
+
+/// A [`ContentSeen`] over a shared store.
+impl ContentSeen {
+    /// Opens a service instance over a shared store (Redis or Valkey):
+    /// any number of instances over one store give the verdicts of one
+    /// instance (see [`crate::redis`]). Its local replica of the store's
+    /// log is kept in `dir`, which must hold no store; it is filled from
+    /// the log at open.
+    ///
+    /// # Errors
+    /// [`ErrorKind::SharedStore`]: the server cannot be reached, or the
+    /// configuration takes what is not supported with a shared store
+    /// (eviction); [`ErrorKind::MethodMismatch`]: the store was made with
+    /// other settings.
+    pub fn open_shared(
+        url: &StoreUrl,
+        dir: impl AsRef<Path>,
+        config: &Config,
+    ) -> Result<ContentSeen, Error> {
+        open(
+            url,
+            dir.as_ref(),
+            config,
+            &crate::seen::method_description(config),
+        )
+    }
+
+    /// Whether this instance is over a shared store (every write takes a
+    /// round trip to it).
+    pub fn is_shared(&self) -> bool {
+        self.replica().is_some()
+    }
+
+    /// The shared store's address (its password as `***`), if any.
+    pub fn shared_store(&self) -> Option<String> {
+        self.replica().map(Replica::url)
+    }
+
+    /// Waits until the writer has committed everything sent before.
+    pub(crate) fn local_barrier(&self) -> Result<(), Error> {
+        // No document has the empty id (`check_id`): deleting it changes
+        // nothing, and its answer comes after the earlier operations.
+        let (tx, rx) = mpsc::sync_channel(1);
+        self.send_local(Op::Delete(String::new(), tx))?;
+        rx.recv()
+            .unwrap_or_else(|_| Err(ErrorKind::Failed.into()))
+            .map(drop)
+    }
 }
