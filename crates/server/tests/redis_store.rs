@@ -170,6 +170,49 @@ fn a_sequential_stream_gets_the_single_node_verdicts() {
     assert_eq!(v.duplicate_of.as_deref(), Some("fresh"));
 }
 
+#[test]
+fn a_batch_larger_than_one_append_gets_the_single_node_verdicts() {
+    if !redis_server::available("a_batch_larger_than_one_append_gets_the_single_node_verdicts") {
+        return;
+    }
+    let redis = RedisServer::start("batch", None);
+    let url = StoreUrl::parse(&redis.url()).unwrap();
+    let config = Config::new();
+    // 1,300 documents (3 appends of at most 512), near-duplicates among
+    // them across the appends' bounds, and an id that is refused.
+    let docs: Vec<RawDocument> = (0..1300u64)
+        .map(|i| {
+            let t = if i % 3 == 0 {
+                article(i, 70)
+            } else {
+                edit(&article(i - i % 3, 70), 20, i as usize)
+            };
+            text(&format!("b{i}"), &t)
+        })
+        .chain(std::iter::once(text("", "no id")))
+        .collect();
+    let run = |seen: &ContentSeen| -> Vec<Result<Verdict, String>> {
+        let prepared = docs.iter().map(|d| seen.prepare(d.clone())).collect();
+        seen.insert_many(prepared)
+            .into_iter()
+            .map(|r| r.map_err(|e| e.to_string()))
+            .collect()
+    };
+    let single = ContentSeen::open(temp_dir("redis-batch-single"), &config).unwrap();
+    let shared = ContentSeen::open_shared(&url, temp_dir("redis-batch-shared"), &config).unwrap();
+    let (expected, got) = (run(&single), run(&shared));
+    assert_eq!(got, expected);
+    assert!(expected.last().unwrap().is_err());
+    assert!(
+        expected
+            .iter()
+            .filter(|v| v.as_ref().is_ok_and(Verdict::is_duplicate))
+            .count()
+            > 500
+    );
+    assert_eq!(redis.logged_ids().len(), 1300);
+}
+
 /// HTML pages extracted once, by the instance that got them: the example
 /// crawl (examples/crawl.warc.gz: reprints, an excerpt, a GBK page).
 #[test]
