@@ -286,12 +286,18 @@ impl ContentSeen {
 
     /// [`ContentSeen::check`] of a prepared document.
     pub fn check_prepared(&self, p: &Prepared) -> Result<Verdict, Error> {
+        if let Some(r) = self.replica() {
+            r.catch_up(self)?;
+        }
+        self.check_local(p)
+    }
+
+    /// [`ContentSeen::check_prepared`] against what this instance holds
+    /// now (with a shared store: without catching up with its log first).
+    pub(crate) fn check_local(&self, p: &Prepared) -> Result<Verdict, Error> {
         let shared = self.shared();
         if shared.failed.load(Ordering::Acquire) {
             return Err(ErrorKind::Failed.into());
-        }
-        if let Some(r) = self.replica() {
-            r.catch_up(self)?;
         }
         shared.store.read(|t| {
             let docs = shared.docs(&t.docs, &t.order);

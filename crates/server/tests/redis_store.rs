@@ -213,6 +213,62 @@ fn a_batch_larger_than_one_append_gets_the_single_node_verdicts() {
     assert_eq!(redis.logged_ids().len(), 1300);
 }
 
+#[test]
+fn batches_over_http_insert_on_one_instance_and_check_on_another() {
+    if !redis_server::available("batches_over_http_insert_on_one_instance_and_check_on_another") {
+        return;
+    }
+    let redis = RedisServer::start("http-batch", None);
+    let url = StoreUrl::parse(&redis.url()).unwrap();
+    let dir = temp_dir("redis-http-batch");
+    let start = |name: &str| {
+        let seen = ContentSeen::open_shared(&url, dir.join(name), &Config::new()).unwrap();
+        Server::new(seen)
+            .spawn("127.0.0.1:0".parse().unwrap())
+            .unwrap()
+    };
+    let (a, b) = (start("a"), start("b"));
+    let lines = |prefix: &str, every: usize| -> String {
+        (0..40u64)
+            .map(|i| {
+                let t = edit(&article(900 + i, 90), every, i as usize);
+                format!(
+                    "{}\n",
+                    serde_json::json!({"id": format!("{prefix}{i}"), "text": t})
+                )
+            })
+            .collect()
+    };
+    let ndjson = [("content-type", "application/x-ndjson")];
+    let r = Client::new(a.addr())
+        .request("POST", "/v1/batch", &ndjson, lines("x", 1000).as_bytes())
+        .unwrap();
+    assert_eq!(r.status, 200);
+    // Instance b checks near-copies at once: each is a duplicate of the
+    // document instance a stored.
+    let r = Client::new(b.addr())
+        .request(
+            "POST",
+            "/v1/batch?check=true",
+            &ndjson,
+            lines("y", 30).as_bytes(),
+        )
+        .unwrap();
+    assert_eq!(r.status, 200);
+    let body = String::from_utf8_lossy(&r.body).to_string();
+    let verdicts: Vec<serde_json::Value> = body
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(verdicts.len(), 40);
+    for (i, v) in verdicts.iter().enumerate() {
+        assert_eq!(v["duplicate_of"], serde_json::json!(format!("x{i}")), "{v}");
+        assert_eq!(v["stored"], serde_json::json!(false));
+    }
+    a.stop().unwrap();
+    b.stop().unwrap();
+}
+
 /// HTML pages extracted once, by the instance that got them: the example
 /// crawl (examples/crawl.warc.gz: reprints, an excerpt, a GBK page).
 #[test]

@@ -100,6 +100,15 @@ impl ContentSeen {
         self.replica().map(Replica::url)
     }
 
+    /// With a shared store: applies everything in its log now (one round
+    /// trip) and waits for the local commits; nothing without one.
+    pub(crate) fn catch_up(&self) -> Result<(), Error> {
+        match self.replica() {
+            Some(r) => r.catch_up(self),
+            None => Ok(()),
+        }
+    }
+
     /// Waits until the writer has committed everything sent before.
     pub(crate) fn local_barrier(&self) -> Result<(), Error> {
         // No document has the empty id (`check_id`): deleting it changes
