@@ -51,6 +51,10 @@ pub enum ErrorKind {
     /// The request's deadline passed before its document was stored: it
     /// was not stored.
     Cancelled,
+    /// The shared store (`--store redis://...`) is unreachable, refused the
+    /// operation, or no longer holds what this instance applied; no verdict
+    /// was given. The message never holds credentials.
+    SharedStore(String),
 }
 
 impl Error {
@@ -124,6 +128,7 @@ impl fmt::Display for Error {
             ErrorKind::Cancelled => f.write_str(
                 "the request took longer than its timeout; the document was not stored",
             ),
+            ErrorKind::SharedStore(m) => write!(f, "shared store: {m}"),
         }
     }
 }

@@ -52,6 +52,7 @@ mod postings_frozen;
 mod recent;
 mod record;
 pub(crate) mod recover;
+pub mod redis;
 mod seen;
 mod segment;
 mod segment_worker;

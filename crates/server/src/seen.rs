@@ -17,6 +17,7 @@ use crate::error::{Error, ErrorKind};
 use crate::postings::{DiskPostings, POSTINGS_DIR};
 use crate::record::PackedText;
 use crate::recover::{self, Recovery};
+use crate::redis::Replica;
 use crate::shared::{Decision, Shared};
 use crate::store::Store;
 use crate::writer::{self, Op, Reply};
@@ -81,6 +82,8 @@ struct Inner {
     shared: Arc<Shared>,
     tx: Option<Sender<Op>>,
     writer: Option<JoinHandle<()>>,
+    /// With a shared store: the log every write goes through first.
+    replica: Option<Arc<Replica>>,
 }
 
 impl Drop for Inner {
@@ -89,6 +92,16 @@ impl Drop for Inner {
         if let Some(h) = self.writer.take() {
             let _ = h.join();
         }
+    }
+}
+
+/// A [`ContentSeen`] that does not keep it open (for its own threads).
+pub(crate) struct WeakSeen(std::sync::Weak<Inner>);
+
+impl WeakSeen {
+    /// The instance, while it is open.
+    pub fn upgrade(&self) -> Option<ContentSeen> {
+        self.0.upgrade().map(|inner| ContentSeen { inner })
     }
 }
 
@@ -103,7 +116,7 @@ impl std::fmt::Debug for ContentSeen {
 /// The method as the store records it ([`neardup::dedup::engine_description`]:
 /// its name and a hash of the versioned bytes of every parameter), so that
 /// a store is never read with fingerprints it was not made with.
-fn method_description(config: &Config) -> String {
+pub(crate) fn method_description(config: &Config) -> String {
     neardup::dedup::engine_description(config.get_method(), config.get_verifier())
 }
 
@@ -184,8 +197,26 @@ impl ContentSeen {
                 shared,
                 tx: Some(tx),
                 writer: Some(writer),
+                replica: None,
             }),
         })
+    }
+
+    /// This instance, taking every write through the shared log first.
+    pub(crate) fn with_replica(mut self, replica: Arc<Replica>) -> ContentSeen {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.replica = Some(replica);
+        }
+        self
+    }
+
+    /// A handle that does not keep this instance open.
+    pub(crate) fn downgrade(&self) -> WeakSeen {
+        WeakSeen(Arc::downgrade(&self.inner))
+    }
+
+    pub(crate) fn replica(&self) -> Option<&Replica> {
+        self.inner.replica.as_deref()
     }
 
     pub(crate) fn shared(&self) -> &Shared {
@@ -218,7 +249,7 @@ impl ContentSeen {
     }
 
     /// Compresses the prepared text for the store, on this thread.
-    fn pack(&self, mut p: Prepared) -> Box<Prepared> {
+    pub(crate) fn pack(&self, mut p: Prepared) -> Box<Prepared> {
         if p.packed.is_none() {
             p.packed = p.text.as_deref().map(|t| self.shared().store.pack(t));
         }
@@ -230,11 +261,14 @@ impl ContentSeen {
     /// comes once its document is durable. A failed preparation is passed
     /// through as its answer.
     pub fn insert_many(&self, docs: Vec<Result<Prepared, Error>>) -> Vec<Result<Verdict, Error>> {
+        if let Some(r) = self.replica() {
+            return r.insert_many(self, docs);
+        }
         let pending: Vec<Result<mpsc::Receiver<Result<Verdict, Error>>, Error>> = docs
             .into_iter()
             .map(|p| {
                 let (tx, rx) = mpsc::sync_channel(1);
-                self.send(Op::Insert(self.pack(p?), Reply::Thread(tx)))?;
+                self.send_local(Op::Insert(self.pack(p?), Reply::Thread(tx)))?;
                 Ok(rx)
             })
             .collect();
@@ -252,6 +286,15 @@ impl ContentSeen {
 
     /// [`ContentSeen::check`] of a prepared document.
     pub fn check_prepared(&self, p: &Prepared) -> Result<Verdict, Error> {
+        if let Some(r) = self.replica() {
+            r.catch_up(self)?;
+        }
+        self.check_local(p)
+    }
+
+    /// [`ContentSeen::check_prepared`] against what this instance holds
+    /// now (with a shared store: without catching up with its log first).
+    pub(crate) fn check_local(&self, p: &Prepared) -> Result<Verdict, Error> {
         let shared = self.shared();
         if shared.failed.load(Ordering::Acquire) {
             return Err(ErrorKind::Failed.into());
@@ -276,8 +319,12 @@ impl ContentSeen {
 
     /// [`ContentSeen::insert`] of a prepared document.
     pub fn insert_prepared(&self, p: Prepared) -> Result<Verdict, Error> {
+        if let Some(r) = self.replica() {
+            let mut v = r.insert_many(self, vec![Ok(p)]);
+            return v.pop().unwrap_or_else(|| Err(ErrorKind::Failed.into()));
+        }
         let (tx, rx) = mpsc::sync_channel(1);
-        self.send(Op::Insert(self.pack(p), Reply::Thread(tx)))?;
+        self.send_local(Op::Insert(self.pack(p), Reply::Thread(tx)))?;
         rx.recv().unwrap_or_else(|_| Err(ErrorKind::Failed.into()))
     }
 
@@ -290,7 +337,14 @@ impl ContentSeen {
         permit: Option<tokio::sync::OwnedSemaphorePermit>,
     ) -> Result<tokio::sync::oneshot::Receiver<Result<Verdict, Error>>, Error> {
         let (tx, rx) = tokio::sync::oneshot::channel();
-        self.send(Op::Insert(self.pack(p), Reply::Task(tx, permit)))?;
+        if self.is_shared() {
+            // The round trip to the shared store is made here (callers
+            // run this on the blocking pool with a shared store).
+            drop(tx.send(self.insert_prepared(p)));
+            drop(permit);
+            return Ok(rx);
+        }
+        self.send_local(Op::Insert(self.pack(p), Reply::Task(tx, permit)))?;
         Ok(rx)
     }
 
@@ -305,18 +359,25 @@ impl ContentSeen {
     /// Deletes a document; false when it was not stored. Its duplicates
     /// stay stored and keep naming it.
     pub fn delete(&self, id: &str) -> Result<bool, Error> {
+        if let Some(r) = self.replica() {
+            check_id(id)?;
+            return r.delete(self, id);
+        }
         let (tx, rx) = mpsc::sync_channel(1);
-        self.send(Op::Delete(id.to_string(), tx))?;
+        self.send_local(Op::Delete(id.to_string(), tx))?;
         rx.recv().unwrap_or_else(|_| Err(ErrorKind::Failed.into()))
     }
 
-    fn send(&self, op: Op) -> Result<(), Error> {
+    pub(crate) fn send_local(&self, op: Op) -> Result<(), Error> {
         let tx = self.inner.tx.as_ref().ok_or(ErrorKind::Closed)?;
         tx.send(op).map_err(|_| ErrorKind::Closed.into())
     }
 
     /// A stored document, read from the store (so only committed ones).
     pub fn get(&self, id: &str) -> Result<Option<DocumentInfo>, Error> {
+        if let Some(r) = self.replica() {
+            r.catch_up(self)?;
+        }
         let Some(r) = self.shared().store.get(id)? else {
             return Ok(None);
         };

@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use neardup_server::http::Server;
+use neardup_server::redis::StoreUrl;
 use neardup_server::{Config, ContentSeen, Recovery};
 
 use crate::method_args::MethodArgs;
@@ -15,9 +16,21 @@ use crate::method_args::MethodArgs;
 /// Options of `neardup serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// Directory of the store (created if missing).
+    /// Directory of the store (created if missing). With --store, where
+    /// this instance keeps its replica of the shared store (a fresh
+    /// subdirectory, removed at exit).
     #[arg(long, value_name = "DIR")]
     pub data_dir: PathBuf,
+    /// A shared store that any number of instances use at once, with the
+    /// verdicts of one: redis://[USER:PASSWORD@]HOST:PORT[/DB] (Redis or
+    /// Valkey, one server). Prefer --store-password-file or the
+    /// NEARDUP_STORE_PASSWORD environment variable to a password in the
+    /// URL (visible in the process list).
+    #[arg(long, value_name = "URL")]
+    pub store: Option<String>,
+    /// Read the shared store's password from this file (its first line).
+    #[arg(long, value_name = "FILE", requires = "store")]
+    pub store_password_file: Option<PathBuf>,
     /// Address to listen on (port 0: any free port).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
     pub listen: String,
@@ -97,18 +110,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
             args.listen
         )
     })?;
-    let from_file = match &args.token_file {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("--token-file {}", path.display()))?;
-            let token = text.lines().next().unwrap_or("").trim().to_string();
-            if token.is_empty() {
-                bail!("--token-file {}: the file holds no token", path.display());
-            }
-            Some(token)
-        }
-        None => None,
-    };
+    let from_file = first_line(args.token_file.as_deref(), "--token-file", "token")?;
     let token = args
         .token
         .clone()
@@ -130,8 +132,21 @@ pub fn run(args: ServeArgs) -> Result<()> {
         .max_documents(args.max_documents)
         .max_age(args.max_age.map(Duration::from_secs))
         .expected_documents(args.expected_documents);
-    let seen = ContentSeen::open(&args.data_dir, &config)
-        .with_context(|| format!("opening the store in {}", args.data_dir.display()))?;
+    let replica = match &args.store {
+        Some(url) => {
+            let url = store_url(&args, url)?;
+            Some((open_replica_dir(&args.data_dir)?, url))
+        }
+        None => None,
+    };
+    let seen = match &replica {
+        Some((dir, url)) => ContentSeen::open_shared(url, dir, &config)
+            .with_context(|| format!("joining the shared store {url}"))
+            .inspect_err(|_| drop(std::fs::remove_dir_all(dir)))?,
+        None => ContentSeen::open(&args.data_dir, &config)
+            .with_context(|| format!("opening the store in {}", args.data_dir.display()))?,
+    };
+    let shared = seen.shared_store();
     let stats = seen.stats();
     let recovery = seen.recovery().clone();
     let mut server = Server::new(seen);
@@ -146,20 +161,73 @@ pub fn run(args: ServeArgs) -> Result<()> {
         .max_extracting_bytes(args.max_extracting_bytes)
         .header_timeout(Duration::from_millis(args.header_timeout_ms))
         .store_duplicates(!args.no_store_duplicates);
-    server
-        .serve_until_signal(addr, args.workers, |bound| {
+    let served = server.serve_until_signal(addr, args.workers, |bound| {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(
                 out,
                 "neardup serve: {} documents ({}), listening on http://{bound}",
                 stats.documents, stats.method
             );
-            let _ = writeln!(out, "neardup serve: {}", recovery_line(&recovery));
+            match &shared {
+                Some(url) => {
+                    let _ = writeln!(
+                        out,
+                        "neardup serve: shared store {url}: its log replayed into this instance's replica"
+                    );
+                }
+                None => {
+                    let _ = writeln!(out, "neardup serve: {}", recovery_line(&recovery));
+                }
+            }
             let _ = writeln!(out, "neardup serve: the page is at http://{bound}/ui/");
             let _ = out.flush();
-        })
-        .with_context(|| format!("serving on {addr}"))?;
+        });
+    if let Some((dir, _)) = &replica {
+        // The replica is a cache of the shared store's log.
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    served.with_context(|| format!("serving on {addr}"))?;
     Ok(())
+}
+
+/// The first line of a secret's file, when given.
+fn first_line(path: Option<&std::path::Path>, option: &str, what: &str) -> Result<Option<String>> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("{option} {}", path.display()))?;
+    let line = text.lines().next().unwrap_or("").trim().to_string();
+    if line.is_empty() {
+        bail!("{option} {}: the file holds no {what}", path.display());
+    }
+    Ok(Some(line))
+}
+
+/// The shared store's URL, its password from the URL, else
+/// --store-password-file, else NEARDUP_STORE_PASSWORD. Errors never
+/// repeat the URL (it may hold the password).
+fn store_url(args: &ServeArgs, url: &str) -> Result<StoreUrl> {
+    let mut parsed = StoreUrl::parse(url).context("--store")?;
+    let password = first_line(
+        args.store_password_file.as_deref(),
+        "--store-password-file",
+        "password",
+    )?
+    .or_else(|| std::env::var("NEARDUP_STORE_PASSWORD").ok());
+    parsed.password_if_missing(password);
+    Ok(parsed)
+}
+
+/// A fresh directory for this instance's replica of the shared store, in
+/// the data directory.
+fn open_replica_dir(data_dir: &std::path::Path) -> Result<PathBuf> {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    let dir = data_dir.join(format!("replica-{}-{ms}", std::process::id()));
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    Ok(dir)
 }
 
 /// How the index came up, for the start-up message.

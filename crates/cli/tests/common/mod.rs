@@ -13,6 +13,8 @@ pub fn neardup(args: &[&str]) -> Output {
         .expect("run neardup")
 }
 
+pub mod serve;
+
 pub use neardup_testkit::TempDir;
 
 /// A fresh temporary directory for one test, removed when dropped.

@@ -80,9 +80,17 @@ async fn batch(app: App, req: Request) -> Result<Response, ApiError> {
             return Err(Error::from(ErrorKind::Cancelled));
         }
         let verdicts = if check {
+            // With a shared store, one catching up for the whole batch.
+            let caught_up = seen.catch_up();
             prepared
                 .into_iter()
-                .map(|p| p.and_then(|p| seen.check_prepared(&p)))
+                .map(|p| {
+                    let p = p?;
+                    match &caught_up {
+                        Ok(()) => seen.check_local(&p),
+                        Err(e) => Err(Error::from(e.kind().clone())),
+                    }
+                })
                 .collect()
         } else {
             seen.insert_many(prepared)

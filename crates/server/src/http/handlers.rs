@@ -65,7 +65,12 @@ async fn judge(app: App, req: Request, insert: bool) -> Result<Response, ApiErro
     // costs (the writer answers this task directly). Pages, long texts
     // and checks (which read the index under its lock) go to the
     // blocking pool.
-    let inline = insert && size <= INLINE_TEXT_BYTES && matches!(doc.content, Content::Text(_));
+    // With a shared store, an insertion waits for a round trip to it:
+    // never on this task.
+    let inline = insert
+        && !app.seen.is_shared()
+        && size <= INLINE_TEXT_BYTES
+        && matches!(doc.content, Content::Text(_));
     let work = move || {
         let permit = budget.as_ref().and_then(Budget::take_permit);
         let p = seen.prepare(doc);
@@ -211,9 +216,7 @@ pub(crate) async fn delete_document(
 /// `GET /v1/stats`.
 pub(crate) async fn stats(State(app): State<App>) -> Response {
     let s = app.seen.stats();
-    json_response(
-        StatusCode::OK,
-        &json!({
+    let mut body = json!({
             "documents": s.documents,
             "originals": s.originals,
             "duplicates": s.duplicates,
@@ -226,8 +229,11 @@ pub(crate) async fn stats(State(app): State<App>) -> Response {
             "store_duplicates": app.store_duplicates,
             "format_version": crate::FORMAT_VERSION,
             "healthy": app.seen.is_healthy(),
-        }),
-    )
+    });
+    if let Some(url) = app.seen.shared_store() {
+        body["shared_store"] = json!(url);
+    }
+    json_response(StatusCode::OK, &body)
 }
 
 /// `GET /healthz`.

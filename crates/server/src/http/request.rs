@@ -42,6 +42,7 @@ impl From<Error> for ApiError {
                 (StatusCode::SERVICE_UNAVAILABLE, "unavailable")
             }
             ErrorKind::Cancelled => (StatusCode::SERVICE_UNAVAILABLE, "timeout"),
+            ErrorKind::SharedStore(_) => (StatusCode::SERVICE_UNAVAILABLE, "store_unavailable"),
             _ => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         };
         ApiError::new(status, code, e.to_string())

@@ -1,0 +1,220 @@
+//! `neardup serve --store redis://...` as processes over a real
+//! redis-server (skipped, saying so, when it is not installed): refusals
+//! that never show the password, two instances that share verdicts, and
+//! one killed mid-load that blocks no other.
+
+mod common;
+
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::serve::{text, Serve};
+use neardup_server::client::Client;
+use serde_json::json;
+
+#[test]
+fn a_shared_store_is_refused_clearly_without_showing_its_password() {
+    let dir = common::temp_dir("serve-store-refused");
+    let free = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    for (url, says) in [
+        ("rediss://u:Secr3t-pw@127.0.0.1:1".to_string(), "TLS"),
+        (
+            "redis+cluster://u:Secr3t-pw@h:1,h:2".to_string(),
+            "not supported",
+        ),
+        (
+            format!("redis://u:Secr3t-pw@127.0.0.1:{free}/0"),
+            "unreachable",
+        ),
+    ] {
+        let out = common::neardup(&[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--data-dir",
+            dir.to_str().unwrap(),
+            "--store",
+            &url,
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{url}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{err}");
+        assert!(!err.contains("Secr3t"), "{err}");
+    }
+    // The replica directory made for the failed start is gone.
+    let left: Vec<_> = std::fs::read_dir(&dir).map_or(Vec::new(), |d| d.flatten().collect());
+    assert!(left.is_empty(), "{left:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A redis-server on a free loopback port with its files in `dir`, killed
+/// when dropped; `None` (the test skips, saying so) when not installed.
+struct Redis(Child, u16);
+
+impl Redis {
+    fn start(dir: &std::path::Path, test: &str) -> Option<Redis> {
+        // Debian's redis-server (scripts/test.sh installs it); no mock.
+        if !Command::new("redis-server")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
+            eprintln!("{test}: skipped: redis-server is not installed");
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        std::fs::create_dir_all(dir).unwrap();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args([
+                "--save",
+                "",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+            ])
+            .arg("--dir")
+            .arg(dir)
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "redis-server did not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        Some(Redis(child, port))
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/3", self.1)
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn two_processes_over_one_redis_share_their_verdicts() {
+    let dir = common::temp_dir("serve-store-two");
+    let Some(redis) = Redis::start(
+        &dir.join("redis"),
+        "two_processes_over_one_redis_share_their_verdicts",
+    ) else {
+        return;
+    };
+    let url = redis.url();
+    let a = Serve::start_with(&dir.join("a"), &["--store", &url]);
+    let b = Serve::start_with(&dir.join("b"), &["--store", &url]);
+    let t = text(1);
+    let r = Client::new(a.addr)
+        .post_json("/v1/documents", &json!({"id": "first", "text": t}))
+        .unwrap();
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["duplicate"], json!(false));
+    let r = Client::new(b.addr)
+        .post_json("/v1/documents", &json!({"id": "copy", "text": t}))
+        .unwrap();
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["duplicate_of"], json!("first"));
+    drop((a, b, redis));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_instance_killed_mid_load_blocks_no_other_and_its_acknowledged_documents_stay() {
+    let name = "an_instance_killed_mid_load_blocks_no_other_and_its_acknowledged_documents_stay";
+    let dir = common::temp_dir("serve-store-kill");
+    let Some(redis) = Redis::start(&dir.join("redis"), name) else {
+        return;
+    };
+    let url = redis.url();
+    let mut a = Serve::start_with(&dir.join("a"), &["--store", &url]);
+    let b = Serve::start_with(&dir.join("b"), &["--store", &url]);
+    let acked = Arc::new(Mutex::new(Vec::new()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let loaders: Vec<_> = (0..4u64)
+        .map(|t| {
+            let (acked, stop, addr) = (acked.clone(), stop.clone(), a.addr);
+            std::thread::spawn(move || {
+                let mut c = Client::new(addr);
+                c.timeout(Duration::from_secs(5));
+                // Bounded: at most 2,000 posts a thread.
+                for i in 0..2_000u64 {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let id = format!("t{t}-{i}");
+                    match c.post_json(
+                        "/v1/documents",
+                        &json!({"id": id, "text": text(t * 10_000 + i)}),
+                    ) {
+                        Ok(r) if r.status == 200 => {
+                            acked.lock().unwrap().push((id, t * 10_000 + i))
+                        }
+                        _ => break,
+                    }
+                }
+            })
+        })
+        .collect();
+    let start = Instant::now();
+    while acked.lock().unwrap().len() < 100 {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the load did not start"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    a.child.kill().unwrap();
+    let _ = a.child.wait();
+    stop.store(true, Ordering::Relaxed);
+    for l in loaders {
+        l.join().unwrap();
+    }
+    let acked = acked.lock().unwrap().clone();
+    // The other instance goes on at once, and holds everything the killed
+    // one acknowledged: a copy of each is its duplicate.
+    let mut c = Client::new(b.addr);
+    c.timeout(Duration::from_secs(10));
+    let took = Instant::now();
+    for (id, seed) in acked.iter().step_by(7) {
+        let r = c
+            .post_json(
+                "/v1/documents",
+                &json!({"id": format!("{id}-copy"), "text": text(*seed)}),
+            )
+            .unwrap();
+        assert_eq!(r.status, 200);
+        assert_eq!(r.json()["duplicate_of"], json!(id), "{id}");
+    }
+    assert!(took.elapsed() < Duration::from_secs(60));
+    for (id, _) in &acked {
+        assert_eq!(
+            c.get(&format!("/v1/documents/{id}")).unwrap().status,
+            200,
+            "{id}"
+        );
+    }
+    drop((b, redis));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,176 @@
+//! The shared log's entries, binary: an insertion (what the engine needs
+//! to judge the document again on every instance: id, URL, signature
+//! bytes, text length and, with exact verification, the main text
+//! compressed) or a deletion. Every entry starts with its kind and a
+//! 16-byte token (the appending instance and its counter), which the log
+//! script compares to find out whether the log still holds what an
+//! instance applied.
+
+use neardup::dedup::signature_key;
+use neardup::sketch::Signature;
+use neardup::Dedup;
+
+use crate::error::{Error, ErrorKind};
+use crate::seen::Prepared;
+
+const INSERT: u8 = 1;
+const DELETE: u8 = 2;
+
+/// Bytes of an entry's kind and token.
+pub(crate) const HEAD: usize = 17;
+
+/// A decoded entry.
+pub(crate) enum Entry {
+    /// Judge and store a document.
+    Insert(Box<Prepared>),
+    /// Delete a document by id.
+    Delete(String),
+}
+
+/// The origin instance of an entry, from its token.
+pub(crate) fn origin(bytes: &[u8]) -> Option<u64> {
+    bytes
+        .get(1..9)
+        .and_then(|b| b.try_into().ok())
+        .map(u64::from_le_bytes)
+}
+
+/// The token of an entry (its kind and the 16 bytes after it).
+pub(crate) fn token(bytes: &[u8]) -> &[u8] {
+    &bytes[..bytes.len().min(HEAD)]
+}
+
+fn head(kind: u8, token: (u64, u64)) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256);
+    out.push(kind);
+    out.extend_from_slice(&token.0.to_le_bytes());
+    out.extend_from_slice(&token.1.to_le_bytes());
+    out
+}
+
+fn put_bytes(out: &mut Vec<u8>, b: Option<&[u8]>) {
+    match b {
+        None => out.push(0),
+        Some(b) => {
+            out.push(1);
+            out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+            out.extend_from_slice(b);
+        }
+    }
+}
+
+/// An insertion's bytes.
+pub(crate) fn encode_insert(p: &Prepared, token: (u64, u64)) -> Vec<u8> {
+    let mut out = head(INSERT, token);
+    put_bytes(&mut out, Some(p.id.as_bytes()));
+    put_bytes(&mut out, p.url.as_deref().map(str::as_bytes));
+    put_bytes(&mut out, p.bytes.as_deref());
+    out.extend_from_slice(&p.text_len.to_le_bytes());
+    let packed = p.text.as_deref().map(|t| {
+        let mut z = (t.len() as u32).to_le_bytes().to_vec();
+        // Level 1 cannot fail on a Vec; an error would leave the text raw.
+        match zstd::bulk::compress(t.as_bytes(), 1) {
+            Ok(c) => z.extend_from_slice(&c),
+            Err(_) => z.clear(),
+        }
+        z
+    });
+    put_bytes(&mut out, packed.as_deref().filter(|z| !z.is_empty()));
+    out
+}
+
+/// A deletion's bytes.
+pub(crate) fn encode_delete(id: &str, token: (u64, u64)) -> Vec<u8> {
+    let mut out = head(DELETE, token);
+    put_bytes(&mut out, Some(id.as_bytes()));
+    out
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], Error> {
+        if self.0.len() < n {
+            return Err(bad("truncated"));
+        }
+        let (a, b) = self.0.split_at(n);
+        self.0 = b;
+        Ok(a)
+    }
+
+    fn u32(&mut self) -> Result<u32, Error> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn bytes(&mut self) -> Result<Option<&'a [u8]>, Error> {
+        match self.take(1)?[0] {
+            0 => Ok(None),
+            1 => {
+                let n = self.u32()? as usize;
+                self.take(n).map(Some)
+            }
+            _ => Err(bad("bad field tag")),
+        }
+    }
+
+    fn string(&mut self) -> Result<Option<String>, Error> {
+        self.bytes()?
+            .map(|b| String::from_utf8(b.to_vec()).map_err(|_| bad("a string is not UTF-8")))
+            .transpose()
+    }
+}
+
+fn bad(why: &str) -> Error {
+    Error::new(ErrorKind::SharedStore(format!(
+        "a log entry cannot be read: {why}"
+    )))
+}
+
+/// Decodes an entry; the shingles of an insertion are cut from its text
+/// as [`crate::ContentSeen::prepare`] cut them (the same function), so
+/// every instance judges the same [`Prepared`].
+pub(crate) fn decode(bytes: &[u8], dedup: &Dedup) -> Result<Entry, Error> {
+    let mut r = Reader(bytes);
+    let kind = r.take(HEAD)?[0];
+    let id = r.string()?.ok_or_else(|| bad("no id"))?;
+    if kind == DELETE {
+        return Ok(Entry::Delete(id));
+    }
+    if kind != INSERT {
+        return Err(bad("unknown kind"));
+    }
+    let url = r.string()?;
+    let sig_bytes = r.bytes()?.map(<[u8]>::to_vec);
+    let text_len = r.u32()?;
+    let text = match r.bytes()? {
+        None => None,
+        Some(z) if z.len() >= 4 => {
+            let n = u32::from_le_bytes([z[0], z[1], z[2], z[3]]) as usize;
+            let raw = zstd::bulk::decompress(&z[4..], n).map_err(|_| bad("bad compressed text"))?;
+            Some(String::from_utf8(raw).map_err(|_| bad("the text is not UTF-8"))?)
+        }
+        Some(_) => return Err(bad("short text")),
+    };
+    let signature = sig_bytes
+        .as_deref()
+        .map(Signature::from_bytes)
+        .transpose()
+        .map_err(|e| bad(&format!("signature: {e}")))?;
+    let key = sig_bytes.as_deref().map_or(0, signature_key);
+    let shingles = match (&signature, &text) {
+        (Some(_), Some(t)) => dedup.shingles(t),
+        _ => None,
+    };
+    Ok(Entry::Insert(Box::new(Prepared {
+        id,
+        url,
+        signature,
+        bytes: sig_bytes,
+        key,
+        text_len,
+        shingles,
+        text,
+        packed: None,
+    })))
+}

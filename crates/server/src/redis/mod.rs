@@ -1,0 +1,122 @@
+//! The shared store: `neardup serve --store redis://HOST:PORT[/DB]`.
+//! Service instances over one Redis or Valkey server give the verdicts of
+//! one instance: the server holds the log of every insertion and deletion
+//! in one arrival order ([`log`]), and each instance applies that log, in
+//! that order, to a local [`ContentSeen`] with the single-node engine
+//! ([`replica`]), so every verdict is the single-node verdict of the log's
+//! prefix before it. See ARCHITECTURE.md, "Shared store (Redis)".
+
+mod entry;
+mod log;
+mod replica;
+mod url;
+
+use std::path::Path;
+use std::sync::{mpsc, Arc};
+
+pub use url::StoreUrl;
+
+pub(crate) use replica::Replica;
+
+use crate::config::Config;
+use crate::error::{Error, ErrorKind};
+use crate::seen::ContentSeen;
+use crate::writer::Op;
+
+/// What every instance over one shared store must agree on, recorded in
+/// the store by the first one: the engine (method, parameters, exact
+/// verification) and the settings that change verdicts.
+pub(crate) fn description(engine: &str, config: &Config) -> String {
+    format!(
+        "{engine}; composite {:?}; store duplicates {}; replace changed {}",
+        config.get_composite(),
+        config.get_store_duplicates(),
+        config.get_replace_changed()
+    )
+}
+
+/// Opens an instance over the shared store at `url`, with its local
+/// replica in `dir` (which must hold no store: it is filled from the log).
+pub(crate) fn open(
+    url: &StoreUrl,
+    dir: &Path,
+    config: &Config,
+    engine: &str,
+) -> Result<ContentSeen, Error> {
+    if config.get_max_documents().is_some() || config.get_max_age().is_some() {
+        return Err(Error::new(ErrorKind::SharedStore(
+            "eviction (--max-documents, --max-age) is not supported with a shared store yet".into(),
+        )));
+    }
+    if dir.join(crate::FILE_NAME).exists() {
+        return Err(Error::new(ErrorKind::SharedStore(format!(
+            "{}: the replica directory already holds a store; give an empty one",
+            dir.display()
+        ))));
+    }
+    let log = log::Log::join(url, &description(engine, config))?;
+    let local = ContentSeen::open(dir, config)?;
+    let replica = Arc::new(Replica::new(log, local.shared().dedup.clone()));
+    let seen = local.with_replica(replica.clone());
+    replica.catch_up(&seen)?;
+    replica.keep_up(seen.downgrade())?;
+    Ok(seen)
+}
+
+/// A [`ContentSeen`] over a shared store.
+impl ContentSeen {
+    /// Opens a service instance over a shared store (Redis or Valkey):
+    /// any number of instances over one store give the verdicts of one
+    /// instance (see [`crate::redis`]). Its local replica of the store's
+    /// log is kept in `dir`, which must hold no store; it is filled from
+    /// the log at open.
+    ///
+    /// # Errors
+    /// [`ErrorKind::SharedStore`]: the server cannot be reached, or the
+    /// configuration takes what is not supported with a shared store
+    /// (eviction); [`ErrorKind::MethodMismatch`]: the store was made with
+    /// other settings.
+    pub fn open_shared(
+        url: &StoreUrl,
+        dir: impl AsRef<Path>,
+        config: &Config,
+    ) -> Result<ContentSeen, Error> {
+        open(
+            url,
+            dir.as_ref(),
+            config,
+            &crate::seen::method_description(config),
+        )
+    }
+
+    /// Whether this instance is over a shared store (every write takes a
+    /// round trip to it).
+    pub fn is_shared(&self) -> bool {
+        self.replica().is_some()
+    }
+
+    /// The shared store's address (its password as `***`), if any.
+    pub fn shared_store(&self) -> Option<String> {
+        self.replica().map(Replica::url)
+    }
+
+    /// With a shared store: applies everything in its log now (one round
+    /// trip) and waits for the local commits; nothing without one.
+    pub(crate) fn catch_up(&self) -> Result<(), Error> {
+        match self.replica() {
+            Some(r) => r.catch_up(self),
+            None => Ok(()),
+        }
+    }
+
+    /// Waits until the writer has committed everything sent before.
+    pub(crate) fn local_barrier(&self) -> Result<(), Error> {
+        // No document has the empty id (`check_id`): deleting it changes
+        // nothing, and its answer comes after the earlier operations.
+        let (tx, rx) = mpsc::sync_channel(1);
+        self.send_local(Op::Delete(String::new(), tx))?;
+        rx.recv()
+            .unwrap_or_else(|_| Err(ErrorKind::Failed.into()))
+            .map(drop)
+    }
+}
