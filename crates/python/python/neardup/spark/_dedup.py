@@ -14,8 +14,8 @@ without collecting the corpus anywhere:
    recomputes their signatures, as ``neardup dedup`` does. A host's pages
    must fit in one executor's memory (about 1.2 KB a page).
 2. **Exact copies** — documents with byte-identical signatures are grouped
-   (``groupBy(signature)``); the earliest one stands for the others, as in
-   the Rust engine.
+   (by a 128-bit digest of the signature, as the Rust engine groups them);
+   the earliest one stands for the others, as in the engine.
 3. **Candidates** — each distinct signature's candidate keys (LSH band keys
    for MinHash, pigeonhole blocks for SimHash, index keys for the other
    methods) are shuffled by ``(table, key)``, and each partition's
@@ -192,14 +192,17 @@ def _dedup(
     # dedup returns: the DataFrame it returns runs with the session's).
     df.sparkSession.conf.set("spark.sql.shuffle.partitions", str(parts))
     with_sig = fp.where(F.col("sig").isNotNull()).select("ord", "sig", "sh")
+    # Signatures grouped by a 128-bit digest of their bytes (as the engine
+    # groups them by one), not by the bytes: 16 bytes a row in the shuffle.
     # Only the copies travel on (a few documents, not the corpus): each
     # one with the document that stands for it.
-    firsts = with_sig.groupBy("sig").agg(F.min("ord").alias("rep"), F.count("*").alias("n"))
+    groups = (
+        with_sig.groupBy(F.unhex(F.md5("sig")).alias("key"))
+        .agg(F.min("ord").alias("rep"), F.collect_list("ord").alias("ords"))
+        .where(F.size("ords") > 1)
+    )
     copies = _materialize(
-        with_sig.select("ord", "sig")
-        .join(firsts.where(F.col("n") > 1).select("sig", "rep"), "sig")
-        .where(F.col("ord") != F.col("rep"))
-        .select("ord", "rep")
+        groups.select("rep", F.explode("ords").alias("ord")).where(F.col("ord") != F.col("rep")).select("ord", "rep")
     )
     # Partitioned by document once: the joins on either side of a pair
     # below reuse this partitioning instead of shuffling shingles again.
@@ -275,10 +278,16 @@ def _dedup(
 
     _step(df, "candidates and verification")
     edges = _materialize(candidates.mapInArrow(verify, _EDGE_SCHEMA))
-    if with_runs and edges.where(F.col("runs").isNotNull()).isEmpty():
-        with_runs = False  # no pair has a long foreign run: nothing to veto
-    if with_partial and edges.where(F.col("psus")).isEmpty():
-        with_partial = False  # no pair lacks a large part of the other
+    if with_runs or with_partial:
+        # One pass over the pairs: does any have a long foreign run (else
+        # the composite check has nothing to veto), does any lack a large
+        # part of the other (else the partial copy check has nothing)?
+        flags = edges.agg(
+            F.max(F.col("runs").isNotNull().cast("int")).alias("runs"),
+            F.max(F.col("psus").cast("int")).alias("psus"),
+        ).first()
+        with_runs = with_runs and flags["runs"] == 1
+        with_partial = with_partial and flags["psus"] == 1
     if with_runs:
         _step(df, "composite pages")
         vetoed = _composite_pairs(edges, reps, m, threshold, md)
