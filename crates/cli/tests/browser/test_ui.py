@@ -8,6 +8,7 @@ the check of a pasted text with its side-by-side explanation, at 1280 and
 import json
 import random
 import subprocess
+import time
 import urllib.request
 
 import pytest
@@ -129,6 +130,10 @@ def test_counts_and_recent_verdicts_follow_the_posts(service, page):
     assert not d.find_element("id", "recent-empty").is_displayed()
     d.save_screenshot(str(SHOTS / "ui-counts-recent-1280.png"))
 
+    # Nothing new was posted: the polls that follow (every 2 s) leave the
+    # table as it is, so the button under the user's pointer stays.
+    time.sleep(4.5)
+    assert row.find_element("xpath", "td[2]").text == "ferry-copy"
     # Selecting an id looks it up.
     row.find_element("css selector", "button").click()
     result = wait_for(d, "the looked-up document",
