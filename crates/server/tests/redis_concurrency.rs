@@ -39,6 +39,31 @@ fn posts(groups: usize) -> Vec<(usize, String, String)> {
     out
 }
 
+/// The single-node engine's verdicts for the posts `order` names, in that
+/// order: one batch, which its writer judges one after the other.
+fn replay(
+    single: &ContentSeen,
+    order: &[String],
+    posts: &[(usize, String, String)],
+) -> Vec<Result<neardup_server::Verdict, neardup_server::Error>> {
+    let texts: HashMap<&str, &str> = posts
+        .iter()
+        .map(|(_, id, t)| (id.as_str(), t.as_str()))
+        .collect();
+    single.insert_many(
+        order
+            .iter()
+            .map(|id| {
+                single.prepare(RawDocument {
+                    id: id.clone(),
+                    url: None,
+                    content: Content::Text(texts[id.as_str()].into()),
+                })
+            })
+            .collect(),
+    )
+}
+
 #[test]
 fn four_instances_never_double_keep() {
     if !redis_server::available("four_instances_never_double_keep") {
@@ -123,24 +148,8 @@ fn four_instances_never_double_keep() {
     let order = redis.logged_ids();
     assert_eq!(order.len(), posts.len());
     assert_eq!(order.iter().collect::<HashSet<_>>().len(), posts.len());
-    let texts: HashMap<&str, &str> = posts
-        .iter()
-        .map(|(_, id, t)| (id.as_str(), t.as_str()))
-        .collect();
     let single = ContentSeen::open(dir.join("single"), &config).unwrap();
-    // One batch: the writer judges them one after the other, in order.
-    let replayed = single.insert_many(
-        order
-            .iter()
-            .map(|id| {
-                single.prepare(RawDocument {
-                    id: id.clone(),
-                    url: None,
-                    content: Content::Text(texts[id.as_str()].into()),
-                })
-            })
-            .collect(),
-    );
+    let replayed = replay(&single, &order, &posts);
     let mut arrival_differs = 0;
     for (k, (id, v)) in order.iter().zip(replayed).enumerate() {
         let v = v.unwrap();
@@ -263,23 +272,8 @@ fn a_redis_restart_under_load_gives_503s_and_no_wrong_verdict() {
     // The log may hold a post twice (its answer was lost, it was posted
     // again): the second is answered with the first's stored verdict.
     let order = redis.logged_ids();
-    let texts: HashMap<&str, &str> = posts
-        .iter()
-        .map(|(_, id, t)| (id.as_str(), t.as_str()))
-        .collect();
     let single = ContentSeen::open(dir.join("single"), &config).unwrap();
-    let replayed = single.insert_many(
-        order
-            .iter()
-            .map(|id| {
-                single.prepare(RawDocument {
-                    id: id.clone(),
-                    url: None,
-                    content: Content::Text(texts[id.as_str()].into()),
-                })
-            })
-            .collect(),
-    );
+    let replayed = replay(&single, &order, &posts);
     let mut checked = HashSet::new();
     for (id, v) in order.iter().zip(replayed) {
         let v = v.unwrap();
