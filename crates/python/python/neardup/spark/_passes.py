@@ -157,12 +157,14 @@ def _broadcast_hashes(wanted):
     ``BROADCAST_HASHES``."""
     import numpy as np
 
-    if wanted.limit(BROADCAST_HASHES + 1).count() > BROADCAST_HASHES:
-        return None
-    if hasattr(wanted, "toArrow"):
-        hashes = wanted.toArrow().column("h").to_numpy()
+    # One job: at most one hash past the bound comes to the driver.
+    first = wanted.limit(BROADCAST_HASHES + 1)
+    if hasattr(first, "toArrow"):
+        hashes = first.toArrow().column("h").to_numpy()
     else:
-        hashes = np.array([r.h for r in wanted.collect()], dtype=np.int64)
+        hashes = np.array([r.h for r in first.collect()], dtype=np.int64)
+    if len(hashes) > BROADCAST_HASHES:
+        return None
     return wanted.sparkSession.sparkContext.broadcast(np.sort(hashes))
 
 
