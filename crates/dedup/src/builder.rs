@@ -2,12 +2,12 @@
 
 use neardup_sketch::Method;
 
-use crate::candidates::Spill;
-use crate::composite::CompositeCheck;
+use crate::batch::candidates::Spill;
 use crate::dedup::{Config, Dedup};
 use crate::keep::KeepPolicy;
-use crate::partial::PartialCopyCheck;
-use crate::templates::SiteTemplates;
+use crate::rules::composite::CompositeCheck;
+use crate::rules::partial::PartialCopyCheck;
+use crate::rules::templates::SiteTemplates;
 use crate::verify::Verifier;
 
 /// Configures a [`Dedup`].
@@ -17,7 +17,7 @@ pub struct DedupBuilder {
 }
 
 impl DedupBuilder {
-    /// The fingerprinting method (default: [`default_method`]).
+    /// The fingerprinting method (default: [`crate::default_method`]).
     pub fn method(&mut self, method: Method) -> &mut DedupBuilder {
         self.config.method = method;
         self

@@ -13,13 +13,13 @@ use neardup_index::{Assignment, Containment};
 use neardup_sketch::{DocText, Method, Signature, Sketcher};
 use neardup_text::{Segmenter, ShingleUnit};
 
+use crate::batch::candidates::Spill;
 use crate::builder::DedupBuilder;
-use crate::candidates::Spill;
-use crate::composite::CompositeCheck;
 use crate::keep::KeepPolicy;
-use crate::partial::PartialCopyCheck;
-use crate::rules::Refusal;
-use crate::templates::SiteTemplates;
+use crate::rules::composite::CompositeCheck;
+use crate::rules::pair_rule::Refusal;
+use crate::rules::partial::PartialCopyCheck;
+use crate::rules::templates::SiteTemplates;
 use crate::verify::{ShingleSeq, Verifier};
 
 /// One document as the engine sees it.
@@ -176,7 +176,7 @@ impl Dedup {
         if let (Some(v), Method::MinHash(m)) = (&self.config.verifier, &self.config.method) {
             if m.get_shingles() == (ShingleUnit::Token, v.k) {
                 let seq = v.shingles(text, &self.config.method);
-                let sig = crate::templates::resketch(m, &seq);
+                let sig = crate::rules::templates::resketch(m, &seq);
                 return (Some(sig), Some(seq));
             }
         }

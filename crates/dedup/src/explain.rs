@@ -4,10 +4,10 @@
 
 use neardup_sketch::Sketcher;
 
+use crate::batch::fingerprinted::Fingerprinted;
+use crate::batch::run::Outcome;
 use crate::dedup::Dedup;
-use crate::fingerprinted::Fingerprinted;
 use crate::refusal::VerifyRefusal;
-use crate::run::Outcome;
 use crate::verify::{compare, containment, verify_signatures, Comparison, Verifier};
 
 /// The engine's verdict on a pair, and why.
@@ -167,7 +167,7 @@ impl Dedup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_text::words;
+    use crate::rules::test_text::words;
 
     fn doc(dedup: &Dedup, id: &str, text: &str) -> Fingerprinted {
         dedup.fingerprint_doc(id.into(), Some(id.into()), text, &[])

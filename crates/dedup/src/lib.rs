@@ -38,61 +38,44 @@
 
 #![deny(missing_docs)]
 
+mod batch;
 mod builder;
-mod candidates;
-mod cluster;
-mod components;
-mod composite;
 mod dedup;
 mod error;
 mod explain;
-mod fingerprinted;
 mod host;
 mod keep;
 mod method;
 mod online;
-mod online_core;
-mod online_docs;
-mod online_index;
-mod partial;
 mod passages;
-mod postings_store;
 mod refusal;
 mod rules;
-mod run;
-mod run_spilled;
-mod sampled;
-mod seq_spill;
 mod shingle_set;
-mod snapshot;
-mod templates;
-#[cfg(test)]
-mod test_text;
 mod verify;
 
+pub use batch::candidates::Spill;
+pub use batch::components::{keep_first_by_component, ComponentEdge, DuplicateOf};
+pub use batch::fingerprinted::{shingles_of, Fingerprinted};
+pub use batch::run::Outcome;
+pub use batch::seq_spill::SeqSpill;
 pub use builder::DedupBuilder;
-pub use candidates::Spill;
-pub use components::{keep_first_by_component, ComponentEdge, DuplicateOf};
-pub use composite::CompositeCheck;
 pub use dedup::{default_method, Dedup, DocFingerprint, Groups};
 pub use error::{Error, ErrorKind};
 pub use explain::{PairExplanation, PairVerdict};
-pub use fingerprinted::{shingles_of, Fingerprinted};
 pub use host::host_of;
 pub use keep::{glob_match, KeepKey, KeepPolicy};
 pub use method::{build_method, engine_description, method_name};
-pub use online::{signature_key, MemoryDocs, Online, Role, Slot};
-pub use online_core::{Judgement, OnlineCore};
-pub use online_docs::{Kind, OnlineDocs};
-pub use partial::PartialCopyCheck;
+pub use online::decisions::{Judgement, OnlineCore};
+pub use online::docs::{Kind, OnlineDocs};
+pub use online::memory::{signature_key, MemoryDocs, Online, Role, Slot};
+pub use online::postings_store::{FrozenPostings, MemoryPostings, PostingsStore};
+pub use online::snapshot::{check_snapshot, FrozenCore, SnapshotRefusal, SNAPSHOT_VERSION};
 pub use passages::{cut_chars, shared_passages, Mark, Segment};
-pub use postings_store::{FrozenPostings, MemoryPostings, PostingsStore};
 pub use refusal::VerifyRefusal;
-pub use rules::{PairRule, Refusal, RuleContext};
-pub use run::Outcome;
-pub use seq_spill::SeqSpill;
-pub use snapshot::{check_snapshot, FrozenCore, SnapshotRefusal, SNAPSHOT_VERSION};
-pub use templates::{SiteTemplates, TemplateStats};
+pub use rules::composite::CompositeCheck;
+pub use rules::pair_rule::{PairRule, Refusal, RuleContext};
+pub use rules::partial::PartialCopyCheck;
+pub use rules::templates::{SiteTemplates, TemplateStats};
 pub use verify::{
     compare as compare_shingles, verify_signatures, Comparison, ShingleSeq, Verifier,
 };

@@ -65,7 +65,7 @@ impl ShingleSeq {
             // uses, so a signature can be recomputed from the sequence.
             shingler.for_each_normalizing(text, |h| hashes.push((h >> 32) as u32));
             let seq = ShingleSeq::from_hashes(hashes.to_vec(), k);
-            crate::templates::shrink_large(hashes);
+            crate::rules::templates::shrink_large(hashes);
             seq
         })
     }

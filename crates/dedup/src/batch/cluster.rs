@@ -12,13 +12,13 @@ use rayon::prelude::*;
 use neardup_index::{Assignment, Containment};
 use neardup_sketch::Signature;
 
-use crate::candidates::{candidate_pairs, low_similarity_pairs};
-use crate::components::decision_clusterer;
+use crate::batch::candidates::{candidate_pairs, low_similarity_pairs};
+use crate::batch::components::decision_clusterer;
+use crate::batch::run_spilled::{in_blocks, load_for_rules, SeqLookup, Seqs};
 use crate::dedup::{Dedup, DocFingerprint, Groups};
 use crate::error::Error;
 use crate::keep::KeepKey;
-use crate::rules::{PairRule, Refusal, RuleContext};
-use crate::run_spilled::{in_blocks, load_for_rules, SeqLookup, Seqs};
+use crate::rules::pair_rule::{PairRule, Refusal, RuleContext};
 use crate::verify::{containment, verify_signatures, ShingleSeq};
 
 impl Dedup {

@@ -25,10 +25,10 @@ use xxhash_rust::xxh3::Xxh3;
 use neardup_index::{CompactLsh, CompactPostings};
 
 use crate::error::Error;
-use crate::online_core::OnlineCore;
-use crate::online_docs::Kind;
-use crate::online_index::write_lsh;
-use crate::postings_store::FrozenPostings;
+use crate::online::decisions::OnlineCore;
+use crate::online::docs::Kind;
+use crate::online::index::write_lsh;
+use crate::online::postings_store::FrozenPostings;
 
 /// The snapshot format this build writes and reads.
 pub const SNAPSHOT_VERSION: u32 = 1;

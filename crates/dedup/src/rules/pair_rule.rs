@@ -13,8 +13,8 @@
 //! candidate search and changes what is compared
 //! ([`crate::Dedup::strip_site_templates`]).
 
-use crate::composite::{composite_pairs, CompositeCheck};
-use crate::partial::{partial_pairs, PartialCopyCheck};
+use crate::rules::composite::{composite_pairs, CompositeCheck};
+use crate::rules::partial::{partial_pairs, PartialCopyCheck};
 use crate::verify::{Comparison, ShingleSeq};
 
 /// What a rule reads: every distinct document's shingles (`None` for one
@@ -101,7 +101,7 @@ pub struct Refusal {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_text::{seq, words};
+    use crate::rules::test_text::{seq, words};
     use crate::Verifier;
 
     #[test]

@@ -8,10 +8,10 @@ use std::sync::Arc;
 
 use neardup_sketch::{Method, Signature};
 
-use crate::composite::CompositeCheck;
 use crate::error::Error;
-use crate::online_core::{Judgement, OnlineCore};
-use crate::online_docs::OnlineDocs;
+use crate::online::decisions::{Judgement, OnlineCore};
+use crate::online::docs::OnlineDocs;
+use crate::rules::composite::CompositeCheck;
 use crate::verify::{ShingleSeq, Verifier};
 
 /// What a document of the online engine is.

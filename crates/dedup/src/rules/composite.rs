@@ -423,7 +423,7 @@ fn foreign_runs(seq: &[u32], other: &[u32], min_len: usize) -> Vec<(usize, usize
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_text::{seq, words};
+    use crate::rules::test_text::{seq, words};
 
     fn half(text: &str) -> String {
         let w: Vec<&str> = text.split(' ').collect();

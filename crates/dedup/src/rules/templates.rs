@@ -28,8 +28,8 @@ use rayon::prelude::*;
 
 use neardup_sketch::{Method, MinHash, Signature};
 
+use crate::batch::fingerprinted::Fingerprinted;
 use crate::dedup::Dedup;
-use crate::fingerprinted::Fingerprinted;
 use crate::verify::ShingleSeq;
 
 /// Settings of the site template pass.

@@ -15,14 +15,14 @@ use std::collections::{HashMap, HashSet};
 
 use rayon::prelude::*;
 
-use crate::composite::{CompositeCheck, PostingFilter};
+use crate::batch::fingerprinted::Fingerprinted;
+use crate::batch::run::Outcome;
+use crate::batch::seq_spill::SeqSpill;
 use crate::dedup::Dedup;
 use crate::error::Error;
-use crate::fingerprinted::Fingerprinted;
 use crate::host::host_of;
-use crate::run::Outcome;
-use crate::seq_spill::SeqSpill;
-use crate::templates::TemplateStats;
+use crate::rules::composite::{CompositeCheck, PostingFilter};
+use crate::rules::templates::TemplateStats;
 use crate::verify::ShingleSeq;
 
 /// Candidate pairs whose sequences are read back at once.
@@ -222,7 +222,7 @@ pub(crate) fn load_for_rules(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_text::words;
+    use crate::rules::test_text::words;
 
     /// A corpus with a case for each step: copies, an edited copy, a page
     /// glued from two articles (refused by the composite check), the head

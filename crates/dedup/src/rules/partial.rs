@@ -129,7 +129,7 @@ pub(crate) fn partial_pairs(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_text::{seq, words};
+    use crate::rules::test_text::{seq, words};
 
     fn first(text: &str, n: usize) -> String {
         text.split(' ').take(n).collect::<Vec<_>>().join(" ")

@@ -14,9 +14,9 @@
 //! ([`MemoryPostings`]) or on disk (the service's). Postings of deleted
 //! originals are dropped at merges and skipped before.
 
-use crate::composite::CompositeCheck;
 use crate::error::Error;
-use crate::postings_store::{MemoryPostings, PostingsStore};
+use crate::online::postings_store::{MemoryPostings, PostingsStore};
+use crate::rules::composite::CompositeCheck;
 use crate::verify::ShingleSeq;
 
 /// Sampled shingle hashes to the originals holding them.

@@ -21,12 +21,12 @@
 use neardup_index::CompactPostings;
 use neardup_sketch::{Method, Signature};
 
-use crate::composite::CompositeCheck;
 use crate::error::Error;
-use crate::online_docs::{Kind, OnlineDocs};
-use crate::online_index::OnlineIndex;
-use crate::postings_store::PostingsStore;
-use crate::sampled::SampledPostings;
+use crate::online::docs::{Kind, OnlineDocs};
+use crate::online::index::OnlineIndex;
+use crate::online::postings_store::PostingsStore;
+use crate::online::sampled::SampledPostings;
+use crate::rules::composite::CompositeCheck;
 use crate::verify::{verify_signatures, ShingleSeq, Verifier};
 
 /// A verdict in dense ids.

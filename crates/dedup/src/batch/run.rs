@@ -4,10 +4,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::batch::fingerprinted::{shingles_of, Fingerprinted};
 use crate::dedup::{Dedup, Groups};
 use crate::error::Error;
-use crate::fingerprinted::{shingles_of, Fingerprinted};
-use crate::templates::TemplateStats;
+use crate::rules::templates::TemplateStats;
 
 /// What [`Dedup::run`] decided about a corpus.
 #[derive(Debug, Clone)]
@@ -105,7 +105,7 @@ impl Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_text::words;
+    use crate::rules::test_text::words;
 
     #[test]
     fn run_groups_counts_and_sizes() {

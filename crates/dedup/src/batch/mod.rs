@@ -1,0 +1,12 @@
+//! The batch engine's passes over a whole corpus: candidate pairs
+//! ([`candidates`]), the chaining-free groups ([`cluster`],
+//! [`components`]), and the whole decision in memory ([`run`]) or with the
+//! shingle sequences on disk ([`run_spilled`], [`seq_spill`]).
+
+pub(crate) mod candidates;
+pub(crate) mod cluster;
+pub(crate) mod components;
+pub(crate) mod fingerprinted;
+pub(crate) mod run;
+pub(crate) mod run_spilled;
+pub(crate) mod seq_spill;

@@ -1,0 +1,12 @@
+//! The online first-seen engine: its decisions ([`decisions`]) over a
+//! candidate index ([`index`]), the documents it judged ([`docs`],
+//! [`memory`]), the composite check's sampled postings ([`sampled`],
+//! [`postings_store`]) and its snapshots ([`snapshot`]).
+
+pub(crate) mod decisions;
+pub(crate) mod docs;
+pub(crate) mod index;
+pub(crate) mod memory;
+pub(crate) mod postings_store;
+pub(crate) mod sampled;
+pub(crate) mod snapshot;
