@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use anyhow::{bail, Result};
 use neardup::extract::Extractor;
 use neardup::io::{Inputs, Item, Source};
-use neardup::{Dedup, Fingerprinted, SeqSpill};
+use neardup::{Dedup, Fingerprinted, SeqSpill, SigSpill};
 
 use crate::pipeline;
 use crate::progress::Progress;
@@ -41,8 +41,8 @@ pub fn fingerprint_corpus(
 }
 
 /// As [`fingerprint_corpus`]; with `spill`, each document's shingle
-/// sequence is moved into it as the document arrives (its `shingles` are
-/// then `None`), for [`Dedup::run_spilled`].
+/// sequence and signature are moved into it as the document arrives (its
+/// `shingles` and `signature` are then `None`), for [`Dedup::run_spilled`].
 pub fn fingerprint_into(
     inputs: &Inputs,
     sources: &[Source],
@@ -50,7 +50,7 @@ pub fn fingerprint_into(
     dedup: &Dedup,
     pool: &rayon::ThreadPool,
     progress: &Progress,
-    mut spill: Option<&mut SeqSpill>,
+    mut spill: Option<(&mut SeqSpill, &mut SigSpill)>,
 ) -> Result<Corpus> {
     let mut corpus = Corpus {
         entries: Vec::new(),
@@ -71,8 +71,9 @@ pub fn fingerprint_into(
         match e {
             Some(mut e) => {
                 progress.add(1);
-                if let Some(spill) = spill.as_deref_mut() {
-                    spill.push(e.shingles.take().as_ref())?;
+                if let Some((seqs, sigs)) = spill.as_mut() {
+                    seqs.push(e.shingles.take().as_ref())?;
+                    sigs.push(e.signature.take().as_ref())?;
                 }
                 if let Some(msg) = &e.error {
                     eprintln!("neardup: {}: {msg}", e.id);

@@ -277,6 +277,8 @@ fn spilling_band_tables_to_disk_gives_the_same_groups() {
         );
         body.push('\n');
     }
+    // Documents without a signature ("empty"), known without it in memory.
+    body.push_str("{\"id\": \"blank\", \"text\": \" \\n \"}\n{\"id\": \"dots\", \"text\": \"... -- !!\"}\n");
     std::fs::write(dir.join("c.jsonl"), body).unwrap();
     let spill = dir.join("spill");
     std::fs::create_dir_all(&spill).unwrap();
@@ -300,6 +302,11 @@ fn spilling_band_tables_to_disk_gives_the_same_groups() {
         .filter(|l| !l["duplicate_of"].is_null())
         .count();
     assert_eq!(dups, 180);
+    let empty = json_lines(&disk.stdout)
+        .iter()
+        .filter(|l| l["empty"] == true)
+        .count();
+    assert_eq!(empty, 2);
     assert_eq!(
         std::fs::read_dir(&spill).unwrap().count(),
         0,

@@ -58,6 +58,7 @@ pub use batch::components::{keep_first_by_component, ComponentEdge, DuplicateOf}
 pub use batch::fingerprinted::{shingles_of, Fingerprinted};
 pub use batch::run::Outcome;
 pub use batch::seq_spill::SeqSpill;
+pub use batch::sig_spill::SigSpill;
 pub use builder::DedupBuilder;
 pub use dedup::{default_method, Dedup, DocFingerprint, Groups};
 pub use error::{Error, ErrorKind};

@@ -8,7 +8,7 @@ use anyhow::Result;
 use clap::Args;
 use neardup::dedup::Outcome;
 use neardup::io::{Inputs, ReadCounter, TruncatedIds};
-use neardup::{Fingerprinted, SeqSpill, Spill};
+use neardup::{Fingerprinted, SeqSpill, SigSpill, Spill};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -98,6 +98,7 @@ fn output_lines(
     entries: &[Fingerprinted],
     outcome: &Outcome,
     truncated: &TruncatedIds,
+    has_signature: &(dyn Fn(usize) -> bool + Sync),
 ) -> Result<Vec<Vec<u8>>> {
     let assignments = &outcome.groups.assignments;
     // Looked up per document only when some record was cut short.
@@ -117,7 +118,7 @@ fn output_lines(
                 cluster: &entries[a.representative as usize].id,
                 duplicate_of: a.duplicate_of.map(|d| entries[d as usize].id.as_str()),
                 similarity: a.duplicate_of.map(|_| (a.similarity * 1e4).round() / 1e4),
-                empty: e.error.is_none() && e.signature.is_none(),
+                empty: e.error.is_none() && !has_signature(i),
                 contained_in: within.map(|&(c, _)| entries[c as usize].id.as_str()),
                 containment: within.map(|&(_, c)| (c * 1e4).round() / 1e4),
                 error: e.error.as_deref(),
@@ -180,6 +181,12 @@ pub fn run(args: DedupArgs) -> Result<()> {
         (Some(dir), Some(v), None) => Some(SeqSpill::create(dir, v.k)?),
         _ => None,
     };
+    // The signatures too (512 bytes a document by default): what stays in
+    // memory per document is its id, URL and the engine's arrays.
+    let mut sig_spill = match (&args.spill_dir, &seq_spill) {
+        (Some(dir), Some(_)) => Some(SigSpill::create(dir)?),
+        _ => None,
+    };
     let corpus = corpus::fingerprint_into(
         &inputs,
         &sources,
@@ -187,7 +194,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
         &dedup,
         &pool,
         &progress,
-        seq_spill.as_mut(),
+        seq_spill.as_mut().zip(sig_spill.as_mut()),
     )?;
     progress.finish();
     let (mut entries, skipped) = (corpus.entries, corpus.skipped);
@@ -196,15 +203,23 @@ pub fn run(args: DedupArgs) -> Result<()> {
 
     let cluster_start = Instant::now();
     let outcome = match &mut seq_spill {
-        Some(spill) => pool.install(|| dedup.run_spilled(&mut entries, spill))?,
+        Some(spill) => {
+            pool.install(|| dedup.run_spilled(&mut entries, spill, sig_spill.as_mut()))?
+        }
         None => pool.install(|| dedup.run(&mut entries))?,
     };
     drop(seq_spill);
+    // Whether a document has a signature (no text: a group of its own,
+    // "empty" in the output).
+    let has_signature = |i: usize| match &sig_spill {
+        Some(s) => s.has(i as u32),
+        None => entries[i].signature.is_some(),
+    };
     let cluster_secs = cluster_start.elapsed().as_secs_f64();
     let groups = &outcome.groups;
 
     let mut out = output::open(args.output.as_deref())?;
-    for block in pool.install(|| output_lines(&entries, &outcome, &truncated))? {
+    for block in pool.install(|| output_lines(&entries, &outcome, &truncated, &has_signature))? {
         out.write_all(&block)?;
     }
     out.flush()?;
@@ -253,9 +268,8 @@ pub fn run(args: DedupArgs) -> Result<()> {
     }
 
     let failed = entries.iter().filter(|e| e.error.is_some()).count();
-    let empty = entries
-        .iter()
-        .filter(|e| e.error.is_none() && e.signature.is_none())
+    let empty = (0..entries.len())
+        .filter(|&i| entries[i].error.is_none() && !has_signature(i))
         .count();
     let duplicates = outcome.duplicates();
     let histogram = outcome.group_sizes();

@@ -7,7 +7,44 @@ use std::path::PathBuf;
 use neardup_index::{DirStorage, InvertedIndex, LshParams, MinHashLsh, SimHashIndex};
 use neardup_sketch::{CandidateRule, Method, Signature, LSH_WEIGHTS};
 
+use crate::batch::sig_spill::SigSpill;
 use crate::error::Error;
+
+/// The signatures candidate pairs are found among (pair indices are
+/// positions in it): in memory, or spilled (the signatures of the
+/// documents of `docs`, in that order).
+pub(crate) enum SigSource<'s, 'a> {
+    /// In memory.
+    Memory(&'s [&'a Signature]),
+    /// On disk: the signatures of `docs`.
+    Spilled {
+        /// The spilled signatures.
+        spill: &'s mut SigSpill,
+        /// The documents, by position.
+        docs: &'s [u32],
+    },
+}
+
+impl SigSource<'_, '_> {
+    fn len(&self) -> usize {
+        match self {
+            SigSource::Memory(s) => s.len(),
+            SigSource::Spilled { docs, .. } => docs.len(),
+        }
+    }
+
+    /// The first signature, the kind and size of all of them (one method
+    /// made them).
+    fn first(&mut self) -> Result<Option<Signature>, Error> {
+        match self {
+            SigSource::Memory(s) => Ok(s.first().map(|&s| s.clone())),
+            SigSource::Spilled { spill, docs } => match docs.first() {
+                Some(&d) => Ok(spill.load(&[d])?.remove(&d)),
+                None => Ok(None),
+            },
+        }
+    }
+}
 
 /// Where and how band tables are sorted on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,17 +67,42 @@ impl Spill {
 
 /// Candidate pairs `(i, j)`, `i < j`, among `sigs`, sorted. With
 /// `spill_dir`, MinHash band tables are sorted on disk in that directory
-/// instead of in memory (same pairs).
-pub fn candidate_pairs(
+/// instead of in memory (same pairs). Spilled signatures are streamed for
+/// MinHash (the band tables then always on disk); the other methods'
+/// signatures, a few bytes each, are read back into memory.
+pub(crate) fn candidate_pairs(
     method: &Method,
-    sigs: &[&Signature],
+    mut source: SigSource<'_, '_>,
     spill: Option<&Spill>,
 ) -> Result<(Vec<(u32, u32)>, usize), Error> {
-    if sigs.len() < 2 {
+    if source.len() < 2 {
         return Ok((Vec::new(), 0));
     }
-    match method.candidate_rule() {
-        CandidateRule::Lsh { threshold } => minhash_pairs(sigs, threshold, spill),
+    let rule = method.candidate_rule();
+    if let CandidateRule::Lsh { threshold } = rule {
+        return minhash_pairs(source, threshold, spill);
+    }
+    let loaded: Vec<Signature>;
+    let held: Vec<&Signature>;
+    let sigs: &[&Signature] = match &mut source {
+        SigSource::Memory(s) => s,
+        SigSource::Spilled { spill, docs } => {
+            let mut all = spill.load(docs)?;
+            loaded = docs
+                .iter()
+                .map(|d| {
+                    all.remove(d)
+                        .ok_or_else(|| Error::signature("a spilled document has no signature"))
+                })
+                .collect::<Result<_, Error>>()?;
+            held = loaded.iter().collect();
+            &held
+        }
+    };
+    match rule {
+        CandidateRule::Lsh { threshold } => {
+            minhash_pairs(SigSource::Memory(sigs), threshold, spill)
+        }
         CandidateRule::Hamming { max_distance } => {
             let mut index = SimHashIndex::<u64>::new();
             index.set_max_distance(max_distance)?;
@@ -79,29 +141,35 @@ pub fn candidate_pairs(
 /// Candidate pairs of MinHash signatures whose Jaccard similarity may be as
 /// low as `threshold` (for the containment side channel: a partial reprint
 /// has a low resemblance); empty for other methods.
-pub fn low_similarity_pairs(sigs: &[&Signature], threshold: f64) -> Result<Vec<(u32, u32)>, Error> {
-    if sigs.len() < 2 || !sigs.iter().all(|s| matches!(s, Signature::MinHash(_))) {
+pub(crate) fn low_similarity_pairs(
+    mut source: SigSource<'_, '_>,
+    threshold: f64,
+) -> Result<Vec<(u32, u32)>, Error> {
+    let minhash = match &source {
+        SigSource::Memory(s) => s.iter().all(|s| matches!(s, Signature::MinHash(_))),
+        SigSource::Spilled { .. } => matches!(source.first()?, Some(Signature::MinHash(_))),
+    };
+    if source.len() < 2 || !minhash {
         return Ok(Vec::new());
     }
-    Ok(minhash_pairs(sigs, threshold, None)?.0)
+    Ok(minhash_pairs(source, threshold, None)?.0)
 }
 
 /// LSH over MinHash values, its S-curve centred at `lsh_threshold` (callers
 /// put it a little below their decision threshold) and weighted towards
-/// recall: verification removes the false positives.
+/// recall: verification removes the false positives. Spilled signatures
+/// are streamed into band tables sorted on disk (in `spill`'s directory,
+/// else the signatures' own).
 fn minhash_pairs(
-    sigs: &[&Signature],
+    mut source: SigSource<'_, '_>,
     lsh_threshold: f64,
     spill: Option<&Spill>,
 ) -> Result<(Vec<(u32, u32)>, usize), Error> {
-    let values: Vec<&[u32]> = sigs
-        .iter()
-        .map(|s| match s {
-            Signature::MinHash(m) => m.values(),
-            _ => &[][..],
-        })
-        .collect();
-    let num_perm = values.iter().map(|v| v.len()).min().unwrap_or(0);
+    let num_perm = match &source {
+        SigSource::Memory(sigs) => sigs.iter().map(|s| minhash_values(s).len()).min(),
+        SigSource::Spilled { .. } => source.first()?.map(|s| minhash_values(&s).len()),
+    }
+    .unwrap_or(0);
     if num_perm == 0 {
         return Err(Error::signature("a MinHash signature has no values"));
     }
@@ -113,17 +181,48 @@ fn minhash_pairs(
     )?;
     let mut lsh = MinHashLsh::new();
     lsh.set_params(params);
-    match spill {
-        None => Ok((lsh.build(&values)?.candidate_pairs(), 0)),
-        Some(spill) => {
-            let mut storage = DirStorage::new(&spill.dir);
-            storage.set_prefix(&format!("neardup-{}", std::process::id()));
-            let mut pairs = Vec::new();
-            let mut external = lsh.spill();
-            external.set_run_records(spill.run_records);
+    let on_disk = match (&source, spill) {
+        (_, Some(spill)) => Some(spill.clone()),
+        (SigSource::Spilled { spill, .. }, None) => Some(Spill::new(spill.dir())),
+        (SigSource::Memory(_), None) => None,
+    };
+    let Some(on_disk) = on_disk else {
+        let SigSource::Memory(sigs) = source else {
+            return Err(Error::signature(
+                "spilled signatures need their band tables on disk",
+            ));
+        };
+        let values: Vec<&[u32]> = sigs.iter().map(|s| minhash_values(s)).collect();
+        return Ok((lsh.build(&values)?.candidate_pairs(), 0));
+    };
+    let mut storage = DirStorage::new(&on_disk.dir);
+    storage.set_prefix(&format!("neardup-{}", std::process::id()));
+    let mut pairs = Vec::new();
+    let mut external = lsh.spill();
+    external.set_run_records(on_disk.run_records);
+    let stats = match source {
+        SigSource::Memory(sigs) => external.candidate_pairs(
+            sigs.iter().map(|s| minhash_values(s)),
+            &mut storage,
+            |a, b| pairs.push((a, b)),
+        ),
+        SigSource::Spilled { spill, docs } => {
+            let mut values = spill.minhash_values(docs);
             let stats =
-                external.candidate_pairs(values.iter(), &mut storage, |a, b| pairs.push((a, b)))?;
-            Ok((pairs, stats.entry_runs + stats.pair_runs))
+                external.candidate_pairs(&mut values, &mut storage, |a, b| pairs.push((a, b)));
+            if let Some(e) = values.error() {
+                return Err(e);
+            }
+            stats
         }
+    }?;
+    Ok((pairs, stats.entry_runs + stats.pair_runs))
+}
+
+/// A MinHash signature's values; none for another method's.
+fn minhash_values(sig: &Signature) -> &[u32] {
+    match sig {
+        Signature::MinHash(m) => m.values(),
+        _ => &[],
     }
 }

@@ -12,9 +12,9 @@ use rayon::prelude::*;
 use neardup_index::{Assignment, Containment};
 use neardup_sketch::Signature;
 
-use crate::batch::candidates::{candidate_pairs, low_similarity_pairs};
+use crate::batch::candidates::{candidate_pairs, low_similarity_pairs, SigSource};
 use crate::batch::components::decision_clusterer;
-use crate::batch::run_spilled::{in_blocks, load_for_rules, SeqLookup, Seqs};
+use crate::batch::run_spilled::{in_blocks, load_for_rules, SeqLookup, Seqs, Sigs};
 use crate::dedup::{Dedup, DocFingerprint, Groups};
 use crate::error::Error;
 use crate::keep::KeepKey;
@@ -43,14 +43,17 @@ impl Dedup {
                 "one shingle sequence per document is needed",
             ));
         }
-        self.cluster_with(docs, Seqs::Memory(shingles))
+        self.cluster_with(docs, Seqs::Memory(shingles), Sigs::Memory)
     }
 
-    /// [`Dedup::cluster_exact`] with the sequences in memory or spilled.
+    /// [`Dedup::cluster_exact`] with the sequences and the signatures in
+    /// memory or spilled (spilled signatures: the documents' `signature`
+    /// is `None` and the store has it).
     pub(crate) fn cluster_with(
         &self,
         docs: &[DocFingerprint<'_>],
         mut seqs_of: Seqs<'_>,
+        mut sigs_of: Sigs<'_>,
     ) -> Result<Groups, Error> {
         let shingles: &[Option<&ShingleSeq>] = match &seqs_of {
             Seqs::Memory(s) => s,
@@ -69,12 +72,7 @@ impl Dedup {
             .collect();
         let order = self.config.keep.order(&keys);
         // Collapse identical signatures onto their first document in order.
-        let sig_keys: Vec<Option<u128>> = docs
-            .par_iter()
-            .map_init(Vec::new, |scratch, d| {
-                Some(signature_key(d.signature?, scratch))
-            })
-            .collect();
+        let sig_keys = signature_keys(docs, &mut sigs_of)?;
         // Each key's documents in keep order, by a parallel sort (a hash
         // map of a million keys is a cache miss per document, on one
         // thread): the first of each run is the one the others copy.
@@ -112,8 +110,33 @@ impl Dedup {
             .map(|&d| slot[d as usize])
             .collect();
         let method = &self.config.method;
-        let (candidates, spilled_runs) =
-            candidate_pairs(method, &sigs, self.config.spill.as_ref())?;
+        let (candidates, spilled_runs) = candidate_pairs(
+            method,
+            source(&mut sigs_of, &sigs, &distinct),
+            self.config.spill.as_ref(),
+        )?;
+        // Spilled: the signatures of the pairs not verified exactly.
+        let has_seq = |d: u32| match &seqs_of {
+            Seqs::Memory(s) => s.get(d as usize).is_some_and(Option::is_some),
+            Seqs::Spilled(spill) => spill.has(d),
+        };
+        let by_signature: HashMap<u32, Signature> = match &mut sigs_of {
+            Sigs::Memory => HashMap::new(),
+            Sigs::Spilled(spill) => {
+                let exact = self.config.verifier.is_some();
+                let wanted: Vec<u32> = candidates
+                    .iter()
+                    .map(|&(a, b)| (distinct[a as usize], distinct[b as usize]))
+                    .filter(|&(a, b)| !(exact && has_seq(a) && has_seq(b)))
+                    .flat_map(|(a, b)| [a, b])
+                    .collect();
+                spill.load(&wanted)?
+            }
+        };
+        let sig_of = |k: u32| match sigs.get(k as usize) {
+            Some(&s) => Some(s),
+            None => by_signature.get(&distinct[k as usize]),
+        };
         let mut clusterer = decision_clusterer()?;
         let exact = |k: u32| {
             shingles
@@ -140,7 +163,7 @@ impl Dedup {
                     }
                     return Some(c.jaccard);
                 }
-                verify_signatures(method, sigs[a as usize], sigs[b as usize])
+                verify_signatures(method, sig_of(a)?, sig_of(b)?)
                     .ok()
                     .flatten()
             })
@@ -200,7 +223,10 @@ impl Dedup {
         let contained_pairs = match self.config.containment {
             Some(t) if has_shingles => {
                 clusterer.set_containment_threshold(t)?;
-                let low = low_similarity_pairs(&sigs, (t / 4.0).max(0.05))?;
+                let low = low_similarity_pairs(
+                    source(&mut sigs_of, &sigs, &distinct),
+                    (t / 4.0).max(0.05),
+                )?;
                 let reversed: Vec<(u32, u32)> = low.iter().map(|&(a, b)| (b, a)).collect();
                 let within = |pairs: &[(u32, u32)], get: &SeqLookup<'_>| {
                     clusterer.verify(pairs, |a, b| Some(containment(get(a)?, get(b)?)))
@@ -223,7 +249,7 @@ impl Dedup {
             _ => None,
         };
         let clustering = clusterer.cluster(
-            sigs.len(),
+            distinct.len(),
             Some(&distinct_order),
             &verified,
             contained_pairs.as_deref(),
@@ -305,6 +331,52 @@ fn signature_key(sig: &Signature, scratch: &mut Vec<u8>) -> u128 {
             xxhash_rust::xxh3::xxh3_128(scratch)
         }
         _ => xxhash_rust::xxh3::xxh3_128(&sig.to_bytes()),
+    }
+}
+
+/// The key of every document's signature ([`signature_key`]), `None`
+/// without one: in parallel over the documents in memory, or over the
+/// spilled signatures a million at a time.
+fn signature_keys(
+    docs: &[DocFingerprint<'_>],
+    sigs_of: &mut Sigs<'_>,
+) -> Result<Vec<Option<u128>>, Error> {
+    match sigs_of {
+        Sigs::Memory => Ok(docs
+            .par_iter()
+            .map_init(Vec::new, |scratch, d| {
+                Some(signature_key(d.signature?, scratch))
+            })
+            .collect()),
+        Sigs::Spilled(spill) => {
+            let mut keys = vec![None; docs.len()];
+            let all: Vec<u32> = (0..docs.len() as u32).collect();
+            for chunk in all.chunks(KEY_CHUNK) {
+                for (d, key) in spill.par_map(chunk, |s| signature_key(s, &mut Vec::new()))? {
+                    keys[d as usize] = Some(key);
+                }
+            }
+            Ok(keys)
+        }
+    }
+}
+
+/// Spilled signatures keyed at once by [`signature_keys`].
+const KEY_CHUNK: usize = 1 << 20;
+
+/// The signatures of the distinct documents for a candidate pass: `sigs`
+/// in memory, or the spilled ones of `distinct`.
+fn source<'s, 'a>(
+    sigs_of: &'s mut Sigs<'_>,
+    sigs: &'s [&'a Signature],
+    distinct: &'s [u32],
+) -> SigSource<'s, 'a> {
+    match sigs_of {
+        Sigs::Memory => SigSource::Memory(sigs),
+        Sigs::Spilled(spill) => SigSource::Spilled {
+            spill,
+            docs: distinct,
+        },
     }
 }
 

@@ -10,3 +10,5 @@ pub(crate) mod fingerprinted;
 pub(crate) mod run;
 pub(crate) mod run_spilled;
 pub(crate) mod seq_spill;
+pub(crate) mod sig_spill;
+pub(crate) mod slot_file;

@@ -18,6 +18,7 @@ use rayon::prelude::*;
 use crate::batch::fingerprinted::Fingerprinted;
 use crate::batch::run::Outcome;
 use crate::batch::seq_spill::SeqSpill;
+use crate::batch::sig_spill::SigSpill;
 use crate::dedup::Dedup;
 use crate::error::Error;
 use crate::host::host_of;
@@ -31,6 +32,14 @@ const BLOCK_PAIRS: usize = 1 << 16;
 /// A document's sequence by its index (`None` without one).
 pub(crate) type SeqLookup<'s> = dyn Fn(u32) -> Option<&'s ShingleSeq> + Sync + 's;
 
+/// Where the engine finds the documents' signatures.
+pub(crate) enum Sigs<'a> {
+    /// In memory, in the documents.
+    Memory,
+    /// On disk, one slot per document.
+    Spilled(&'a mut SigSpill),
+}
+
 /// Where the engine finds the documents' shingle sequences.
 pub(crate) enum Seqs<'a> {
     /// In memory: empty, or one entry per document.
@@ -42,27 +51,33 @@ pub(crate) enum Seqs<'a> {
 impl Dedup {
     /// As [`Dedup::run`], for documents whose shingle sequences were moved
     /// into `spill` while the corpus was read (their `shingles` are
-    /// `None`; the slot of document `i` in `spill` is its sequence). The
-    /// outcome is the one [`Dedup::run`] gives with the sequences in
-    /// memory; the site template pass rewrites the sequences it changes in
-    /// `spill`.
+    /// `None`; the slot of document `i` in `spill` is its sequence), and,
+    /// with `sigs`, their signatures into `sigs` (their `signature` is
+    /// then `None` too). The outcome is the one [`Dedup::run`] gives with
+    /// everything in memory; the site template pass rewrites the sequences
+    /// and signatures it changes in the stores.
     ///
     /// # Errors
-    /// When `spill` does not hold one slot per document or cannot be read
+    /// When a store does not hold one slot per document or cannot be read
     /// back, and as [`Dedup::run`].
     pub fn run_spilled(
         &self,
         docs: &mut [Fingerprinted],
         spill: &mut SeqSpill,
+        mut sigs: Option<&mut SigSpill>,
     ) -> Result<Outcome, Error> {
-        if spill.len() != docs.len() {
+        if spill.len() != docs.len() || sigs.as_ref().is_some_and(|s| s.len() != docs.len()) {
             return Err(Error::signature(
-                "one spilled shingle sequence per document is needed",
+                "one spilled shingle sequence (and signature) per document is needed",
             ));
         }
-        let templates = self.strip_spilled_templates(docs, spill)?;
+        let templates = self.strip_spilled_templates(docs, spill, sigs.as_deref_mut())?;
         let views: Vec<_> = docs.iter().map(Fingerprinted::as_doc).collect();
-        let groups = self.cluster_with(&views, Seqs::Spilled(spill))?;
+        let sigs_of = match sigs {
+            Some(s) => Sigs::Spilled(s),
+            None => Sigs::Memory,
+        };
+        let groups = self.cluster_with(&views, Seqs::Spilled(spill), sigs_of)?;
         Ok(Outcome::new(groups, templates))
     }
 
@@ -74,19 +89,26 @@ impl Dedup {
         &self,
         docs: &mut [Fingerprinted],
         spill: &mut SeqSpill,
+        mut sigs: Option<&mut SigSpill>,
     ) -> Result<TemplateStats, Error> {
         let mut stats = TemplateStats::default();
         let Some(cfg) = self.site_templates() else {
             return Ok(stats);
         };
         // The method must be the one the sequences were made for.
-        let Some(first) =
-            (0..docs.len()).find(|&d| docs[d].signature.is_some() && spill.has(d as u32))
-        else {
+        let has_sig = |d: usize| match &sigs {
+            Some(s) => s.has(d as u32),
+            None => docs[d].signature.is_some(),
+        };
+        let Some(first) = (0..docs.len()).find(|&d| has_sig(d) && spill.has(d as u32)) else {
             return Ok(stats);
         };
         let sample = spill.load(&[first as u32])?;
-        if !self.resketches_to(&sample[&(first as u32)], docs[first].signature.as_ref()) {
+        let first_sig = match &mut sigs {
+            Some(s) => s.load(&[first as u32])?.remove(&(first as u32)),
+            None => docs[first].signature.clone(),
+        };
+        if !self.resketches_to(&sample[&(first as u32)], first_sig.as_ref()) {
             return Ok(stats);
         }
         let mut hosts: HashMap<String, Vec<u32>> = HashMap::new();
@@ -112,7 +134,10 @@ impl Dedup {
                 stats.documents += 1;
                 stats.shingles += loaded[&d].len() - seq.len();
                 spill.replace(d as usize, &seq)?;
-                docs[d as usize].signature = Some(sig);
+                match &mut sigs {
+                    Some(s) => s.replace(d as usize, &sig)?,
+                    None => docs[d as usize].signature = Some(sig),
+                }
             }
         }
         Ok(stats)
@@ -286,21 +311,41 @@ mod tests {
         for dedup in &engines {
             let mut memory = corpus(dedup);
             let expected = dedup.run(&mut memory).unwrap();
-            let mut docs = corpus(dedup);
-            let mut spill = SeqSpill::create(&dir, 3).unwrap();
-            for d in &mut docs {
-                spill.push(d.shingles.take().as_ref()).unwrap();
+            for spill_sigs in [false, true] {
+                let mut docs = corpus(dedup);
+                let mut spill = SeqSpill::create(&dir, 3).unwrap();
+                let mut sigs = SigSpill::create(&dir).unwrap();
+                for d in &mut docs {
+                    spill.push(d.shingles.take().as_ref()).unwrap();
+                    if spill_sigs {
+                        sigs.push(d.signature.take().as_ref()).unwrap();
+                    }
+                }
+                let got = dedup
+                    .run_spilled(&mut docs, &mut spill, spill_sigs.then_some(&mut sigs))
+                    .unwrap();
+                assert!(expected.duplicates() > 0 && expected.templates.documents > 0);
+                assert_eq!(got.groups.assignments, expected.groups.assignments);
+                assert_eq!(got.groups.refusals, expected.groups.refusals);
+                assert_eq!(got.groups.candidates, expected.groups.candidates);
+                assert_eq!(got.groups.verified, expected.groups.verified);
+                assert_eq!(got.templates, expected.templates);
+                assert_eq!(got.contained_in, expected.contained_in);
+                // The template pass rewrote the same signatures.
+                let all: Vec<u32> = (0..docs.len() as u32).collect();
+                let mut back = sigs.load(&all).unwrap();
+                let got_sigs: Vec<_> = (0..docs.len())
+                    .map(|d| match spill_sigs {
+                        true => back.remove(&(d as u32)),
+                        false => docs[d].signature.clone(),
+                    })
+                    .collect();
+                let want: Vec<_> = memory.iter().map(|f| f.signature.clone()).collect();
+                assert_eq!(
+                    got_sigs, want,
+                    "template pass, signatures spilled: {spill_sigs}"
+                );
             }
-            let got = dedup.run_spilled(&mut docs, &mut spill).unwrap();
-            assert!(expected.duplicates() > 0 && expected.templates.documents > 0);
-            assert_eq!(got.groups.assignments, expected.groups.assignments);
-            assert_eq!(got.groups.refusals, expected.groups.refusals);
-            assert_eq!(got.groups.candidates, expected.groups.candidates);
-            assert_eq!(got.templates, expected.templates);
-            assert_eq!(got.contained_in, expected.contained_in);
-            let sigs =
-                |d: &[Fingerprinted]| d.iter().map(|f| f.signature.clone()).collect::<Vec<_>>();
-            assert_eq!(sigs(&docs), sigs(&memory), "template pass");
         }
     }
 
@@ -320,6 +365,15 @@ mod tests {
         let mut docs = corpus(&dedup);
         let mut spill = SeqSpill::create(&dir, 3).unwrap();
         spill.push(None).unwrap();
-        assert!(dedup.run_spilled(&mut docs, &mut spill).is_err());
+        assert!(dedup.run_spilled(&mut docs, &mut spill, None).is_err());
+        let mut seqs = SeqSpill::create(&dir, 3).unwrap();
+        for _ in &docs {
+            seqs.push(None).unwrap();
+        }
+        let mut sigs = SigSpill::create(&dir).unwrap();
+        sigs.push(None).unwrap();
+        assert!(dedup
+            .run_spilled(&mut docs, &mut seqs, Some(&mut sigs))
+            .is_err());
     }
 }
