@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use anyhow::{bail, Result};
 use neardup::extract::Extractor;
 use neardup::io::{Inputs, Item, Source};
-use neardup::{Dedup, Fingerprinted, SeqSpill, SigSpill};
+use neardup::{Dedup, DocTable, Fingerprinted, SeqSpill, SigSpill};
 
 use crate::pipeline;
 use crate::progress::Progress;
@@ -20,6 +20,60 @@ pub struct Corpus {
     /// The skipped records by kind of reason (`HTTP status 404`,
     /// `not HTML`, `revisit record`, ...).
     pub skipped_by_reason: BTreeMap<String, u64>,
+}
+
+/// Where a spilled run puts what it reads: each document's shingle
+/// sequence and signature on disk, the rest in a compact table.
+pub struct SpillTo<'a> {
+    /// The shingle sequences.
+    pub seqs: &'a mut SeqSpill,
+    /// The signatures.
+    pub sigs: &'a mut SigSpill,
+    /// The documents' ids, URLs, lengths and errors.
+    pub table: &'a mut DocTable,
+}
+
+/// What the output needs of a corpus's documents, in memory
+/// ([`Fingerprinted`]) or in a spilled run's [`DocTable`].
+pub trait Docs: Sync {
+    /// Documents held.
+    fn count(&self) -> usize;
+    /// Document `i`'s id.
+    fn id(&self, i: usize) -> &str;
+    /// Why document `i` failed, if it did.
+    fn error(&self, i: usize) -> Option<&str>;
+    /// Whether document `i` has a signature (else: no text, or it failed).
+    fn has_signature(&self, i: usize) -> bool;
+}
+
+impl Docs for Vec<Fingerprinted> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn id(&self, i: usize) -> &str {
+        &self[i].id
+    }
+    fn error(&self, i: usize) -> Option<&str> {
+        self[i].error.as_deref()
+    }
+    fn has_signature(&self, i: usize) -> bool {
+        self[i].signature.is_some()
+    }
+}
+
+impl Docs for DocTable {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn id(&self, i: usize) -> &str {
+        DocTable::id(self, i)
+    }
+    fn error(&self, i: usize) -> Option<&str> {
+        DocTable::error(self, i)
+    }
+    fn has_signature(&self, i: usize) -> bool {
+        DocTable::has_signature(self, i)
+    }
 }
 
 /// The kind of a skip reason: the reason without its parenthesized detail.
@@ -41,8 +95,9 @@ pub fn fingerprint_corpus(
 }
 
 /// As [`fingerprint_corpus`]; with `spill`, each document's shingle
-/// sequence and signature are moved into it as the document arrives (its
-/// `shingles` and `signature` are then `None`), for [`Dedup::run_spilled`].
+/// sequence and signature go to disk and the rest into its table as the
+/// document arrives (`entries` then stays empty), for
+/// [`Dedup::run_spilled`].
 pub fn fingerprint_into(
     inputs: &Inputs,
     sources: &[Source],
@@ -50,7 +105,7 @@ pub fn fingerprint_into(
     dedup: &Dedup,
     pool: &rayon::ThreadPool,
     progress: &Progress,
-    mut spill: Option<(&mut SeqSpill, &mut SigSpill)>,
+    mut spill: Option<SpillTo<'_>>,
 ) -> Result<Corpus> {
     let mut corpus = Corpus {
         entries: Vec::new(),
@@ -69,11 +124,11 @@ pub fn fingerprint_into(
             *corpus.skipped_by_reason.entry(r).or_default() += 1;
         }
         match e {
-            Some(mut e) => {
+            Some(e) => {
                 progress.add(1);
-                if let Some((seqs, sigs)) = spill.as_mut() {
-                    seqs.push(e.shingles.take().as_ref())?;
-                    sigs.push(e.signature.take().as_ref())?;
+                if let Some(to) = spill.as_mut() {
+                    to.seqs.push(e.shingles.as_ref())?;
+                    to.sigs.push(e.signature.as_ref())?;
                 }
                 if let Some(msg) = &e.error {
                     eprintln!("neardup: {}: {msg}", e.id);
@@ -84,26 +139,33 @@ pub fn fingerprint_into(
                         e.id
                     );
                 }
-                corpus.entries.push(e);
+                match spill.as_mut() {
+                    Some(to) => to.table.push(&e),
+                    None => corpus.entries.push(e),
+                }
             }
             None => corpus.skipped += 1,
         }
         Ok(())
     })?;
-    check_unique_ids(&corpus.entries)?;
+    match &spill {
+        Some(to) => check_unique_ids(&*to.table)?,
+        None => check_unique_ids(&corpus.entries)?,
+    }
     Ok(corpus)
 }
 
 /// Ids must be unique: the output names documents by id.
-fn check_unique_ids(entries: &[Fingerprinted]) -> Result<()> {
+fn check_unique_ids(docs: &(impl Docs + ?Sized)) -> Result<()> {
     let mut seen: std::collections::HashMap<&str, usize> =
-        std::collections::HashMap::with_capacity(entries.len());
+        std::collections::HashMap::with_capacity(docs.count());
     let mut dups: Vec<&str> = Vec::new();
-    for e in entries {
-        let n = seen.entry(&e.id).or_default();
+    for i in 0..docs.count() {
+        let id = docs.id(i);
+        let n = seen.entry(id).or_default();
         *n += 1;
         if *n == 2 {
-            dups.push(&e.id);
+            dups.push(id);
         }
     }
     if dups.is_empty() {

@@ -278,7 +278,9 @@ fn spilling_band_tables_to_disk_gives_the_same_groups() {
         body.push('\n');
     }
     // Documents without a signature ("empty"), known without it in memory.
-    body.push_str("{\"id\": \"blank\", \"text\": \" \\n \"}\n{\"id\": \"dots\", \"text\": \"... -- !!\"}\n");
+    body.push_str(
+        "{\"id\": \"blank\", \"text\": \" \\n \"}\n{\"id\": \"dots\", \"text\": \"... -- !!\"}\n",
+    );
     std::fs::write(dir.join("c.jsonl"), body).unwrap();
     let spill = dir.join("spill");
     std::fs::create_dir_all(&spill).unwrap();

@@ -53,13 +53,17 @@ pub struct KeepKey<'a> {
 impl KeepPolicy {
     /// The visiting order of documents `0..keys.len()`.
     pub fn order(&self, keys: &[KeepKey<'_>]) -> Vec<u32> {
-        let mut order: Vec<u32> = (0..keys.len() as u32).collect();
+        self.order_by(keys.len(), |i| keys[i as usize])
+    }
+
+    /// The visiting order of documents `0..n`, given each one's key (asked
+    /// for as the order is made, so no array of keys is held).
+    pub fn order_by<'k>(&self, n: usize, key: impl Fn(u32) -> KeepKey<'k>) -> Vec<u32> {
+        let mut order: Vec<u32> = (0..n as u32).collect();
         match self {
             KeepPolicy::First => {}
-            KeepPolicy::Longest => order.sort_by_key(|&i| (Reverse(keys[i as usize].text_len), i)),
-            KeepPolicy::PreferUrl(p) => {
-                order.sort_by_key(|&i| (!glob_match(p, keys[i as usize].url), i))
-            }
+            KeepPolicy::Longest => order.sort_by_key(|&i| (Reverse(key(i).text_len), i)),
+            KeepPolicy::PreferUrl(p) => order.sort_by_key(|&i| (!glob_match(p, key(i).url), i)),
         }
         order
     }

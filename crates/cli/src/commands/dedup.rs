@@ -8,11 +8,11 @@ use anyhow::Result;
 use clap::Args;
 use neardup::dedup::Outcome;
 use neardup::io::{Inputs, ReadCounter, TruncatedIds};
-use neardup::{Fingerprinted, SeqSpill, SigSpill, Spill};
+use neardup::{DocTable, SeqSpill, SigSpill, Spill};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::corpus;
+use crate::corpus::{self, Docs, SpillTo};
 use crate::input_args::InputArgs;
 use crate::method_args::MethodArgs;
 use crate::progress::Progress;
@@ -91,46 +91,55 @@ struct OutLine<'a> {
 
 /// Entries per block of output lines formatted by one task.
 const OUTPUT_BLOCK: usize = 4096;
+/// Blocks formatted at once before they are written (16 per thread of a
+/// 2-core machine: about 6 MB of output lines at a time).
+const OUTPUT_WINDOW: usize = 32;
 
-/// The output lines of every document, formatted in parallel, as blocks of
-/// consecutive lines in input order.
-fn output_lines(
-    entries: &[Fingerprinted],
+/// Writes the output line of every document to `out`, in input order,
+/// formatted in parallel by blocks of consecutive lines.
+fn write_output_lines(
+    out: &mut dyn Write,
+    pool: &rayon::ThreadPool,
+    entries: &(impl Docs + ?Sized),
     outcome: &Outcome,
     truncated: &TruncatedIds,
-    has_signature: &(dyn Fn(usize) -> bool + Sync),
-) -> Result<Vec<Vec<u8>>> {
+) -> Result<()> {
     let assignments = &outcome.groups.assignments;
     // Looked up per document only when some record was cut short.
     let any_truncated = !truncated.is_empty();
     let block = |start: usize| -> Result<Vec<u8>> {
-        let end = (start + OUTPUT_BLOCK).min(entries.len());
+        let end = (start + OUTPUT_BLOCK).min(entries.count());
         let mut out = Vec::with_capacity((end - start) * 96);
-        for (j, (e, a)) in entries[start..end]
-            .iter()
-            .zip(&assignments[start..end])
-            .enumerate()
-        {
-            let i = start + j;
+        for (i, a) in (start..end).zip(&assignments[start..end]) {
             let within = outcome.contained_in.get(&(i as u32));
+            let (id, error) = (entries.id(i), entries.error(i));
             let line = OutLine {
-                id: &e.id,
-                cluster: &entries[a.representative as usize].id,
-                duplicate_of: a.duplicate_of.map(|d| entries[d as usize].id.as_str()),
+                id,
+                cluster: entries.id(a.representative as usize),
+                duplicate_of: a.duplicate_of.map(|d| entries.id(d as usize)),
                 similarity: a.duplicate_of.map(|_| (a.similarity * 1e4).round() / 1e4),
-                empty: e.error.is_none() && !has_signature(i),
-                contained_in: within.map(|&(c, _)| entries[c as usize].id.as_str()),
+                empty: error.is_none() && !entries.has_signature(i),
+                contained_in: within.map(|&(c, _)| entries.id(c as usize)),
                 containment: within.map(|&(_, c)| (c * 1e4).round() / 1e4),
-                error: e.error.as_deref(),
-                truncated: any_truncated && truncated.contains(&e.id),
+                error,
+                truncated: any_truncated && truncated.contains(id),
             };
             serde_json::to_writer(&mut out, &line)?;
             out.push(b'\n');
         }
         Ok(out)
     };
-    let starts: Vec<usize> = (0..entries.len()).step_by(OUTPUT_BLOCK).collect();
-    starts.into_par_iter().map(block).collect()
+    let starts: Vec<usize> = (0..entries.count()).step_by(OUTPUT_BLOCK).collect();
+    // A window of blocks at a time: in parallel within it, never the whole
+    // output in memory (about 100 bytes a document).
+    for window in starts.chunks(OUTPUT_WINDOW) {
+        let blocks: Vec<Vec<u8>> =
+            pool.install(|| window.par_iter().map(|&s| block(s)).collect::<Result<_>>())?;
+        for b in blocks {
+            out.write_all(&b)?;
+        }
+    }
+    Ok(())
 }
 
 /// Runs the command.
@@ -181,12 +190,15 @@ pub fn run(args: DedupArgs) -> Result<()> {
         (Some(dir), Some(v), None) => Some(SeqSpill::create(dir, v.k)?),
         _ => None,
     };
-    // The signatures too (512 bytes a document by default): what stays in
-    // memory per document is its id, URL and the engine's arrays.
+    // The signatures too (512 bytes a document by default), and the rest
+    // of each document in a compact table: what stays in memory per
+    // document is about 20 bytes plus its id and URL, and the engine's
+    // arrays.
     let mut sig_spill = match (&args.spill_dir, &seq_spill) {
         (Some(dir), Some(_)) => Some(SigSpill::create(dir)?),
         _ => None,
     };
+    let mut table = DocTable::new();
     let corpus = corpus::fingerprint_into(
         &inputs,
         &sources,
@@ -194,7 +206,14 @@ pub fn run(args: DedupArgs) -> Result<()> {
         &dedup,
         &pool,
         &progress,
-        seq_spill.as_mut().zip(sig_spill.as_mut()),
+        seq_spill
+            .as_mut()
+            .zip(sig_spill.as_mut())
+            .map(|(seqs, sigs)| SpillTo {
+                seqs,
+                sigs,
+                table: &mut table,
+            }),
     )?;
     progress.finish();
     let (mut entries, skipped) = (corpus.entries, corpus.skipped);
@@ -202,34 +221,25 @@ pub fn run(args: DedupArgs) -> Result<()> {
     let read_secs = start.elapsed().as_secs_f64();
 
     let cluster_start = Instant::now();
-    let outcome = match &mut seq_spill {
-        Some(spill) => {
-            pool.install(|| dedup.run_spilled(&mut entries, spill, sig_spill.as_mut()))?
-        }
-        None => pool.install(|| dedup.run(&mut entries))?,
+    let outcome = match (&mut seq_spill, &mut sig_spill) {
+        (Some(seqs), Some(sigs)) => pool.install(|| dedup.run_spilled(&table, seqs, sigs))?,
+        _ => pool.install(|| dedup.run(&mut entries))?,
     };
-    drop(seq_spill);
-    // Whether a document has a signature (no text: a group of its own,
-    // "empty" in the output).
-    let has_signature = |i: usize| match &sig_spill {
-        Some(s) => s.has(i as u32),
-        None => entries[i].signature.is_some(),
-    };
+    drop((seq_spill, sig_spill));
+    // The documents as the output reads them: in the table when spilled.
+    let docs: &dyn Docs = if entries.is_empty() { &table } else { &entries };
     let cluster_secs = cluster_start.elapsed().as_secs_f64();
     let groups = &outcome.groups;
 
     let mut out = output::open(args.output.as_deref())?;
-    for block in pool.install(|| output_lines(&entries, &outcome, &truncated, &has_signature))? {
-        out.write_all(&block)?;
-    }
+    write_output_lines(&mut out, &pool, docs, &outcome, &truncated)?;
     out.flush()?;
 
     if let Some(target) = &args.kept {
-        let kept_ids: std::collections::HashSet<&str> = entries
-            .iter()
+        let kept_ids: std::collections::HashSet<&str> = (0..docs.count())
             .zip(&groups.assignments)
-            .filter(|(e, a)| a.duplicate_of.is_none() && e.error.is_none())
-            .map(|(e, _)| e.id.as_str())
+            .filter(|&(i, a)| a.duplicate_of.is_none() && docs.error(i).is_none())
+            .map(|(i, _)| docs.id(i))
             .collect();
         let roots = &args.inputs;
         let w = crate::kept::write_kept(
@@ -267,9 +277,11 @@ pub fn run(args: DedupArgs) -> Result<()> {
         }
     }
 
-    let failed = entries.iter().filter(|e| e.error.is_some()).count();
-    let empty = (0..entries.len())
-        .filter(|&i| entries[i].error.is_none() && !has_signature(i))
+    let failed = (0..docs.count())
+        .filter(|&i| docs.error(i).is_some())
+        .count();
+    let empty = (0..docs.count())
+        .filter(|&i| docs.error(i).is_none() && !docs.has_signature(i))
         .count();
     let duplicates = outcome.duplicates();
     let histogram = outcome.group_sizes();
@@ -277,19 +289,19 @@ pub fn run(args: DedupArgs) -> Result<()> {
     if !args.quiet {
         eprintln!(
             "neardup dedup: {} documents, {} groups, {} duplicates, {} empty, {} errors, {} records skipped; {:.2}s ({:.0} docs/s)",
-            entries.len(),
+            docs.count(),
             outcome.group_count(),
             duplicates,
             empty,
             failed,
             skipped,
             total_secs,
-            entries.len() as f64 / total_secs.max(1e-9)
+            docs.count() as f64 / total_secs.max(1e-9)
         );
     }
     if let Some(path) = &args.report {
         let report = serde_json::json!({
-            "documents": entries.len(),
+            "documents": docs.count(),
             "groups": outcome.group_count(),
             "duplicates": duplicates,
             "empty": empty,
@@ -316,6 +328,6 @@ pub fn run(args: DedupArgs) -> Result<()> {
     // The process ends with this command: freeing a few allocations per
     // document one by one would only cost time (a tenth of a second per
     // 100,000 documents); the operating system takes the memory back.
-    std::mem::forget((entries, outcome));
+    std::mem::forget((entries, table, outcome));
     Ok(())
 }

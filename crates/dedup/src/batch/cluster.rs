@@ -43,18 +43,26 @@ impl Dedup {
                 "one shingle sequence per document is needed",
             ));
         }
-        self.cluster_with(docs, Seqs::Memory(shingles), Sigs::Memory)
+        let order = self.config.keep.order_by(docs.len(), |d| {
+            let doc = &docs[d as usize];
+            KeepKey {
+                url: doc.url,
+                text_len: doc.text_len,
+            }
+        });
+        self.cluster_with(order, Seqs::Memory(shingles), Sigs::Memory(docs))
     }
 
     /// [`Dedup::cluster_exact`] with the sequences and the signatures in
-    /// memory or spilled (spilled signatures: the documents' `signature`
-    /// is `None` and the store has it).
+    /// memory or spilled, the documents visited in `order` (the keep
+    /// policy's, a permutation of `0..n`).
     pub(crate) fn cluster_with(
         &self,
-        docs: &[DocFingerprint<'_>],
+        order: Vec<u32>,
         mut seqs_of: Seqs<'_>,
         mut sigs_of: Sigs<'_>,
     ) -> Result<Groups, Error> {
+        let n = order.len();
         let shingles: &[Option<&ShingleSeq>] = match &seqs_of {
             Seqs::Memory(s) => s,
             Seqs::Spilled(_) => &[],
@@ -63,52 +71,44 @@ impl Dedup {
             Seqs::Memory(s) => !s.is_empty(),
             Seqs::Spilled(_) => true,
         };
-        let keys: Vec<KeepKey<'_>> = docs
-            .iter()
-            .map(|d| KeepKey {
-                url: d.url,
-                text_len: d.text_len,
-            })
-            .collect();
-        let order = self.config.keep.order(&keys);
         // Collapse identical signatures onto their first document in order.
-        let sig_keys = signature_keys(docs, &mut sigs_of)?;
         // Each key's documents in keep order, by a parallel sort (a hash
         // map of a million keys is a cache miss per document, on one
         // thread): the first of each run is the one the others copy.
-        let mut keyed: Vec<(u128, u32, u32)> = order
-            .iter()
-            .enumerate()
-            .filter_map(|(rank, &d)| Some((sig_keys[d as usize]?, rank as u32, d)))
-            .collect();
-        drop(sig_keys);
+        let mut keyed = keyed_signatures(&order, &mut sigs_of)?;
         keyed.par_sort_unstable();
         let with_text = keyed.len();
-        let mut copy_of: Vec<Option<u32>> = vec![None; docs.len()];
+        // Per document: the first document (in order) of its signature,
+        // NONE without one.
+        let mut copy_of: Vec<u32> = vec![NONE; n];
         for run in keyed.chunk_by(|x, y| x.0 == y.0) {
             let first = run[0].2;
             for &(_, _, d) in run {
-                copy_of[d as usize] = Some(first);
+                copy_of[d as usize] = first;
             }
         }
         drop(keyed);
         // Distinct signatures, by document index; their visiting order.
-        let distinct: Vec<u32> = (0..docs.len() as u32)
-            .filter(|&d| copy_of[d as usize] == Some(d))
+        let distinct: Vec<u32> = (0..n as u32)
+            .filter(|&d| copy_of[d as usize] == d)
             .collect();
-        let mut slot = vec![u32::MAX; docs.len()];
+        let mut slot = vec![NONE; n];
         for (k, &d) in distinct.iter().enumerate() {
             slot[d as usize] = k as u32;
         }
-        let sigs: Vec<&Signature> = distinct
-            .iter()
-            .filter_map(|&d| docs[d as usize].signature)
-            .collect();
+        let sigs: Vec<&Signature> = match &sigs_of {
+            Sigs::Memory(docs) => distinct
+                .iter()
+                .filter_map(|&d| docs[d as usize].signature)
+                .collect(),
+            Sigs::Spilled(_) => Vec::new(),
+        };
         let distinct_order: Vec<u32> = order
             .iter()
-            .filter(|&&d| copy_of[d as usize] == Some(d))
+            .filter(|&&d| copy_of[d as usize] == d)
             .map(|&d| slot[d as usize])
             .collect();
+        drop(order);
         let method = &self.config.method;
         let (candidates, spilled_runs) = candidate_pairs(
             method,
@@ -121,7 +121,7 @@ impl Dedup {
             Seqs::Spilled(spill) => spill.has(d),
         };
         let by_signature: HashMap<u32, Signature> = match &mut sigs_of {
-            Sigs::Memory => HashMap::new(),
+            Sigs::Memory(_) => HashMap::new(),
             Sigs::Spilled(spill) => {
                 let exact = self.config.verifier.is_some();
                 let wanted: Vec<u32> = candidates
@@ -264,10 +264,10 @@ impl Dedup {
             })
             .collect();
         let inner = clustering.assignments();
-        let assignments = (0..docs.len())
+        let assignments = (0..n)
             .map(|d| match copy_of[d] {
-                None => kept(d as u32),
-                Some(r) => {
+                NONE => kept(d as u32),
+                r => {
                     let a = inner[slot[r as usize] as usize];
                     let map = |k: u32| distinct[k as usize];
                     match a.duplicate_of {
@@ -334,35 +334,42 @@ fn signature_key(sig: &Signature, scratch: &mut Vec<u8>) -> u128 {
     }
 }
 
-/// The key of every document's signature ([`signature_key`]), `None`
-/// without one: in parallel over the documents in memory, or over the
-/// spilled signatures a million at a time.
-fn signature_keys(
-    docs: &[DocFingerprint<'_>],
-    sigs_of: &mut Sigs<'_>,
-) -> Result<Vec<Option<u128>>, Error> {
+/// `(key, rank, document)` of every document with a signature: the key of
+/// its signature ([`signature_key`]) and its rank in `order`. In parallel
+/// over the documents in memory, or over the spilled signatures a million
+/// at a time.
+fn keyed_signatures(order: &[u32], sigs_of: &mut Sigs<'_>) -> Result<Vec<(u128, u32, u32)>, Error> {
+    let mut rank_of = vec![0u32; order.len()];
+    for (rank, &d) in order.iter().enumerate() {
+        rank_of[d as usize] = rank as u32;
+    }
     match sigs_of {
-        Sigs::Memory => Ok(docs
+        Sigs::Memory(docs) => Ok(docs
             .par_iter()
-            .map_init(Vec::new, |scratch, d| {
-                Some(signature_key(d.signature?, scratch))
+            .zip(rank_of.par_iter())
+            .enumerate()
+            .filter_map(|(d, (doc, &rank))| {
+                let key = signature_key(doc.signature?, &mut Vec::new());
+                Some((key, rank, d as u32))
             })
             .collect()),
         Sigs::Spilled(spill) => {
-            let mut keys = vec![None; docs.len()];
-            let all: Vec<u32> = (0..docs.len() as u32).collect();
+            let mut keyed = Vec::new();
+            let all: Vec<u32> = (0..order.len() as u32).collect();
             for chunk in all.chunks(KEY_CHUNK) {
-                for (d, key) in spill.par_map(chunk, |s| signature_key(s, &mut Vec::new()))? {
-                    keys[d as usize] = Some(key);
-                }
+                let keys = spill.par_map(chunk, |s| signature_key(s, &mut Vec::new()))?;
+                keyed.extend(keys.into_iter().map(|(d, k)| (k, rank_of[d as usize], d)));
             }
-            Ok(keys)
+            Ok(keyed)
         }
     }
 }
 
-/// Spilled signatures keyed at once by [`signature_keys`].
+/// Spilled signatures keyed at once by [`keyed_signatures`].
 const KEY_CHUNK: usize = 1 << 20;
+
+/// A document without a signature, in per-document arrays.
+const NONE: u32 = u32::MAX;
 
 /// The signatures of the distinct documents for a candidate pass: `sigs`
 /// in memory, or the spilled ones of `distinct`.
@@ -372,7 +379,7 @@ fn source<'s, 'a>(
     distinct: &'s [u32],
 ) -> SigSource<'s, 'a> {
     match sigs_of {
-        Sigs::Memory => SigSource::Memory(sigs),
+        Sigs::Memory(_) => SigSource::Memory(sigs),
         Sigs::Spilled(spill) => SigSource::Spilled {
             spill,
             docs: distinct,

@@ -15,13 +15,14 @@ use std::collections::{HashMap, HashSet};
 
 use rayon::prelude::*;
 
-use crate::batch::fingerprinted::Fingerprinted;
+use crate::batch::doc_table::DocTable;
 use crate::batch::run::Outcome;
 use crate::batch::seq_spill::SeqSpill;
 use crate::batch::sig_spill::SigSpill;
-use crate::dedup::Dedup;
+use crate::dedup::{Dedup, DocFingerprint};
 use crate::error::Error;
 use crate::host::host_of;
+use crate::keep::KeepKey;
 use crate::rules::composite::{CompositeCheck, PostingFilter};
 use crate::rules::templates::TemplateStats;
 use crate::verify::ShingleSeq;
@@ -35,7 +36,7 @@ pub(crate) type SeqLookup<'s> = dyn Fn(u32) -> Option<&'s ShingleSeq> + Sync + '
 /// Where the engine finds the documents' signatures.
 pub(crate) enum Sigs<'a> {
     /// In memory, in the documents.
-    Memory,
+    Memory(&'a [DocFingerprint<'a>]),
     /// On disk, one slot per document.
     Spilled(&'a mut SigSpill),
 }
@@ -49,35 +50,36 @@ pub(crate) enum Seqs<'a> {
 }
 
 impl Dedup {
-    /// As [`Dedup::run`], for documents whose shingle sequences were moved
-    /// into `spill` while the corpus was read (their `shingles` are
-    /// `None`; the slot of document `i` in `spill` is its sequence), and,
-    /// with `sigs`, their signatures into `sigs` (their `signature` is
-    /// then `None` too). The outcome is the one [`Dedup::run`] gives with
-    /// everything in memory; the site template pass rewrites the sequences
-    /// and signatures it changes in the stores.
+    /// As [`Dedup::run`], for a corpus whose documents are in `docs` and
+    /// whose shingle sequences and signatures were moved into `spill` and
+    /// `sigs` as it was read (slot `i` of each is document `i`'s). The
+    /// outcome is the one [`Dedup::run`] gives with everything in memory;
+    /// the site template pass rewrites the sequences and signatures it
+    /// changes in the stores.
     ///
     /// # Errors
     /// When a store does not hold one slot per document or cannot be read
     /// back, and as [`Dedup::run`].
     pub fn run_spilled(
         &self,
-        docs: &mut [Fingerprinted],
+        docs: &DocTable,
         spill: &mut SeqSpill,
-        mut sigs: Option<&mut SigSpill>,
+        sigs: &mut SigSpill,
     ) -> Result<Outcome, Error> {
-        if spill.len() != docs.len() || sigs.as_ref().is_some_and(|s| s.len() != docs.len()) {
+        if spill.len() != docs.len() || sigs.len() != docs.len() {
             return Err(Error::signature(
-                "one spilled shingle sequence (and signature) per document is needed",
+                "one spilled shingle sequence and signature per document is needed",
             ));
         }
-        let templates = self.strip_spilled_templates(docs, spill, sigs.as_deref_mut())?;
-        let views: Vec<_> = docs.iter().map(Fingerprinted::as_doc).collect();
-        let sigs_of = match sigs {
-            Some(s) => Sigs::Spilled(s),
-            None => Sigs::Memory,
-        };
-        let groups = self.cluster_with(&views, Seqs::Spilled(spill), sigs_of)?;
+        let templates = self.strip_spilled_templates(docs, spill, sigs)?;
+        let order = self.config.keep.order_by(docs.len(), |d| {
+            let doc = docs.as_doc(d as usize);
+            KeepKey {
+                url: doc.url,
+                text_len: doc.text_len,
+            }
+        });
+        let groups = self.cluster_with(order, Seqs::Spilled(spill), Sigs::Spilled(sigs))?;
         Ok(Outcome::new(groups, templates))
     }
 
@@ -87,34 +89,28 @@ impl Dedup {
     /// [`Dedup::strip_site_templates`] does over the whole corpus.
     fn strip_spilled_templates(
         &self,
-        docs: &mut [Fingerprinted],
+        docs: &DocTable,
         spill: &mut SeqSpill,
-        mut sigs: Option<&mut SigSpill>,
+        sigs: &mut SigSpill,
     ) -> Result<TemplateStats, Error> {
         let mut stats = TemplateStats::default();
         let Some(cfg) = self.site_templates() else {
             return Ok(stats);
         };
         // The method must be the one the sequences were made for.
-        let has_sig = |d: usize| match &sigs {
-            Some(s) => s.has(d as u32),
-            None => docs[d].signature.is_some(),
-        };
-        let Some(first) = (0..docs.len()).find(|&d| has_sig(d) && spill.has(d as u32)) else {
+        let Some(first) = (0..docs.len()).find(|&d| sigs.has(d as u32) && spill.has(d as u32))
+        else {
             return Ok(stats);
         };
         let sample = spill.load(&[first as u32])?;
-        let first_sig = match &mut sigs {
-            Some(s) => s.load(&[first as u32])?.remove(&(first as u32)),
-            None => docs[first].signature.clone(),
-        };
+        let first_sig = sigs.load(&[first as u32])?.remove(&(first as u32));
         if !self.resketches_to(&sample[&(first as u32)], first_sig.as_ref()) {
             return Ok(stats);
         }
         let mut hosts: HashMap<String, Vec<u32>> = HashMap::new();
-        for (d, doc) in docs.iter().enumerate() {
+        for d in 0..docs.len() {
             if spill.has(d as u32) {
-                if let Some(h) = host_of(doc.url.as_deref().unwrap_or(&doc.id)) {
+                if let Some(h) = host_of(docs.as_doc(d).url) {
                     hosts.entry(h).or_default().push(d as u32);
                 }
             }
@@ -134,10 +130,7 @@ impl Dedup {
                 stats.documents += 1;
                 stats.shingles += loaded[&d].len() - seq.len();
                 spill.replace(d as usize, &seq)?;
-                match &mut sigs {
-                    Some(s) => s.replace(d as usize, &sig)?,
-                    None => docs[d as usize].signature = Some(sig),
-                }
+                sigs.replace(d as usize, &sig)?;
             }
         }
         Ok(stats)
@@ -247,6 +240,7 @@ pub(crate) fn load_for_rules(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::batch::fingerprinted::Fingerprinted;
     use crate::rules::test_text::words;
 
     /// A corpus with a case for each step: copies, an edited copy, a page
@@ -311,42 +305,35 @@ mod tests {
         for dedup in &engines {
             let mut memory = corpus(dedup);
             let expected = dedup.run(&mut memory).unwrap();
-            for spill_sigs in [false, true] {
-                let mut docs = corpus(dedup);
-                let mut spill = SeqSpill::create(&dir, 3).unwrap();
-                let mut sigs = SigSpill::create(&dir).unwrap();
-                for d in &mut docs {
-                    spill.push(d.shingles.take().as_ref()).unwrap();
-                    if spill_sigs {
-                        sigs.push(d.signature.take().as_ref()).unwrap();
-                    }
-                }
-                let got = dedup
-                    .run_spilled(&mut docs, &mut spill, spill_sigs.then_some(&mut sigs))
-                    .unwrap();
-                assert!(expected.duplicates() > 0 && expected.templates.documents > 0);
-                assert_eq!(got.groups.assignments, expected.groups.assignments);
-                assert_eq!(got.groups.refusals, expected.groups.refusals);
-                assert_eq!(got.groups.candidates, expected.groups.candidates);
-                assert_eq!(got.groups.verified, expected.groups.verified);
-                assert_eq!(got.templates, expected.templates);
-                assert_eq!(got.contained_in, expected.contained_in);
-                // The template pass rewrote the same signatures.
-                let all: Vec<u32> = (0..docs.len() as u32).collect();
-                let mut back = sigs.load(&all).unwrap();
-                let got_sigs: Vec<_> = (0..docs.len())
-                    .map(|d| match spill_sigs {
-                        true => back.remove(&(d as u32)),
-                        false => docs[d].signature.clone(),
-                    })
-                    .collect();
-                let want: Vec<_> = memory.iter().map(|f| f.signature.clone()).collect();
-                assert_eq!(
-                    got_sigs, want,
-                    "template pass, signatures spilled: {spill_sigs}"
-                );
-            }
+            let (table, mut spill, mut sigs) = spilled(dedup, &dir);
+            let got = dedup.run_spilled(&table, &mut spill, &mut sigs).unwrap();
+            assert!(expected.duplicates() > 0 && expected.templates.documents > 0);
+            assert_eq!(got.groups.assignments, expected.groups.assignments);
+            assert_eq!(got.groups.refusals, expected.groups.refusals);
+            assert_eq!(got.groups.candidates, expected.groups.candidates);
+            assert_eq!(got.groups.verified, expected.groups.verified);
+            assert_eq!(got.templates, expected.templates);
+            assert_eq!(got.contained_in, expected.contained_in);
+            // The template pass rewrote the same signatures.
+            let all: Vec<u32> = (0..table.len() as u32).collect();
+            let mut back = sigs.load(&all).unwrap();
+            let got_sigs: Vec<_> = (0..table.len()).map(|d| back.remove(&(d as u32))).collect();
+            let want: Vec<_> = memory.iter().map(|f| f.signature.clone()).collect();
+            assert_eq!(got_sigs, want, "template pass");
         }
+    }
+
+    /// The corpus as a spilled run holds it.
+    fn spilled(dedup: &Dedup, dir: &std::path::Path) -> (DocTable, SeqSpill, SigSpill) {
+        let mut table = DocTable::new();
+        let mut spill = SeqSpill::create(dir, 3).unwrap();
+        let mut sigs = SigSpill::create(dir).unwrap();
+        for mut d in corpus(dedup) {
+            spill.push(d.shingles.take().as_ref()).unwrap();
+            sigs.push(d.signature.as_ref()).unwrap();
+            table.push(&d);
+        }
+        (table, spill, sigs)
     }
 
     #[test]
@@ -362,18 +349,13 @@ mod tests {
     fn a_spill_of_another_corpus_is_refused() {
         let dir = neardup_testkit::TempDir::new("run-spilled-len");
         let dedup = Dedup::new();
-        let mut docs = corpus(&dedup);
-        let mut spill = SeqSpill::create(&dir, 3).unwrap();
-        spill.push(None).unwrap();
-        assert!(dedup.run_spilled(&mut docs, &mut spill, None).is_err());
-        let mut seqs = SeqSpill::create(&dir, 3).unwrap();
-        for _ in &docs {
-            seqs.push(None).unwrap();
-        }
-        let mut sigs = SigSpill::create(&dir).unwrap();
-        sigs.push(None).unwrap();
-        assert!(dedup
-            .run_spilled(&mut docs, &mut seqs, Some(&mut sigs))
-            .is_err());
+        let (table, mut seqs, mut sigs) = spilled(&dedup, &dir);
+        let mut short = SeqSpill::create(&dir, 3).unwrap();
+        short.push(None).unwrap();
+        assert!(dedup.run_spilled(&table, &mut short, &mut sigs).is_err());
+        let mut short = SigSpill::create(&dir).unwrap();
+        short.push(None).unwrap();
+        assert!(dedup.run_spilled(&table, &mut seqs, &mut short).is_err());
+        assert!(dedup.run_spilled(&table, &mut seqs, &mut sigs).is_ok());
     }
 }
