@@ -25,8 +25,12 @@ fn a_shared_store_is_refused_clearly_without_showing_its_password() {
     for (url, says) in [
         ("rediss://u:Secr3t-pw@127.0.0.1:1".to_string(), "TLS"),
         (
-            "redis+cluster://u:Secr3t-pw@h:1,h:2".to_string(),
-            "not supported",
+            format!("redis+cluster://u:Secr3t-pw@127.0.0.1:{free},127.0.0.1:{free}"),
+            "no primary found",
+        ),
+        (
+            format!("redis+sentinel://u:Secr3t-pw@127.0.0.1:{free}"),
+            "names no master",
         ),
         (
             format!("redis://u:Secr3t-pw@127.0.0.1:{free}/0"),
