@@ -25,7 +25,9 @@ use redis_server::wait_until;
 
 #[test]
 fn a_cluster_gives_the_single_node_verdicts_and_never_double_keeps() {
-    if !redis_server::available("a_cluster_gives_the_single_node_verdicts_and_never_double_keeps") {
+    if !redis_server::available_with_cli(
+        "a_cluster_gives_the_single_node_verdicts_and_never_double_keeps",
+    ) {
         return;
     }
     let started = Instant::now();
@@ -102,7 +104,7 @@ fn a_cluster_gives_the_single_node_verdicts_and_never_double_keeps() {
 
 #[test]
 fn a_killed_cluster_primary_fails_over_and_no_acknowledged_verdict_is_lost() {
-    if !redis_server::available(
+    if !redis_server::available_with_cli(
         "a_killed_cluster_primary_fails_over_and_no_acknowledged_verdict_is_lost",
     ) {
         return;
@@ -187,5 +189,70 @@ fn a_killed_sentinel_primary_fails_over_and_no_acknowledged_verdict_is_lost() {
     );
     for s in servers {
         s.stop().unwrap();
+    }
+}
+
+/// A node that answers every connection with bytes that are not RESP,
+/// for at most `n` connections.
+fn garbage_node(n: usize) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for conn in listener.incoming().take(n) {
+            if let Ok(mut c) = conn {
+                use std::io::Write;
+                let _ = c.write_all(b"HTTP/1.1 400 Bad Request\r\n\r\n\x00\xff*-1\r\n:x\r\n");
+            }
+        }
+    });
+    port
+}
+
+#[test]
+fn a_cluster_without_the_slot_and_nodes_answering_garbage_are_refused_clearly() {
+    if !redis_server::available(
+        "a_cluster_without_the_slot_and_nodes_answering_garbage_are_refused_clearly",
+    ) {
+        return;
+    }
+    // A cluster node that owns no slot, and a plain server (no sentinel).
+    let empty = redis_server::RedisServer::start_with(
+        "cluster-no-slot",
+        None,
+        &[
+            "--cluster-enabled",
+            "yes",
+            "--cluster-config-file",
+            "nodes.conf",
+        ],
+    );
+    let plain = redis_server::RedisServer::start("not-a-sentinel", None);
+    let garbage = garbage_node(64);
+    let dir = temp_dir("redis-hostile");
+    for (url, says) in [
+        (
+            format!(
+                "redis+cluster://127.0.0.1:{garbage},127.0.0.1:{}",
+                empty.port
+            ),
+            "no node owns slot 3979",
+        ),
+        (
+            format!(
+                "redis+sentinel://127.0.0.1:{garbage},127.0.0.1:{}/m",
+                plain.port
+            ),
+            "no primary found",
+        ),
+        (format!("redis://:Secr3t@127.0.0.1:{garbage}"), "127.0.0.1"),
+    ] {
+        let parsed = StoreUrl::parse(&url).unwrap();
+        let e = ContentSeen::open_shared(&parsed, dir.join("replica"), &Config::new())
+            .err()
+            .unwrap_or_else(|| panic!("{url}: opened"))
+            .to_string();
+        assert!(e.contains(says), "{url}: {e}");
+        assert!(!e.contains("Secr3t"), "{e}");
+        let _ = std::fs::remove_dir_all(dir.join("replica"));
     }
 }

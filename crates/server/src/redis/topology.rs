@@ -75,13 +75,27 @@ fn connect(info: redis::ConnectionInfo) -> Result<redis::Connection, String> {
 /// A Redis error in a few words, without any secret.
 pub(crate) fn short(e: &redis::RedisError) -> String {
     if e.is_io_error() || e.is_connection_dropped() || e.is_timeout() {
-        "unreachable".into()
-    } else {
-        format!(
-            "{} {}",
-            e.code().unwrap_or("error"),
-            e.detail().unwrap_or_default()
-        )
+        return "unreachable".into();
+    }
+    if e.kind() == redis::ErrorKind::Parse {
+        return "it answered something that is not the Redis protocol".into();
+    }
+    // One line of at most 200 characters of what a server said (or of
+    // the client's error: redis-rs's messages name no secret).
+    let text = match e.code() {
+        Some(_) => e.detail().unwrap_or_default().to_string(),
+        None => e.to_string(),
+    };
+    let detail: String = text
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .take(200)
+        .collect();
+    match e.code() {
+        Some(code) => format!("{code} {detail}"),
+        None => detail,
     }
 }
 

@@ -46,6 +46,27 @@ pub fn available(test: &str) -> bool {
     found
 }
 
+/// As [`available`], and `redis-cli` too (it makes the Cluster).
+pub fn available_with_cli(test: &str) -> bool {
+    if !available(test) {
+        return false;
+    }
+    let found = Command::new("redis-cli")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !found {
+        assert!(
+            std::env::var("NEARDUP_REQUIRE_REDIS").ok().as_deref() != Some("1"),
+            "{test}: redis-cli is not installed and NEARDUP_REQUIRE_REDIS=1"
+        );
+        eprintln!("{test}: skipped: redis-cli is not installed (apt-get install redis-tools)");
+    }
+    found
+}
+
 pub fn free_port() -> u16 {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     l.local_addr().unwrap().port()
