@@ -256,3 +256,62 @@ fn a_cluster_without_the_slot_and_nodes_answering_garbage_are_refused_clearly() 
         let _ = std::fs::remove_dir_all(dir.join("replica"));
     }
 }
+
+/// What a failover without `WAIT` (or a server restarted without its
+/// data) can do: the log loses entries an instance had applied. The
+/// instance then answers 503 naming the loss, never a verdict against
+/// another history, until it is restarted; a restarted one replays the
+/// log as it is.
+#[test]
+fn an_instance_that_applied_lost_entries_answers_503_until_restarted() {
+    if !redis_server::available("an_instance_that_applied_lost_entries_answers_503_until_restarted")
+    {
+        return;
+    }
+    let redis = redis_server::RedisServer::start("lost-entries", None);
+    let url = StoreUrl::parse(&redis.url()).unwrap();
+    let dir = temp_dir("redis-lost-entries");
+    let seen = ContentSeen::open_shared(&url, dir.join("a"), &Config::new()).unwrap();
+    assert_eq!(seen.shared_store_replicas(), Some(0));
+    let posts = posts(10);
+    let doc = |(_, id, text): &stress::Post| RawDocument {
+        id: id.clone(),
+        url: None,
+        content: Content::Text(text.as_str().into()),
+    };
+    for p in &posts[..20] {
+        seen.insert(doc(p)).unwrap();
+    }
+    // The last 3 entries are lost (as by a failover to a replica that
+    // had not received them).
+    redis::cmd("RPOP")
+        .arg("{neardup}:log")
+        .arg(3)
+        .exec(&mut redis.connection())
+        .unwrap();
+    for p in &posts[20..] {
+        let e = seen.insert(doc(p)).unwrap_err().to_string();
+        assert!(
+            e.contains("no longer holds the entries this instance applied")
+                && e.contains("restart it"),
+            "{e}"
+        );
+        assert!(seen.check(doc(p)).is_err());
+    }
+    // Nothing was appended meanwhile; a restarted instance replays the
+    // 17 entries left and goes on.
+    assert_eq!(redis.logged_ids().len(), 17);
+    drop(seen);
+    let again = ContentSeen::open_shared(&url, dir.join("b"), &Config::new()).unwrap();
+    assert_eq!(again.stats().documents, 17);
+    for p in &posts[20..] {
+        again.insert(doc(p)).unwrap();
+    }
+    // The store reset (its meta key gone): refused the same way.
+    redis::cmd("DEL")
+        .arg("{neardup}:meta")
+        .exec(&mut redis.connection())
+        .unwrap();
+    let e = again.insert(doc(&posts[0])).unwrap_err().to_string();
+    assert!(e.contains("the store was reset"), "{e}");
+}
