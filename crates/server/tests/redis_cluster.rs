@@ -198,11 +198,9 @@ fn garbage_node(n: usize) -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
-        for conn in listener.incoming().take(n) {
-            if let Ok(mut c) = conn {
-                use std::io::Write;
-                let _ = c.write_all(b"HTTP/1.1 400 Bad Request\r\n\r\n\x00\xff*-1\r\n:x\r\n");
-            }
+        for mut c in listener.incoming().take(n).flatten() {
+            use std::io::Write;
+            let _ = c.write_all(b"HTTP/1.1 400 Bad Request\r\n\r\n\x00\xff*-1\r\n:x\r\n");
         }
     });
     port
