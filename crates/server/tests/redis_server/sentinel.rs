@@ -1,5 +1,5 @@
-//! A real Sentinel deployment on free loopback ports: one primary, one
-//! replica, and 3 sentinels (`redis-server --sentinel`, their config files
+//! A real Sentinel deployment on free loopback ports: one primary, two
+//! replicas, and 3 sentinels (`redis-server --sentinel`, their config files
 //! in a temporary directory) with a quorum of 2 and a 1 s down-after, so
 //! that a killed primary is replaced within a few seconds. Every process
 //! is killed when it is dropped.
@@ -15,7 +15,7 @@ pub const MASTER: &str = "neardup";
 
 /// A running deployment.
 pub struct Sentinels {
-    /// The primary and the replica, as started (the roles change).
+    /// The primary and the replicas, as started (the roles change).
     pub data: Vec<RedisServer>,
     sentinels: Vec<(Child, u16)>,
     _dir: TempDir,
@@ -34,21 +34,26 @@ fn sentinel_query(port: u16, args: &[&str]) -> Option<redis::Value> {
 }
 
 impl Sentinels {
-    /// Starts the primary, its replica (in sync), and 3 sentinels that
-    /// know both and each other.
+    /// Starts the primary, its 2 replicas (in sync), and 3 sentinels
+    /// that know them and each other. With two replicas, the one that is
+    /// not promoted in a failover replicates the new primary at once.
     pub fn start(name: &str) -> Sentinels {
         let primary = RedisServer::start_with(&format!("{name}-p"), None, &["--appendonly", "no"]);
         let p = primary.port.to_string();
-        let replica = RedisServer::start_with(
-            &format!("{name}-r"),
-            None,
-            &["--appendonly", "no", "--replicaof", "127.0.0.1", &p],
-        );
-        wait_until(20, "the replica in sync", || {
-            replica
-                .info("replication", "master_link_status")
-                .is_some_and(|s| s == "up")
-        });
+        let mut data = vec![primary];
+        for i in 0..2 {
+            let replica = RedisServer::start_with(
+                &format!("{name}-r{i}"),
+                None,
+                &["--appendonly", "no", "--replicaof", "127.0.0.1", &p],
+            );
+            wait_until(20, "a replica in sync", || {
+                replica
+                    .info("replication", "master_link_status")
+                    .is_some_and(|s| s == "up")
+            });
+            data.push(replica);
+        }
         let dir = TempDir::new(&format!("sentinels-{name}"));
         let sentinels: Vec<(Child, u16)> = (0..3)
             .map(|i| {
@@ -78,7 +83,7 @@ impl Sentinels {
             })
             .collect();
         let s = Sentinels {
-            data: vec![primary, replica],
+            data,
             sentinels,
             _dir: dir,
         };
@@ -88,7 +93,7 @@ impl Sentinels {
                     Some(redis::Value::Array(a)) => a.len(),
                     _ => 0,
                 };
-                count("sentinels") == 2 && count("replicas") == 1
+                count("sentinels") == 2 && count("replicas") == 2
             })
         });
         s
