@@ -48,6 +48,9 @@ fn a_cluster_gives_the_single_node_verdicts_and_never_double_keeps() {
     // The slot's primary has a replica: each write waits for it.
     assert_eq!(seen.shared_store_replicas(), Some(1));
     let sequence = posts(300);
+    let node = &cluster.nodes[owner];
+    let (scripts, waits) = (node.script_calls(), node.calls(&["wait"]));
+    let t = Instant::now();
     let got: Vec<_> = sequence
         .iter()
         .map(|(_, id, text)| {
@@ -59,6 +62,13 @@ fn a_cluster_gives_the_single_node_verdicts_and_never_double_keeps() {
             .unwrap()
         })
         .collect();
+    // One round trip per verdict: one script call, with its WAIT in the
+    // same pipeline, less the catching-up thread's (one every 100 ms).
+    let made = node.script_calls() - scripts;
+    let tail = t.elapsed().as_millis() as u64 / 100 + 2;
+    let n = sequence.len() as u64;
+    assert!(made >= n && made <= n + tail, "{made} script calls");
+    assert_eq!(node.calls(&["wait"]) - waits, made);
     let ids: Vec<String> = sequence.iter().map(|p| p.1.clone()).collect();
     let single = ContentSeen::open(dir.join("sequential-single"), &Config::new()).unwrap();
     let expected = replay(&single, &ids, &sequence);

@@ -198,12 +198,21 @@ impl RedisServer {
     /// Script calls (EVALSHA and EVAL) the server has run: the shared
     /// store's round trips.
     pub fn script_calls(&self) -> u64 {
+        self.calls(&["evalsha", "eval"])
+    }
+
+    /// Calls of these commands (lower case) the server has run.
+    pub fn calls(&self, commands: &[&str]) -> u64 {
         let info: String = redis::cmd("INFO")
             .arg("commandstats")
             .query(&mut self.connection())
             .unwrap();
         info.lines()
-            .filter(|l| l.starts_with("cmdstat_evalsha:") || l.starts_with("cmdstat_eval:"))
+            .filter(|l| {
+                commands
+                    .iter()
+                    .any(|c| l.starts_with(&format!("cmdstat_{c}:")))
+            })
             .filter_map(|l| {
                 l.split("calls=")
                     .nth(1)?
