@@ -1,7 +1,8 @@
 //! A real Redis Cluster of 3 primaries and 3 replicas on free loopback
-//! ports, made with `redis-cli --cluster create`, with a short node
-//! timeout (1 s) so that a killed primary's replica takes over within a
-//! few seconds. Its nodes are killed when it is dropped.
+//! ports, made with `redis-cli --cluster create`, with a given node
+//! timeout (1 s: a killed primary's replica takes over within a few
+//! seconds; longer where a busy machine must not cause a failover). Its
+//! nodes are killed when it is dropped.
 
 use std::process::{Command, Stdio};
 
@@ -19,7 +20,8 @@ impl Cluster {
     /// Starts 6 nodes and makes them a cluster (3 primaries, each with a
     /// replica), then waits until every node says `cluster_state:ok` and
     /// the primary of [`SLOT`] has its replica in sync.
-    pub fn start(name: &str) -> Cluster {
+    pub fn start(name: &str, node_timeout_ms: u32) -> Cluster {
+        let timeout = node_timeout_ms.to_string();
         let nodes: Vec<RedisServer> = (0..6)
             .map(|i| {
                 RedisServer::start_with(
@@ -31,7 +33,7 @@ impl Cluster {
                         "--cluster-config-file",
                         "nodes.conf",
                         "--cluster-node-timeout",
-                        "1000",
+                        &timeout,
                         "--appendonly",
                         "no",
                     ],
