@@ -3,8 +3,10 @@
 //! round trip): it checks that the store is the one the instance joined
 //! and still holds what the instance applied, appends the new entries
 //! (`RPUSH`: their list indexes are their sequence numbers), and returns
-//! the entries from the instance's position on. Both keys share the hash
+//! the entries from the instance's position on. Every key shares the hash
 //! tag `{neardup}`, so the script is also valid on one Redis Cluster slot.
+//! When replicas must confirm writes, `WAIT` goes in the same pipeline:
+//! still one round trip.
 
 use crate::error::{Error, ErrorKind};
 use crate::redis::entry;
