@@ -23,6 +23,9 @@ use redis_server::sentinel::Sentinels;
 use redis_server::stress::{self, assert_one_kept_per_group, assert_replayed, posts, replay};
 use redis_server::wait_until;
 
+/// Groups of near-duplicates in the stress: 10,010 posts.
+const GROUPS: usize = 3640;
+
 #[test]
 fn a_cluster_gives_the_single_node_verdicts_and_never_double_keeps() {
     if !redis_server::available_with_cli(
@@ -88,7 +91,7 @@ fn a_cluster_gives_the_single_node_verdicts_and_never_double_keeps() {
     // 4 instances, 10,010 near-duplicate posts at once.
     let servers = stress::instances(&cluster.url(), &dir, 4);
     let addrs: Vec<_> = servers.iter().map(|s| s.addr()).collect();
-    let posts = Arc::new(posts(3640));
+    let posts = Arc::new(posts(GROUPS));
     assert!(posts.len() >= 10_000);
     let t = Instant::now();
     let load = stress::load(&addrs, &posts, 16, Duration::ZERO, |_| {});
@@ -98,6 +101,39 @@ fn a_cluster_gives_the_single_node_verdicts_and_never_double_keeps() {
     assert_eq!(order.len(), posts.len());
     assert_eq!(order.iter().collect::<HashSet<_>>().len(), posts.len());
     assert!(assert_replayed(&dir.join("single"), &order, &posts, &load.verdicts) > 0);
+
+    // A manual failover (`CLUSTER FAILOVER`: the old primary lives on as
+    // a replica and answers MOVED): the instances follow it, no 503.
+    let old = cluster.owner().unwrap();
+    let replica = (0..cluster.nodes.len())
+        .find(|&i| {
+            cluster.nodes[i]
+                .info("replication", "master_port")
+                .is_some_and(|p| p == cluster.nodes[old].port.to_string())
+        })
+        .unwrap();
+    redis::cmd("CLUSTER")
+        .arg("FAILOVER")
+        .exec(&mut cluster.nodes[replica].connection())
+        .unwrap();
+    wait_until(30, "the manual failover", || {
+        cluster.owner() == Some(replica)
+    });
+    cluster.wait_replicated();
+    let more = Arc::new(
+        (0..40)
+            .map(|i| {
+                (
+                    GROUPS + i,
+                    format!("moved{i}"),
+                    common::article(90_000 + i as u64, 150),
+                )
+            })
+            .collect::<Vec<_>>(),
+    );
+    let after = stress::load(&addrs, &more, 4, Duration::ZERO, |_| {});
+    assert_eq!(after.refused, 0);
+    assert_eq!(cluster.logged_ids().len(), posts.len() + more.len());
     eprintln!(
         "cluster up in {:.1} s; {} sequential posts in {:.1} s; {} posts to 4 instances in {:.1} s ({:.0} posts/s); whole test {:.1} s",
         up.as_secs_f64(),
