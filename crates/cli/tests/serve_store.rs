@@ -25,8 +25,12 @@ fn a_shared_store_is_refused_clearly_without_showing_its_password() {
     for (url, says) in [
         ("rediss://u:Secr3t-pw@127.0.0.1:1".to_string(), "TLS"),
         (
-            "redis+cluster://u:Secr3t-pw@h:1,h:2".to_string(),
-            "not supported",
+            format!("redis+cluster://u:Secr3t-pw@127.0.0.1:{free},127.0.0.1:{free}"),
+            "no primary found",
+        ),
+        (
+            format!("redis+sentinel://u:Secr3t-pw@127.0.0.1:{free}"),
+            "names no master",
         ),
         (
             format!("redis://u:Secr3t-pw@127.0.0.1:{free}/0"),
@@ -124,7 +128,7 @@ fn two_processes_over_one_redis_share_their_verdicts() {
     };
     let url = redis.url();
     let a = Serve::start_with(&dir.join("a"), &["--store", &url]);
-    let b = Serve::start_with(&dir.join("b"), &["--store", &url]);
+    let b = Serve::start_with(&dir.join("b"), &["--store", &url, "--store-replicas", "0"]);
     let t = text(1);
     let r = Client::new(a.addr)
         .post_json("/v1/documents", &json!({"id": "first", "text": t}))
@@ -149,7 +153,7 @@ fn an_instance_killed_mid_load_blocks_no_other_and_its_acknowledged_documents_st
     };
     let url = redis.url();
     let mut a = Serve::start_with(&dir.join("a"), &["--store", &url]);
-    let b = Serve::start_with(&dir.join("b"), &["--store", &url]);
+    let b = Serve::start_with(&dir.join("b"), &["--store", &url, "--store-replicas", "0"]);
     let acked = Arc::new(Mutex::new(Vec::new()));
     let stop = Arc::new(AtomicBool::new(false));
     let loaders: Vec<_> = (0..4u64)

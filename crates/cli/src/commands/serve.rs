@@ -22,12 +22,22 @@ pub struct ServeArgs {
     #[arg(long, value_name = "DIR")]
     pub data_dir: PathBuf,
     /// A shared store that any number of instances use at once, with the
-    /// verdicts of one: redis://[USER:PASSWORD@]HOST:PORT[/DB] (Redis or
-    /// Valkey, one server). Prefer --store-password-file or the
-    /// NEARDUP_STORE_PASSWORD environment variable to a password in the
-    /// URL (visible in the process list).
+    /// verdicts of one (Redis or Valkey; valkey:// alike):
+    /// redis://[USER:PASSWORD@]HOST:PORT[/DB] (one server),
+    /// redis+cluster://[USER:PASSWORD@]H1:P1,H2:P2,... (Cluster seed
+    /// nodes) or redis+sentinel://[USER:PASSWORD@]S1:P1,S2:P2,.../MASTER[/DB]
+    /// (sentinels and the master's name; the credentials are the data
+    /// nodes'). Prefer --store-password-file or the NEARDUP_STORE_PASSWORD
+    /// environment variable to a password in the URL (visible in the
+    /// process list).
     #[arg(long, value_name = "URL")]
     pub store: Option<String>,
+    /// Replicas of the store's primary that must confirm each write
+    /// (WAIT) before its verdict is given, else 503: what a failover
+    /// cannot lose. Default: 1 if the primary has a replica when the
+    /// instance starts, else 0.
+    #[arg(long, value_name = "N", requires = "store")]
+    pub store_replicas: Option<u32>,
     /// Read the shared store's password from this file (its first line).
     #[arg(long, value_name = "FILE", requires = "store")]
     pub store_password_file: Option<PathBuf>,
@@ -146,7 +156,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         None => ContentSeen::open(&args.data_dir, &config)
             .with_context(|| format!("opening the store in {}", args.data_dir.display()))?,
     };
-    let shared = seen.shared_store();
+    let shared = seen.shared_store().zip(seen.shared_store_replicas());
     let stats = seen.stats();
     let recovery = seen.recovery().clone();
     let mut server = Server::new(seen);
@@ -169,10 +179,10 @@ pub fn run(args: ServeArgs) -> Result<()> {
                 stats.documents, stats.method
             );
             match &shared {
-                Some(url) => {
+                Some((url, replicas)) => {
                     let _ = writeln!(
                         out,
-                        "neardup serve: shared store {url}: its log replayed into this instance's replica"
+                        "neardup serve: shared store {url}: its log replayed into this instance's replica; {replicas} replica(s) confirm each write"
                     );
                 }
                 None => {
@@ -215,7 +225,9 @@ fn store_url(args: &ServeArgs, url: &str) -> Result<StoreUrl> {
         "password",
     )?
     .or_else(|| std::env::var("NEARDUP_STORE_PASSWORD").ok());
-    parsed.password_if_missing(password);
+    parsed
+        .password_if_missing(password)
+        .require_replicas(args.store_replicas);
     Ok(parsed)
 }
 

@@ -3,14 +3,15 @@
 //! round trip): it checks that the store is the one the instance joined
 //! and still holds what the instance applied, appends the new entries
 //! (`RPUSH`: their list indexes are their sequence numbers), and returns
-//! the entries from the instance's position on. Both keys share the hash
+//! the entries from the instance's position on. Every key shares the hash
 //! tag `{neardup}`, so the script is also valid on one Redis Cluster slot.
-
-use std::sync::Mutex;
-use std::time::Duration;
+//! When replicas must confirm writes, `WAIT` goes in the same pipeline:
+//! still one round trip.
 
 use crate::error::{Error, ErrorKind};
 use crate::redis::entry;
+use crate::redis::pool::Primary;
+use crate::redis::topology;
 use crate::redis::url::StoreUrl;
 
 /// The key of the store's description (method and parameters, epoch).
@@ -21,9 +22,14 @@ pub(crate) const LOG_KEY: &str = "{neardup}:log";
 /// Entries returned by one call at most.
 pub(crate) const WINDOW: usize = 1024;
 
-/// KEYS: meta, log. ARGV: the meta the instance joined, its position
-/// (entries applied), the most entries to return, the token of the last
-/// entry it applied (empty at position 0), then the entries to append.
+/// The key a call without entries writes when replicas must confirm
+/// (so that `WAIT` covers the entries it read).
+pub(crate) const SYNC_KEY: &str = "{neardup}:sync";
+
+/// KEYS: meta, log, sync. ARGV: the meta the instance joined, its
+/// position (entries applied), the most entries to return, the token of
+/// the last entry it applied (empty at position 0), whether to write the
+/// sync key when nothing is appended ("1"), then the entries to append.
 /// Returns the log's length and the entries from the position on.
 const SCRIPT: &str = r#"
 local meta = redis.call('GET', KEYS[1])
@@ -38,10 +44,13 @@ if from > 0 then
   end
 end
 local n
-if #ARGV > 4 then
-  n = redis.call('RPUSH', KEYS[2], unpack(ARGV, 5))
+if #ARGV > 5 then
+  n = redis.call('RPUSH', KEYS[2], unpack(ARGV, 6))
 else
   n = redis.call('LLEN', KEYS[2])
+  if ARGV[5] == '1' then
+    redis.call('SET', KEYS[3], n)
+  end
 end
 local upto = math.min(n, from + tonumber(ARGV[3])) - 1
 local entries = {}
@@ -51,52 +60,32 @@ end
 return {n, entries}
 "#;
 
-/// Seconds a call waits for the server before it fails (503).
-const TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a call waits for the replicas to confirm its write.
+const WAIT_MS: u64 = 1000;
 
-/// A connection pool to the shared store and its log script.
+/// The shared store's log, on the primary that holds it.
 pub(crate) struct Log {
-    url: StoreUrl,
-    client: redis::Client,
-    idle: Mutex<Vec<redis::Connection>>,
+    primary: Primary,
     script: redis::Script,
     meta: Vec<u8>,
+    /// Replicas that must confirm each call's write before its entries
+    /// are applied and its verdicts given.
+    replicas: u32,
 }
 
-/// A Redis error as a service error, without the URL's credentials.
-pub(crate) fn unavailable(url: &StoreUrl, e: &redis::RedisError) -> Error {
-    let what = if e.is_io_error() || e.is_connection_dropped() || e.is_timeout() {
-        "unreachable".to_string()
-    } else if e.code() == Some("NEARDUP_LOST") {
-        e.detail().unwrap_or("the store lost entries").to_string()
-    } else {
-        // Server replies (NOAUTH, WRONGPASS, OOM...) name no secret: only
-        // their code and detail are kept.
-        format!(
-            "{} {}",
-            e.code().unwrap_or("error"),
-            e.detail().unwrap_or_default()
-        )
-    };
-    Error::new(ErrorKind::SharedStore(format!("{url}: {what}")))
+/// A reply that is not the script's, as an error.
+fn garbage(what: &str) -> redis::RedisError {
+    redis::make_extension_error("NEARDUP_GARBAGE".into(), Some(what.into()))
 }
 
 impl Log {
     /// Connects, and joins the store: records `description` (the engine's
     /// method and parameters) with a new epoch when the store is empty,
-    /// else checks that it was made with the same description.
+    /// else checks that it was made with the same description. Then
+    /// settles how many replicas must confirm each write: the URL's
+    /// number, else 1 if the primary has a replica now, else 0.
     pub fn join(url: &StoreUrl, description: &str) -> Result<Log, Error> {
-        let client = url
-            .connection_info()
-            .and_then(redis::Client::open)
-            .map_err(|e| unavailable(url, &e))?;
-        let log = Log {
-            url: url.clone(),
-            client,
-            idle: Mutex::new(Vec::new()),
-            script: redis::Script::new(SCRIPT),
-            meta: Vec::new(),
-        };
+        let primary = Primary::new(url);
         let epoch = format!(
             "{:016x}",
             xxhash_rust::xxh3::xxh3_64(
@@ -109,13 +98,17 @@ impl Log {
             )
         );
         let fresh = format!("neardup-log 1\n{description}\n{epoch}");
-        let meta: Vec<u8> = log.with(|c| {
-            redis::cmd("SET")
+        let meta: Vec<u8> = primary.with(|c| {
+            redis::pipe()
+                .cmd("SET")
                 .arg(META_KEY)
                 .arg(&fresh)
                 .arg("NX")
-                .exec(c)?;
-            redis::cmd("GET").arg(META_KEY).query(c)
+                .ignore()
+                .cmd("GET")
+                .arg(META_KEY)
+                .query::<(Vec<u8>,)>(c)
+                .map(|(m,)| m)
         })?;
         let text = String::from_utf8_lossy(&meta);
         let stored = text.lines().nth(1).unwrap_or_default();
@@ -125,76 +118,104 @@ impl Log {
                 configured: description.to_string(),
             }));
         }
-        Ok(Log { meta, ..log })
-    }
-
-    /// The server, for messages (no password).
-    pub fn url(&self) -> &StoreUrl {
-        &self.url
-    }
-
-    /// Runs `f` on a pooled connection (a new one when none is idle); a
-    /// connection that failed is dropped.
-    fn with<T>(
-        &self,
-        f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
-    ) -> Result<T, Error> {
-        let pooled = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        let mut conn = match pooled {
-            Some(c) => c,
+        let has = match url.replicas {
+            Some(_) => 0,
             None => {
-                let c = self
-                    .client
-                    .get_connection_with_timeout(TIMEOUT)
-                    .map_err(|e| unavailable(&self.url, &e))?;
-                c.set_read_timeout(Some(TIMEOUT))
-                    .and_then(|()| c.set_write_timeout(Some(TIMEOUT)))
-                    .map_err(|e| unavailable(&self.url, &e))?;
-                c
+                let role: redis::Value = primary.with(|c| redis::cmd("ROLE").query(c))?;
+                topology::role_replicas(&role)
+                    .map_err(|why| Error::new(ErrorKind::SharedStore(format!("{url}: {why}"))))?
             }
         };
-        match f(&mut conn) {
-            Ok(v) => {
-                self.idle
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(conn);
-                Ok(v)
-            }
-            Err(e) => {
-                // A server error reply leaves the connection usable.
-                if !(e.is_io_error() || e.is_connection_dropped() || e.is_timeout()) {
-                    self.idle
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .push(conn);
-                }
-                Err(unavailable(&self.url, &e))
-            }
-        }
+        let replicas = url.replicas.unwrap_or(has.min(1));
+        Ok(Log {
+            primary,
+            script: redis::Script::new(SCRIPT),
+            meta: meta.clone(),
+            replicas,
+        })
+    }
+
+    /// The store, for messages (no password).
+    pub fn url(&self) -> &StoreUrl {
+        self.primary.url()
+    }
+
+    /// Replicas that confirm each write before it is acknowledged.
+    pub fn replicas(&self) -> u32 {
+        self.replicas
     }
 
     /// One round trip: appends `entries` after everything in the log and
     /// returns the log's length then and the entries from `from` on (at
-    /// most [`WINDOW`]); `last` is the token of entry `from - 1`.
+    /// most [`WINDOW`]); `last` is the token of entry `from - 1`. With
+    /// replicas to wait for, `WAIT` goes in the same round trip, and the
+    /// call fails unless they confirm: the entries it returns (all before
+    /// its write in the replication stream) are then on them too.
     pub fn append(
         &self,
         from: u64,
         last: &[u8],
         entries: &[Vec<u8>],
     ) -> Result<(u64, Vec<Vec<u8>>), Error> {
-        self.with(|c| {
-            let mut call = self.script.prepare_invoke();
-            call.key(META_KEY)
-                .key(LOG_KEY)
+        let sync = if self.replicas > 0 { "1" } else { "0" };
+        let call = |eval: bool| {
+            let mut cmd = if eval {
+                redis::cmd("EVAL").arg(SCRIPT).to_owned()
+            } else {
+                redis::cmd("EVALSHA").arg(self.script.get_hash()).to_owned()
+            };
+            cmd.arg(3)
+                .arg(META_KEY)
+                .arg(LOG_KEY)
+                .arg(SYNC_KEY)
                 .arg(&self.meta)
                 .arg(from)
                 .arg(WINDOW)
-                .arg(entry::token(last));
+                .arg(entry::token(last))
+                .arg(sync);
             for e in entries {
-                call.arg(e.as_slice());
+                cmd.arg(e.as_slice());
             }
-            call.invoke(c)
+            let mut pipe = redis::pipe();
+            pipe.add_command(cmd);
+            if self.replicas > 0 {
+                pipe.cmd("WAIT").arg(self.replicas).arg(WAIT_MS);
+            }
+            pipe.ignore_errors();
+            pipe
+        };
+        self.primary.with(|c| {
+            let mut replies: Vec<redis::Value> = call(false).query(c)?;
+            if matches!(replies.first(), Some(redis::Value::ServerError(e)) if e.code() == "NOSCRIPT")
+            {
+                // A server restarted, or a replica promoted: the script is
+                // sent whole once (it was not run).
+                replies = call(true).query(c)?;
+            }
+            let mut replies = replies.into_iter();
+            let got = match replies.next() {
+                Some(redis::Value::ServerError(e)) => return Err(e.into()),
+                Some(v) => redis::from_redis_value::<(u64, Vec<Vec<u8>>)>(v)
+                    .map_err(|_| garbage("the log script answered something else"))?,
+                None => return Err(garbage("no reply")),
+            };
+            if self.replicas > 0 {
+                let confirmed = match replies.next() {
+                    Some(redis::Value::Int(n)) => n,
+                    Some(redis::Value::ServerError(e)) => return Err(e.into()),
+                    _ => return Err(garbage("WAIT answered something else")),
+                };
+                if confirmed < i64::from(self.replicas) {
+                    return Err(redis::make_extension_error(
+                        "NEARDUP_UNREPLICATED".into(),
+                        Some(format!(
+                            "{confirmed} of the {} replicas required confirmed the write within {WAIT_MS} ms: not acknowledged (it may be applied later)",
+                            self.replicas
+                        )),
+                    ));
+                }
+            }
+            Ok(got)
         })
     }
 }

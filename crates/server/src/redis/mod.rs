@@ -1,4 +1,5 @@
-//! The shared store: `neardup serve --store redis://HOST:PORT[/DB]`.
+//! The shared store: `neardup serve --store URL`, one Redis or Valkey
+//! server, a Cluster, or a primary watched by sentinels ([`StoreUrl`]).
 //! Service instances over one Redis or Valkey server give the verdicts of
 //! one instance: the server holds the log of every insertion and deletion
 //! in one arrival order ([`log`]), and each instance applies that log, in
@@ -8,7 +9,9 @@
 
 mod entry;
 mod log;
+mod pool;
 mod replica;
+mod topology;
 mod url;
 
 use std::path::Path;
@@ -98,6 +101,13 @@ impl ContentSeen {
     /// The shared store's address (its password as `***`), if any.
     pub fn shared_store(&self) -> Option<String> {
         self.replica().map(Replica::url)
+    }
+
+    /// With a shared store: how many of its primary's replicas confirm
+    /// each write before the verdict is given (see
+    /// [`StoreUrl::require_replicas`]).
+    pub fn shared_store_replicas(&self) -> Option<u32> {
+        self.replica().map(Replica::replicas)
     }
 
     /// With a shared store: applies everything in its log now (one round

@@ -95,6 +95,11 @@ impl Replica {
         self.log.url().to_string()
     }
 
+    /// Replicas that confirm each write before it is acknowledged.
+    pub fn replicas(&self) -> u32 {
+        self.log.replicas()
+    }
+
     fn token(&self) -> (u64, u64) {
         (self.origin, self.counter.fetch_add(1, Ordering::Relaxed))
     }

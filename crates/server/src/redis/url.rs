@@ -1,24 +1,47 @@
-//! [`StoreUrl`]: where the shared store is, parsed from
-//! `redis://[user:pass@]HOST:PORT[/DB]`, with its credentials kept out of
-//! every message: its `Display` and `Debug` show `***` for the password.
+//! [`StoreUrl`]: where the shared store is, parsed from one of
+//! `redis://[USER:PASS@]HOST:PORT[/DB]` (one server),
+//! `redis+cluster://[USER:PASS@]H1:P1,H2:P2,...` (Redis Cluster seeds) or
+//! `redis+sentinel://[USER:PASS@]S1:P1,S2:P2,.../MASTER[/DB]` (Sentinel),
+//! `valkey` for `redis` alike, with its credentials kept out of every
+//! message: its `Display` and `Debug` show `***` for the password.
 
 use std::fmt;
 
 use crate::error::{Error, ErrorKind};
 
-/// A standalone Redis or Valkey server and how to log in to it.
+/// How the primary that holds the log is found.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Topology {
+    /// One server, the URL's only node.
+    Standalone,
+    /// The URL's nodes are Cluster seeds: the primary is the owner of the
+    /// slot of `{neardup}`.
+    Cluster,
+    /// The URL's nodes are sentinels, asked for this master's address.
+    Sentinel(String),
+}
+
+/// A Redis or Valkey deployment (one server, a Cluster, or a primary
+/// watched by sentinels) and how to log in to it.
 #[derive(Clone, PartialEq, Eq)]
 pub struct StoreUrl {
-    pub(crate) host: String,
-    pub(crate) port: u16,
+    pub(crate) topology: Topology,
+    /// The server, the Cluster seeds, or the sentinels.
+    pub(crate) nodes: Vec<(String, u16)>,
     pub(crate) db: i64,
     pub(crate) username: Option<String>,
     pub(crate) password: Option<String>,
+    /// Replicas that must confirm every write before it is acknowledged;
+    /// `None`: 1 if the primary has a replica when the instance joins,
+    /// else 0.
+    pub(crate) replicas: Option<u32>,
 }
 
 fn invalid(why: impl Into<String>) -> Error {
     Error::new(ErrorKind::SharedStore(why.into()))
 }
+
+const FORMS: &str = "redis://HOST:PORT[/DB], redis+cluster://H1:P1,H2:P2,... or redis+sentinel://S1:P1,S2:P2,.../MASTER[/DB]";
 
 /// Decodes `%XX` escapes (credentials may hold `@`, `:` or `/`).
 fn percent_decode(s: &str) -> Result<String, Error> {
@@ -41,38 +64,72 @@ fn percent_decode(s: &str) -> Result<String, Error> {
     String::from_utf8(out).map_err(|_| invalid("the store URL's credentials are not UTF-8"))
 }
 
+/// `HOST[:PORT]`, `[V6]` or `[V6]:PORT`.
+fn host_port(s: &str, default_port: u16) -> Result<(String, u16), Error> {
+    let (host, port) = match s.rsplit_once(':') {
+        Some((h, p)) if !h.ends_with(']') || h.starts_with('[') => (
+            h,
+            p.parse::<u16>()
+                .map_err(|_| invalid(format!("the store URL's port {p:?} is not a port")))?,
+        ),
+        _ => (s, default_port),
+    };
+    if host.starts_with('[') != host.ends_with(']') || host.contains('?') {
+        return Err(invalid(format!(
+            "the store URL's host {host:?} is not a host"
+        )));
+    }
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if host.is_empty() {
+        return Err(invalid("the store URL has no host"));
+    }
+    Ok((host.to_string(), port))
+}
+
+fn database(d: &str) -> Result<i64, Error> {
+    if d.is_empty() {
+        return Ok(0);
+    }
+    d.parse::<i64>()
+        .ok()
+        .filter(|d| *d >= 0)
+        .ok_or_else(|| invalid(format!("the store URL's database {d:?} is not a number")))
+}
+
 impl StoreUrl {
-    /// Parses `redis://[user:pass@]HOST:PORT[/DB]` (port 6379 and
-    /// database 0 when left out). `rediss://` (TLS), Sentinel and Cluster
-    /// URLs are refused with an error that says so. Errors never repeat
-    /// the URL's credentials.
+    /// Parses a store URL:
+    /// - `redis://[USER:PASS@]HOST[:PORT][/DB]`: one server (port 6379,
+    ///   database 0 when left out);
+    /// - `redis+cluster://[USER:PASS@]H1:P1,H2:P2,...`: Redis Cluster
+    ///   seed nodes (any reachable one will do; database 0 only);
+    /// - `redis+sentinel://[USER:PASS@]S1:P1,S2:P2,.../MASTER[/DB]`:
+    ///   sentinels (port 26379 when left out) and the master's name; the
+    ///   credentials are the data nodes', the sentinels are asked without.
+    ///
+    /// `valkey` may replace `redis` in each. `rediss://` (TLS) is refused
+    /// with an error that says so. Errors never repeat the credentials.
     ///
     /// # Errors
     /// [`ErrorKind::SharedStore`]: a URL this build does not take.
     pub fn parse(url: &str) -> Result<StoreUrl, Error> {
         let Some((scheme, rest)) = url.split_once("://") else {
-            return Err(invalid(
-                "the store URL must look like redis://HOST:PORT[/DB]",
-            ));
+            return Err(invalid(format!("the store URL must look like {FORMS}")));
         };
-        match scheme {
-            "redis" | "valkey" => {}
-            "rediss" | "valkeys" => {
+        let kind = match scheme {
+            "redis" | "valkey" => 0,
+            "redis+cluster" | "valkey+cluster" => 1,
+            "redis+sentinel" | "valkey+sentinel" => 2,
+            "rediss" | "valkeys" | "rediss+cluster" | "rediss+sentinel" => {
                 return Err(invalid(
                     "TLS (rediss://) is not supported by this build yet: use redis:// on a trusted network or a TLS tunnel",
                 ))
             }
-            "redis+sentinel" | "redis+cluster" => {
-                return Err(invalid(format!(
-                    "{scheme}:// is not supported yet: only a standalone server (redis://HOST:PORT[/DB])"
-                )))
-            }
             _ => {
                 return Err(invalid(format!(
-                    "unknown store URL scheme {scheme:?}: expected redis://HOST:PORT[/DB]"
+                    "unknown store URL scheme {scheme:?}: expected {FORMS}"
                 )))
             }
-        }
+        };
         let (auth, rest) = match rest.rsplit_once('@') {
             Some((a, r)) => (Some(a), r),
             None => (None, rest),
@@ -89,39 +146,43 @@ impl StoreUrl {
                 )
             }
         };
-        let (hostport, db) = match rest.split_once('/') {
-            None => (rest, 0),
-            Some((h, "")) => (h, 0),
-            Some((h, d)) => (
-                h,
-                d.parse::<i64>().ok().filter(|d| *d >= 0).ok_or_else(|| {
-                    invalid(format!("the store URL's database {d:?} is not a number"))
-                })?,
-            ),
+        if rest.contains('?') || rest.contains('#') {
+            return Err(invalid(format!(
+                "the store URL takes no query or fragment: {FORMS}"
+            )));
+        }
+        let (hosts, path) = rest.split_once('/').unwrap_or((rest, ""));
+        let (topology, db) = match kind {
+            0 => (Topology::Standalone, database(path)?),
+            1 if database(path)? == 0 => (Topology::Cluster, 0),
+            1 => return Err(invalid("Redis Cluster has database 0 only")),
+            _ => {
+                let (master, db) = path.split_once('/').unwrap_or((path, ""));
+                if master.is_empty() {
+                    return Err(invalid(
+                        "the Sentinel URL names no master: redis+sentinel://S1:P1,S2:P2/MASTER[/DB]",
+                    ));
+                }
+                (Topology::Sentinel(master.to_string()), database(db)?)
+            }
         };
-        if hostport.contains('?') || hostport.contains(',') {
+        let default_port = if kind == 2 { 26379 } else { 6379 };
+        let nodes = hosts
+            .split(',')
+            .map(|h| host_port(h, default_port))
+            .collect::<Result<Vec<_>, Error>>()?;
+        if kind == 0 && nodes.len() > 1 {
             return Err(invalid(
-                "the store URL takes one HOST:PORT and no query: redis://HOST:PORT[/DB]",
+                "redis:// takes one HOST:PORT: use redis+cluster:// for Cluster seeds or redis+sentinel:// for sentinels",
             ));
         }
-        let (host, port) = match hostport.rsplit_once(':') {
-            Some((h, p)) if !h.ends_with(']') || h.starts_with('[') => (
-                h,
-                p.parse::<u16>()
-                    .map_err(|_| invalid(format!("the store URL's port {p:?} is not a port")))?,
-            ),
-            _ => (hostport, 6379),
-        };
-        let host = host.trim_start_matches('[').trim_end_matches(']');
-        if host.is_empty() {
-            return Err(invalid("the store URL has no host"));
-        }
         Ok(StoreUrl {
-            host: host.to_string(),
-            port,
+            topology,
+            nodes,
             db,
             username,
             password,
+            replicas: None,
         })
     }
 
@@ -134,21 +195,39 @@ impl StoreUrl {
         self
     }
 
+    /// Acknowledges a write once `n` replicas of the primary confirm it
+    /// (`WAIT`), else answers 503; `None` (the default): 1 if the primary
+    /// has a replica when the instance joins, else 0.
+    pub fn require_replicas(&mut self, n: Option<u32>) -> &mut StoreUrl {
+        self.replicas = n;
+        self
+    }
+
     /// Whether a password will be sent.
     pub fn has_password(&self) -> bool {
         self.password.is_some()
     }
 
-    pub(crate) fn connection_info(&self) -> redis::RedisResult<redis::ConnectionInfo> {
+    /// How to reach the data node at `host:port` (its database: the
+    /// URL's, with its credentials when `login`).
+    pub(crate) fn node_info(
+        &self,
+        host: &str,
+        port: u16,
+        login: bool,
+    ) -> redis::RedisResult<redis::ConnectionInfo> {
         use redis::IntoConnectionInfo;
-        let mut settings = redis::RedisConnectionInfo::default().set_db(self.db);
-        if let Some(u) = &self.username {
-            settings = settings.set_username(u);
+        let mut settings = redis::RedisConnectionInfo::default();
+        if login {
+            settings = settings.set_db(self.db);
+            if let Some(u) = &self.username {
+                settings = settings.set_username(u);
+            }
+            if let Some(p) = &self.password {
+                settings = settings.set_password(p);
+            }
         }
-        if let Some(p) = &self.password {
-            settings = settings.set_password(p);
-        }
-        Ok(redis::ConnectionAddr::Tcp(self.host.clone(), self.port)
+        Ok(redis::ConnectionAddr::Tcp(host.to_string(), port)
             .into_connection_info()?
             .set_redis_settings(settings))
     }
@@ -157,17 +236,29 @@ impl StoreUrl {
 impl fmt::Display for StoreUrl {
     /// The URL with its password as `***`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("redis://")?;
+        f.write_str(match self.topology {
+            Topology::Standalone => "redis://",
+            Topology::Cluster => "redis+cluster://",
+            Topology::Sentinel(_) => "redis+sentinel://",
+        })?;
         match (&self.username, &self.password) {
             (Some(u), Some(_)) => write!(f, "{u}:***@")?,
             (Some(u), None) => write!(f, "{u}@")?,
             (None, Some(_)) => f.write_str(":***@")?,
             (None, None) => {}
         }
-        if self.host.contains(':') {
-            write!(f, "[{}]:{}/{}", self.host, self.port, self.db)
-        } else {
-            write!(f, "{}:{}/{}", self.host, self.port, self.db)
+        for (i, (host, port)) in self.nodes.iter().enumerate() {
+            let sep = if i == 0 { "" } else { "," };
+            if host.contains(':') {
+                write!(f, "{sep}[{host}]:{port}")?;
+            } else {
+                write!(f, "{sep}{host}:{port}")?;
+            }
+        }
+        match &self.topology {
+            Topology::Standalone => write!(f, "/{}", self.db),
+            Topology::Cluster => Ok(()),
+            Topology::Sentinel(m) => write!(f, "/{m}/{}", self.db),
         }
     }
 }
@@ -185,7 +276,8 @@ mod tests {
     #[test]
     fn parses_and_hides_the_password() {
         let u = StoreUrl::parse("redis://bob:s%40cret@cache.example:6380/2").unwrap();
-        assert_eq!((u.host.as_str(), u.port, u.db), ("cache.example", 6380, 2));
+        assert_eq!(u.nodes, [("cache.example".to_string(), 6380)]);
+        assert_eq!(u.db, 2);
         assert_eq!(u.username.as_deref(), Some("bob"));
         assert_eq!(u.password.as_deref(), Some("s@cret"));
         for shown in [u.to_string(), format!("{u:?}")] {
@@ -193,22 +285,51 @@ mod tests {
             assert!(shown.contains("bob:***@cache.example:6380/2"), "{shown}");
         }
         let u = StoreUrl::parse("redis://127.0.0.1").unwrap();
-        assert_eq!((u.port, u.db, u.has_password()), (6379, 0, false));
+        assert_eq!((u.nodes[0].1, u.db, u.has_password()), (6379, 0, false));
         let mut u = StoreUrl::parse("redis://[::1]:7000/").unwrap();
-        assert_eq!((u.host.as_str(), u.port), ("::1", 7000));
+        assert_eq!(u.nodes, [("::1".to_string(), 7000)]);
         u.password_if_missing(Some("from-env".into()));
         assert!(u.has_password() && !u.to_string().contains("from-env"));
+    }
+
+    #[test]
+    fn parses_cluster_and_sentinel_urls() {
+        let u = StoreUrl::parse("valkey+cluster://:pw@a:7000,[::1]:7001,c").unwrap();
+        assert_eq!(u.topology, Topology::Cluster);
+        assert_eq!(u.nodes.len(), 3);
+        assert_eq!(u.nodes[2], ("c".to_string(), 6379));
+        assert_eq!(
+            u.to_string(),
+            "redis+cluster://:***@a:7000,[::1]:7001,c:6379"
+        );
+        let u = StoreUrl::parse("redis+sentinel://s1:26380,s2/mymaster/3").unwrap();
+        assert_eq!(u.topology, Topology::Sentinel("mymaster".into()));
+        assert_eq!(u.nodes[1], ("s2".to_string(), 26379));
+        assert_eq!(u.db, 3);
+        assert_eq!(
+            u.to_string(),
+            "redis+sentinel://s1:26380,s2:26379/mymaster/3"
+        );
+        let u = StoreUrl::parse("redis+sentinel://s1/m").unwrap();
+        assert_eq!((u.db, u.replicas), (0, None));
     }
 
     #[test]
     fn refuses_what_is_not_supported_without_echoing_secrets() {
         for (url, says) in [
             ("rediss://u:topsecret@h:1", "TLS"),
-            ("redis+cluster://u:topsecret@h:1,h:2", "not supported"),
+            ("rediss+cluster://u:topsecret@h:1,h:2", "TLS"),
+            ("redis://u:topsecret@h:1,h:2", "redis+cluster://"),
+            ("redis+cluster://u:topsecret@h:1,h:2/3", "database 0"),
+            ("redis+cluster://u:topsecret@h:1,,h:2", "no host"),
+            ("redis+sentinel://u:topsecret@h:1,h:2", "no master"),
+            ("redis+sentinel://u:topsecret@h:1/m/x", "database"),
+            ("redis://u:topsecret@h:1?x=1", "query"),
             ("http://u:topsecret@h:1", "scheme"),
             ("redis://u:topsecret@h:port", "port"),
             ("redis://u:topsecret@h:1/x", "database"),
             ("redis://u:top%zzsecret@h:1", "escape"),
+            ("redis://u:topsecret@[::1:5", "host"),
             ("h:1", "redis://"),
         ] {
             let e = StoreUrl::parse(url).unwrap_err().to_string();

@@ -3,7 +3,13 @@
 //! file, `appendfsync always`), stopped when dropped. No mock: without
 //! `redis-server` on PATH the tests skip and say so (scripts/test.sh
 //! installs Debian's), unless NEARDUP_REQUIRE_REDIS=1 makes that a failure.
+//! [`cluster`] and [`sentinel`] build deployments of them; [`stress`]
+//! holds the concurrency tests' load and checks.
 #![allow(dead_code)]
+
+pub mod cluster;
+pub mod sentinel;
+pub mod stress;
 
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -18,6 +24,8 @@ pub struct RedisServer {
     pub port: u16,
     dir: TempDir,
     password: Option<String>,
+    /// More arguments for redis-server (they override the defaults).
+    extra: Vec<String>,
 }
 
 /// Whether redis-server can be run here; prints why a test skips.
@@ -38,7 +46,28 @@ pub fn available(test: &str) -> bool {
     found
 }
 
-fn free_port() -> u16 {
+/// As [`available`], and `redis-cli` too (it makes the Cluster).
+pub fn available_with_cli(test: &str) -> bool {
+    if !available(test) {
+        return false;
+    }
+    let found = Command::new("redis-cli")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !found {
+        assert!(
+            std::env::var("NEARDUP_REQUIRE_REDIS").ok().as_deref() != Some("1"),
+            "{test}: redis-cli is not installed and NEARDUP_REQUIRE_REDIS=1"
+        );
+        eprintln!("{test}: skipped: redis-cli is not installed (apt-get install redis-tools)");
+    }
+    found
+}
+
+pub fn free_port() -> u16 {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     l.local_addr().unwrap().port()
 }
@@ -46,12 +75,20 @@ fn free_port() -> u16 {
 impl RedisServer {
     /// Starts a server, with `requirepass` when a password is given.
     pub fn start(name: &str, password: Option<&str>) -> RedisServer {
+        RedisServer::start_with(name, password, &[])
+    }
+
+    /// Starts a server with more arguments (`--cluster-enabled yes`...).
+    pub fn start_with(name: &str, password: Option<&str>, extra: &[&str]) -> RedisServer {
         let mut s = RedisServer {
             child: None,
             port: free_port(),
             dir: TempDir::new(&format!("redis-{name}")),
             password: password.map(str::to_string),
+            extra: extra.iter().map(|a| a.to_string()).collect(),
         };
+        // A config file, which Sentinel rewrites when it reconfigures.
+        std::fs::write(s.dir.join("redis.conf"), "").unwrap();
         s.restart();
         s
     }
@@ -74,7 +111,8 @@ impl RedisServer {
     pub fn restart(&mut self) {
         assert!(self.child.is_none(), "already running");
         let mut cmd = Command::new("redis-server");
-        cmd.args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+        cmd.arg(self.dir.join("redis.conf"))
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
             .args(["--dir".as_ref(), self.dir.as_os_str()])
             .args([
                 "--save",
@@ -90,6 +128,7 @@ impl RedisServer {
         if let Some(p) = &self.password {
             cmd.args(["--requirepass", p]);
         }
+        cmd.args(&self.extra);
         self.child = Some(cmd.spawn().expect("starting redis-server"));
         let start = Instant::now();
         while TcpStream::connect(("127.0.0.1", self.port)).is_err() {
@@ -108,6 +147,11 @@ impl RedisServer {
             );
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Whether the server runs (not killed).
+    pub fn running(&self) -> bool {
+        self.child.is_some()
     }
 
     fn ping(&self) -> bool {
@@ -137,32 +181,38 @@ impl RedisServer {
     /// The ids of the log's insertions, in the log's order (the arrival
     /// order the store defines).
     pub fn logged_ids(&self) -> Vec<String> {
-        let entries: Vec<Vec<u8>> = redis::cmd("LRANGE")
-            .arg("{neardup}:log")
-            .arg(0)
-            .arg(-1)
+        logged_ids(&mut self.connection())
+    }
+
+    /// A line of `INFO section`, e.g. `info("replication", "role")`.
+    pub fn info(&self, section: &str, field: &str) -> Option<String> {
+        let info: String = redis::cmd("INFO")
+            .arg(section)
             .query(&mut self.connection())
-            .unwrap();
-        entries
-            .iter()
-            .filter(|e| e[0] == 1)
-            .map(|e| {
-                // kind, 16-byte token, tag 1, u32 length, the id.
-                let n = u32::from_le_bytes(e[18..22].try_into().unwrap()) as usize;
-                String::from_utf8(e[22..22 + n].to_vec()).unwrap()
-            })
-            .collect()
+            .ok()?;
+        info.lines()
+            .find_map(|l| l.strip_prefix(&format!("{field}:")))
+            .map(|v| v.trim().to_string())
     }
 
     /// Script calls (EVALSHA and EVAL) the server has run: the shared
     /// store's round trips.
     pub fn script_calls(&self) -> u64 {
+        self.calls(&["evalsha", "eval"])
+    }
+
+    /// Calls of these commands (lower case) the server has run.
+    pub fn calls(&self, commands: &[&str]) -> u64 {
         let info: String = redis::cmd("INFO")
             .arg("commandstats")
             .query(&mut self.connection())
             .unwrap();
         info.lines()
-            .filter(|l| l.starts_with("cmdstat_evalsha:") || l.starts_with("cmdstat_eval:"))
+            .filter(|l| {
+                commands
+                    .iter()
+                    .any(|c| l.starts_with(&format!("cmdstat_{c}:")))
+            })
             .filter_map(|l| {
                 l.split("calls=")
                     .nth(1)?
@@ -190,6 +240,38 @@ impl RedisServer {
 impl Drop for RedisServer {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+/// The ids of the log's insertions on the server behind `conn`, in the
+/// log's order (the arrival order the store defines).
+pub fn logged_ids(conn: &mut redis::Connection) -> Vec<String> {
+    let entries: Vec<Vec<u8>> = redis::cmd("LRANGE")
+        .arg("{neardup}:log")
+        .arg(0)
+        .arg(-1)
+        .query(conn)
+        .unwrap();
+    entries
+        .iter()
+        .filter(|e| e[0] == 1)
+        .map(|e| {
+            // kind, 16-byte token, tag 1, u32 length, the id.
+            let n = u32::from_le_bytes(e[18..22].try_into().unwrap()) as usize;
+            String::from_utf8(e[22..22 + n].to_vec()).unwrap()
+        })
+        .collect()
+}
+
+/// Waits for `what` to hold, for at most `secs` seconds.
+pub fn wait_until(secs: u64, what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < Duration::from_secs(secs),
+            "{what}: not within {secs} s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
