@@ -186,18 +186,29 @@ impl Clusterer {
     ) -> Result<Clustering> {
         let rank = ranks(n, order)?;
         let adj = Adjacency::new(n, pairs, self.cfg.threshold)?;
-        let mut out: Vec<Option<Assignment>> = vec![None; n];
+        // Every document is visited once; `UNSET` until it is (no
+        // `Option` around each: 24 bytes a document, not 32).
+        const UNSET: u32 = u32::MAX;
+        let mut out: Vec<Assignment> = vec![
+            Assignment {
+                representative: UNSET,
+                duplicate_of: None,
+                similarity: 1.0,
+            };
+            n
+        ];
         for d in visit_order(&rank) {
             let mut best: Option<(f64, u32)> = None;
             let mut best_doc = d;
             for &(e, s) in adj.neighbours(d) {
-                let kept = matches!(out[e as usize], Some(a) if a.duplicate_of.is_none());
+                let a = out[e as usize];
+                let kept = a.representative != UNSET && a.duplicate_of.is_none();
                 if kept && better(s, rank[e as usize], best) {
                     best = Some((s, rank[e as usize]));
                     best_doc = e;
                 }
             }
-            out[d as usize] = Some(match best {
+            out[d as usize] = match best {
                 Some((s, _)) => Assignment {
                     representative: best_doc,
                     duplicate_of: Some(best_doc),
@@ -208,9 +219,10 @@ impl Clusterer {
                     duplicate_of: None,
                     similarity: 1.0,
                 },
-            });
+            };
         }
-        let assignments = out.into_iter().flatten().collect();
+        drop(adj);
+        let assignments = out;
         let contained = self.side_channel(n, pairs, containment.unwrap_or(&[]))?;
         Ok(Clustering {
             assignments,

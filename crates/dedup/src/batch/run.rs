@@ -37,7 +37,7 @@ impl Outcome {
     /// is in one group; a kept document with no copies is a group of 1).
     pub fn group_sizes(&self) -> BTreeMap<u64, u64> {
         // Representatives are document indices: a count per document.
-        let mut sizes = vec![0u64; self.groups.assignments.len()];
+        let mut sizes = vec![0u32; self.groups.assignments.len()];
         for a in &self.groups.assignments {
             let r = a.representative as usize;
             if r >= sizes.len() {
@@ -47,7 +47,7 @@ impl Outcome {
         }
         let mut histogram = BTreeMap::new();
         for &n in sizes.iter().filter(|&&n| n > 0) {
-            *histogram.entry(n).or_default() += 1;
+            *histogram.entry(u64::from(n)).or_default() += 1;
         }
         histogram
     }
