@@ -6,74 +6,26 @@ use std::collections::BTreeMap;
 use anyhow::{bail, Result};
 use neardup::extract::Extractor;
 use neardup::io::{Inputs, Item, Source};
-use neardup::{Dedup, DocTable, Fingerprinted, SeqSpill, SigSpill};
+use neardup::{BatchCorpus, Dedup, Fingerprinted};
 
 use crate::pipeline;
 use crate::progress::Progress;
 
-/// A fingerprinted corpus.
+/// A fingerprinted corpus in memory.
 pub struct Corpus {
     /// Documents in input order.
     pub entries: Vec<Fingerprinted>,
+}
+
+/// A corpus read for a batch run: its documents in memory or spilled.
+pub struct ReadCorpus {
+    /// Documents in input order.
+    pub docs: BatchCorpus,
     /// Records that are not documents (counted, not output).
     pub skipped: u64,
     /// The skipped records by kind of reason (`HTTP status 404`,
     /// `not HTML`, `revisit record`, ...).
     pub skipped_by_reason: BTreeMap<String, u64>,
-}
-
-/// Where a spilled run puts what it reads: each document's shingle
-/// sequence and signature on disk, the rest in a compact table.
-pub struct SpillTo<'a> {
-    /// The shingle sequences.
-    pub seqs: &'a mut SeqSpill,
-    /// The signatures.
-    pub sigs: &'a mut SigSpill,
-    /// The documents' ids, URLs, lengths and errors.
-    pub table: &'a mut DocTable,
-}
-
-/// What the output needs of a corpus's documents, in memory
-/// ([`Fingerprinted`]) or in a spilled run's [`DocTable`].
-pub trait Docs: Sync {
-    /// Documents held.
-    fn count(&self) -> usize;
-    /// Document `i`'s id.
-    fn id(&self, i: usize) -> &str;
-    /// Why document `i` failed, if it did.
-    fn error(&self, i: usize) -> Option<&str>;
-    /// Whether document `i` has a signature (else: no text, or it failed).
-    fn has_signature(&self, i: usize) -> bool;
-}
-
-impl Docs for Vec<Fingerprinted> {
-    fn count(&self) -> usize {
-        self.len()
-    }
-    fn id(&self, i: usize) -> &str {
-        &self[i].id
-    }
-    fn error(&self, i: usize) -> Option<&str> {
-        self[i].error.as_deref()
-    }
-    fn has_signature(&self, i: usize) -> bool {
-        self[i].signature.is_some()
-    }
-}
-
-impl Docs for DocTable {
-    fn count(&self) -> usize {
-        self.len()
-    }
-    fn id(&self, i: usize) -> &str {
-        DocTable::id(self, i)
-    }
-    fn error(&self, i: usize) -> Option<&str> {
-        DocTable::error(self, i)
-    }
-    fn has_signature(&self, i: usize) -> bool {
-        DocTable::has_signature(self, i)
-    }
 }
 
 /// The kind of a skip reason: the reason without its parenthesized detail.
@@ -91,13 +43,22 @@ pub fn fingerprint_corpus(
     pool: &rayon::ThreadPool,
     progress: &Progress,
 ) -> Result<Corpus> {
-    fingerprint_into(inputs, sources, extractor, dedup, pool, progress, None)
+    let mut read = fingerprint_into(
+        inputs,
+        sources,
+        extractor,
+        dedup,
+        pool,
+        progress,
+        BatchCorpus::in_memory(),
+    )?;
+    Ok(Corpus {
+        entries: read.docs.take_memory_docs().unwrap_or_default(),
+    })
 }
 
-/// As [`fingerprint_corpus`]; with `spill`, each document's shingle
-/// sequence and signature go to disk and the rest into its table as the
-/// document arrives (`entries` then stays empty), for
-/// [`Dedup::run_spilled`].
+/// As [`fingerprint_corpus`], into `docs` (in memory, or spilled as it
+/// grows), for [`BatchCorpus::run`].
 pub fn fingerprint_into(
     inputs: &Inputs,
     sources: &[Source],
@@ -105,10 +66,10 @@ pub fn fingerprint_into(
     dedup: &Dedup,
     pool: &rayon::ThreadPool,
     progress: &Progress,
-    mut spill: Option<SpillTo<'_>>,
-) -> Result<Corpus> {
-    let mut corpus = Corpus {
-        entries: Vec::new(),
+    docs: BatchCorpus,
+) -> Result<ReadCorpus> {
+    let mut corpus = ReadCorpus {
+        docs,
         skipped: 0,
         skipped_by_reason: BTreeMap::new(),
     };
@@ -126,10 +87,6 @@ pub fn fingerprint_into(
         match e {
             Some(e) => {
                 progress.add(1);
-                if let Some(to) = spill.as_mut() {
-                    to.seqs.push(e.shingles.as_ref())?;
-                    to.sigs.push(e.signature.as_ref())?;
-                }
                 if let Some(msg) = &e.error {
                     eprintln!("neardup: {}: {msg}", e.id);
                 } else if inputs.truncated_ids().is_some_and(|t| t.contains(&e.id)) {
@@ -139,28 +96,22 @@ pub fn fingerprint_into(
                         e.id
                     );
                 }
-                match spill.as_mut() {
-                    Some(to) => to.table.push(&e),
-                    None => corpus.entries.push(e),
-                }
+                corpus.docs.push(e)?;
             }
             None => corpus.skipped += 1,
         }
         Ok(())
     })?;
-    match &spill {
-        Some(to) => check_unique_ids(&*to.table)?,
-        None => check_unique_ids(&corpus.entries)?,
-    }
+    check_unique_ids(&corpus.docs)?;
     Ok(corpus)
 }
 
 /// Ids must be unique: the output names documents by id.
-fn check_unique_ids(docs: &(impl Docs + ?Sized)) -> Result<()> {
+fn check_unique_ids(docs: &BatchCorpus) -> Result<()> {
     let mut seen: std::collections::HashMap<&str, usize> =
-        std::collections::HashMap::with_capacity(docs.count());
+        std::collections::HashMap::with_capacity(docs.len());
     let mut dups: Vec<&str> = Vec::new();
-    for i in 0..docs.count() {
+    for i in 0..docs.len() {
         let id = docs.id(i);
         let n = seen.entry(id).or_default();
         *n += 1;

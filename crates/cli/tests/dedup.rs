@@ -263,9 +263,8 @@ fn eval_scores_predictions_against_labels() {
     );
 }
 
-#[test]
-fn spilling_band_tables_to_disk_gives_the_same_groups() {
-    let dir = temp_dir("spill");
+/// 300 documents of which 180 copy another, and two without text.
+fn spill_corpus(dir: &std::path::Path) -> std::path::PathBuf {
     let mut body = String::new();
     for i in 0..300 {
         let base = i % 120;
@@ -281,7 +280,15 @@ fn spilling_band_tables_to_disk_gives_the_same_groups() {
     body.push_str(
         "{\"id\": \"blank\", \"text\": \" \\n \"}\n{\"id\": \"dots\", \"text\": \"... -- !!\"}\n",
     );
-    std::fs::write(dir.join("c.jsonl"), body).unwrap();
+    let path = dir.join("c.jsonl");
+    std::fs::write(&path, body).unwrap();
+    path
+}
+
+#[test]
+fn spilling_band_tables_to_disk_gives_the_same_groups() {
+    let dir = temp_dir("spill");
+    spill_corpus(&dir);
     let spill = dir.join("spill");
     std::fs::create_dir_all(&spill).unwrap();
     let input = dir.join("c.jsonl");
@@ -314,6 +321,65 @@ fn spilling_band_tables_to_disk_gives_the_same_groups() {
         0,
         "spill files are removed"
     );
+}
+
+#[test]
+fn a_corpus_past_the_memory_budget_moves_to_disk_and_gives_the_same_groups() {
+    let dir = temp_dir("memory-budget");
+    let input = spill_corpus(&dir);
+    let spill = dir.join("spill");
+    std::fs::create_dir_all(&spill).unwrap();
+    let (input, spill_s) = (input.to_str().unwrap(), spill.to_str().unwrap());
+    let mem = neardup(&["dedup", input]);
+    assert!(mem.status.success());
+    assert!(!String::from_utf8_lossy(&mem.stderr).contains("memory budget"));
+    // 64 KiB: the documents pass three fifths of it part-way through.
+    let small = neardup(&["dedup", "--memory", "64K", "--spill-dir", spill_s, input]);
+    let err = String::from_utf8_lossy(&small.stderr);
+    assert!(small.status.success(), "{err}");
+    assert_eq!(mem.stdout, small.stdout);
+    let (mem_err, small_err) = (String::from_utf8_lossy(&mem.stderr), err);
+    let summary = |e: &str| {
+        e.lines()
+            .find(|l| l.contains("documents,"))
+            .map(|l| l.split(';').next().unwrap().to_string())
+    };
+    assert_eq!(summary(&mem_err), summary(&small_err));
+    // Past the budget without --spill-dir: the temporary directory, said so.
+    let tmp = neardup(&["dedup", "--memory", "64K", input]);
+    assert!(String::from_utf8_lossy(&tmp.stderr).contains("passed the memory budget"));
+    assert_eq!(mem.stdout, tmp.stdout);
+    assert_eq!(
+        std::fs::read_dir(&spill).unwrap().count(),
+        0,
+        "spill files are removed"
+    );
+    // Bad budgets and places fail before any work.
+    for (args, says) in [
+        (vec!["--memory", "lots"], "--memory"),
+        (vec!["--memory", "0"], "--memory"),
+        (
+            vec!["--memory", "1G", "--spill-dir", "/nonexistent/spill"],
+            "--spill-dir",
+        ),
+        (
+            vec![
+                "--spill-dir",
+                spill_s,
+                "--report-html",
+                "/tmp/neardup-never",
+            ],
+            "--report-html",
+        ),
+    ] {
+        let mut all = vec!["dedup"];
+        all.extend(args);
+        all.push(input);
+        let out = neardup(&all);
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && e.contains(says), "{all:?}: {e}");
+        assert!(out.stdout.is_empty());
+    }
 }
 
 #[test]

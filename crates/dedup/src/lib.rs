@@ -55,6 +55,7 @@ mod verify;
 
 pub use batch::candidates::Spill;
 pub use batch::components::{keep_first_by_component, ComponentEdge, DuplicateOf};
+pub use batch::corpus::{held_bytes, BatchCorpus};
 pub use batch::doc_table::DocTable;
 pub use batch::fingerprinted::{shingles_of, Fingerprinted};
 pub use batch::run::Outcome;

@@ -4,15 +4,15 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::Args;
 use neardup::dedup::Outcome;
 use neardup::io::{Inputs, ReadCounter, TruncatedIds};
-use neardup::{DocTable, SeqSpill, SigSpill, Spill};
+use neardup::{BatchCorpus, Spill};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::corpus::{self, Docs, SpillTo};
+use crate::corpus;
 use crate::input_args::InputArgs;
 use crate::method_args::MethodArgs;
 use crate::progress::Progress;
@@ -44,10 +44,17 @@ pub struct DedupArgs {
     /// Let `--kept` write into a directory that is not empty.
     #[arg(long, requires = "kept")]
     force: bool,
-    /// Keep the shingle sequences of exact verification and sort the
-    /// MinHash band tables on disk in this directory (for corpora that do
-    /// not fit in memory: a document then costs about 1 KB of memory);
-    /// results are the same.
+    /// Memory budget (`8G`, `512M`, bytes; default: half of the
+    /// machine's memory). When the documents read take more than three
+    /// fifths of it, their signatures and shingle sequences move to disk
+    /// (`--spill-dir`, else the system's temporary directory) and the run
+    /// goes on there; results are the same.
+    #[arg(long, value_name = "SIZE")]
+    memory: Option<String>,
+    /// Keep the signatures and shingle sequences on disk in this directory
+    /// from the first document on (without `--memory`), and sort the
+    /// MinHash band tables there: a document then costs about 200 bytes
+    /// of memory; results are the same.
     #[arg(long, value_name = "DIR")]
     spill_dir: Option<PathBuf>,
     /// Entries per sorted run when spilling (default 4 Mi).
@@ -100,7 +107,7 @@ const OUTPUT_WINDOW: usize = 32;
 fn write_output_lines(
     out: &mut dyn Write,
     pool: &rayon::ThreadPool,
-    entries: &(impl Docs + ?Sized),
+    entries: &BatchCorpus,
     outcome: &Outcome,
     truncated: &TruncatedIds,
 ) -> Result<()> {
@@ -108,7 +115,7 @@ fn write_output_lines(
     // Looked up per document only when some record was cut short.
     let any_truncated = !truncated.is_empty();
     let block = |start: usize| -> Result<Vec<u8>> {
-        let end = (start + OUTPUT_BLOCK).min(entries.count());
+        let end = (start + OUTPUT_BLOCK).min(entries.len());
         let mut out = Vec::with_capacity((end - start) * 96);
         for (i, a) in (start..end).zip(&assignments[start..end]) {
             let within = outcome.contained_in.get(&(i as u32));
@@ -129,7 +136,7 @@ fn write_output_lines(
         }
         Ok(out)
     };
-    let starts: Vec<usize> = (0..entries.count()).step_by(OUTPUT_BLOCK).collect();
+    let starts: Vec<usize> = (0..entries.len()).step_by(OUTPUT_BLOCK).collect();
     // A window of blocks at a time: in parallel within it, never the whole
     // output in memory (about 100 bytes a document).
     for window in starts.chunks(OUTPUT_WINDOW) {
@@ -140,6 +147,54 @@ fn write_output_lines(
         }
     }
     Ok(())
+}
+
+/// Share of `--memory` the documents may take in memory before they move
+/// to disk: the in-memory decision needs about a third more on top.
+const DOCS_SHARE: f64 = 0.6;
+
+/// Where a corpus past its budget goes.
+fn spill_dir(args: &DedupArgs) -> PathBuf {
+    args.spill_dir.clone().unwrap_or_else(std::env::temp_dir)
+}
+
+/// The machine's memory in bytes (`MemTotal`), if the system says.
+fn machine_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// The memory budget: `--memory`, else half of the machine's memory (8 GiB
+/// where the system does not say).
+fn memory_budget(args: &DedupArgs) -> Result<u64> {
+    match &args.memory {
+        Some(m) => crate::commands::spans::parse_size(m),
+        None => Ok(machine_memory().map_or(8 << 30, |m| m / 2)),
+    }
+}
+
+/// Where the run holds its documents: on disk from the start with
+/// `--spill-dir` alone; in memory for the HTML report (which reads them
+/// all); otherwise in memory up to the budget, then on disk.
+fn batch_corpus(args: &DedupArgs, dedup: &neardup::Dedup) -> Result<BatchCorpus> {
+    let budget = memory_budget(args)?;
+    if args.report_html.is_some() {
+        if args.memory.is_some() || args.spill_dir.is_some() {
+            bail!("--report-html keeps every document in memory: it cannot be used with --memory or --spill-dir");
+        }
+        return Ok(BatchCorpus::in_memory());
+    }
+    let dir = spill_dir(args);
+    if !dir.is_dir() {
+        bail!("--spill-dir {}: not a directory", dir.display());
+    }
+    crate::validate::writable_dir(&dir, "--spill-dir", true)?;
+    Ok(match (&args.memory, &args.spill_dir) {
+        (None, Some(dir)) => BatchCorpus::spilled(dedup, dir)?,
+        _ => BatchCorpus::within(dedup, (budget as f64 * DOCS_SHARE) as u64, dir),
+    })
 }
 
 /// Runs the command.
@@ -184,59 +239,32 @@ pub fn run(args: DedupArgs) -> Result<()> {
     let extractor = args.input.extractor();
     let pool = pipeline::thread_pool(args.threads)?;
 
-    // With a spill directory the shingle sequences go to disk as they are
-    // made (the HTML report reads them from the entries: kept in memory).
-    let mut seq_spill = match (&args.spill_dir, dedup.verifier(), &args.report_html) {
-        (Some(dir), Some(v), None) => Some(SeqSpill::create(dir, v.k)?),
-        _ => None,
-    };
-    // The signatures too (512 bytes a document by default), and the rest
-    // of each document in a compact table: what stays in memory per
-    // document is about 20 bytes plus its id and URL, and the engine's
-    // arrays.
-    let mut sig_spill = match (&args.spill_dir, &seq_spill) {
-        (Some(dir), Some(_)) => Some(SigSpill::create(dir)?),
-        _ => None,
-    };
-    let mut table = DocTable::new();
-    let corpus = corpus::fingerprint_into(
-        &inputs,
-        &sources,
-        &extractor,
-        &dedup,
-        &pool,
-        &progress,
-        seq_spill
-            .as_mut()
-            .zip(sig_spill.as_mut())
-            .map(|(seqs, sigs)| SpillTo {
-                seqs,
-                sigs,
-                table: &mut table,
-            }),
+    let docs = batch_corpus(&args, &dedup)?;
+    let read = corpus::fingerprint_into(
+        &inputs, &sources, &extractor, &dedup, &pool, &progress, docs,
     )?;
     progress.finish();
-    let (mut entries, skipped) = (corpus.entries, corpus.skipped);
-    let skipped_by_reason = corpus.skipped_by_reason;
+    let (mut docs, skipped) = (read.docs, read.skipped);
+    let skipped_by_reason = read.skipped_by_reason;
     let read_secs = start.elapsed().as_secs_f64();
+    if docs.is_spilled() && !args.quiet && args.spill_dir.is_none() {
+        eprintln!(
+            "neardup dedup: the documents passed the memory budget: their signatures and shingles went to disk ({})",
+            spill_dir(&args).display()
+        );
+    }
 
     let cluster_start = Instant::now();
-    let outcome = match (&mut seq_spill, &mut sig_spill) {
-        (Some(seqs), Some(sigs)) => pool.install(|| dedup.run_spilled(&table, seqs, sigs))?,
-        _ => pool.install(|| dedup.run(&mut entries))?,
-    };
-    drop((seq_spill, sig_spill));
-    // The documents as the output reads them: in the table when spilled.
-    let docs: &dyn Docs = if entries.is_empty() { &table } else { &entries };
+    let outcome = pool.install(|| docs.run(&dedup))?;
     let cluster_secs = cluster_start.elapsed().as_secs_f64();
     let groups = &outcome.groups;
 
     let mut out = output::open(args.output.as_deref())?;
-    write_output_lines(&mut out, &pool, docs, &outcome, &truncated)?;
+    write_output_lines(&mut out, &pool, &docs, &outcome, &truncated)?;
     out.flush()?;
 
     if let Some(target) = &args.kept {
-        let kept_ids: std::collections::HashSet<&str> = (0..docs.count())
+        let kept_ids: std::collections::HashSet<&str> = (0..docs.len())
             .zip(&groups.assignments)
             .filter(|&(i, a)| a.duplicate_of.is_none() && docs.error(i).is_none())
             .map(|(i, _)| docs.id(i))
@@ -260,27 +288,25 @@ pub fn run(args: DedupArgs) -> Result<()> {
         }
     }
 
-    if let Some(dir) = &args.report_html {
+    if let (Some(dir), Some(entries)) = (&args.report_html, docs.in_memory_docs()) {
         let site = crate::commands::report::Site {
             dedup: &dedup,
-            entries: &entries,
+            entries,
             outcome: &outcome,
             inputs: &inputs,
             sources: &sources,
             extractor: &extractor,
             method: &args.method.method,
         };
-        let lines = crate::commands::report::lines_of(&entries, &outcome);
+        let lines = crate::commands::report::lines_of(entries, &outcome);
         site.write(dir, &lines, &args.report_opts)?;
         if !args.quiet {
             eprintln!("neardup dedup: wrote the HTML report to {}", dir.display());
         }
     }
 
-    let failed = (0..docs.count())
-        .filter(|&i| docs.error(i).is_some())
-        .count();
-    let empty = (0..docs.count())
+    let failed = (0..docs.len()).filter(|&i| docs.error(i).is_some()).count();
+    let empty = (0..docs.len())
         .filter(|&i| docs.error(i).is_none() && !docs.has_signature(i))
         .count();
     let duplicates = outcome.duplicates();
@@ -289,19 +315,19 @@ pub fn run(args: DedupArgs) -> Result<()> {
     if !args.quiet {
         eprintln!(
             "neardup dedup: {} documents, {} groups, {} duplicates, {} empty, {} errors, {} records skipped; {:.2}s ({:.0} docs/s)",
-            docs.count(),
+            docs.len(),
             outcome.group_count(),
             duplicates,
             empty,
             failed,
             skipped,
             total_secs,
-            docs.count() as f64 / total_secs.max(1e-9)
+            docs.len() as f64 / total_secs.max(1e-9)
         );
     }
     if let Some(path) = &args.report {
         let report = serde_json::json!({
-            "documents": docs.count(),
+            "documents": docs.len(),
             "groups": outcome.group_count(),
             "duplicates": duplicates,
             "empty": empty,
@@ -328,6 +354,6 @@ pub fn run(args: DedupArgs) -> Result<()> {
     // The process ends with this command: freeing a few allocations per
     // document one by one would only cost time (a tenth of a second per
     // 100,000 documents); the operating system takes the memory back.
-    std::mem::forget((entries, table, outcome));
+    std::mem::forget((docs, outcome));
     Ok(())
 }

@@ -6,6 +6,7 @@
 pub(crate) mod candidates;
 pub(crate) mod cluster;
 pub(crate) mod components;
+pub(crate) mod corpus;
 pub(crate) mod doc_table;
 pub(crate) mod fingerprinted;
 pub(crate) mod run;
