@@ -347,7 +347,12 @@ fn a_corpus_past_the_memory_budget_moves_to_disk_and_gives_the_same_groups() {
     assert_eq!(summary(&mem_err), summary(&small_err));
     // Past the budget without --spill-dir: the temporary directory, said so.
     let tmp = neardup(&["dedup", "--memory", "64K", input]);
-    assert!(String::from_utf8_lossy(&tmp.stderr).contains("passed the memory budget"));
+    let tmp_err = String::from_utf8_lossy(&tmp.stderr);
+    assert!(tmp_err.contains("passed the memory budget"), "{tmp_err}");
+    // A budget below what the documents need even on disk is said.
+    assert!(tmp_err.contains("more than the budget"), "{tmp_err}");
+    let roomy = neardup(&["dedup", "--memory", "1G", input]);
+    assert!(!String::from_utf8_lossy(&roomy.stderr).contains("budget"));
     assert_eq!(mem.stdout, tmp.stdout);
     assert_eq!(
         std::fs::read_dir(&spill).unwrap().count(),

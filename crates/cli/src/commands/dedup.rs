@@ -253,6 +253,15 @@ pub fn run(args: DedupArgs) -> Result<()> {
             spill_dir(&args).display()
         );
     }
+    let budget = memory_budget(&args)?;
+    if docs.is_spilled() && docs.spilled_floor() > budget && !args.quiet {
+        eprintln!(
+            "neardup dedup: warning: {} documents need about {} MB of memory even on disk, more than the budget of {} MB: the run goes on above it",
+            docs.len(),
+            docs.spilled_floor() >> 20,
+            budget >> 20
+        );
+    }
 
     let cluster_start = Instant::now();
     let outcome = pool.install(|| docs.run(&dedup))?;

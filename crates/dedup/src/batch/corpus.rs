@@ -17,6 +17,15 @@ use crate::batch::sig_spill::SigSpill;
 use crate::dedup::Dedup;
 use crate::error::Error;
 
+/// Bytes of memory a spilled run keeps per document, measured at 10^7
+/// real-text documents (242 with the fixed part; BENCHMARKS.md, "A memory
+/// budget"): what no budget goes below yet.
+pub const SPILLED_BYTES_PER_DOC: u64 = 250;
+
+/// Bytes a spilled run keeps whatever the corpus (the band sort's runs,
+/// the readers' buffers, the heaps' reserve), about.
+pub const SPILLED_FIXED_BYTES: u64 = 256 << 20;
+
 /// Bytes a [`Fingerprinted`] takes besides its strings and vectors.
 const DOC_BYTES: u64 = std::mem::size_of::<Fingerprinted>() as u64;
 
@@ -148,6 +157,13 @@ impl BatchCorpus {
             self.push(doc)?;
         }
         Ok(())
+    }
+
+    /// The least memory a spilled run of this corpus needs
+    /// ([`SPILLED_FIXED_BYTES`] plus [`SPILLED_BYTES_PER_DOC`] a document):
+    /// a budget below it is exceeded.
+    pub fn spilled_floor(&self) -> u64 {
+        SPILLED_FIXED_BYTES + SPILLED_BYTES_PER_DOC * self.len() as u64
     }
 
     /// Documents held.
@@ -309,6 +325,10 @@ mod tests {
         assert_eq!(
             spilled.run(&dedup).unwrap().groups.assignments,
             expected.groups.assignments
+        );
+        assert_eq!(
+            spilled.spilled_floor(),
+            SPILLED_FIXED_BYTES + SPILLED_BYTES_PER_DOC * docs(&dedup).len() as u64
         );
         let mut memory = BatchCorpus::in_memory();
         for d in docs(&dedup) {
