@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use neardup::extract::Extractor;
 use neardup::io::{Inputs, Item, Source};
 use neardup::{BatchCorpus, Dedup, Fingerprinted};
@@ -102,31 +102,6 @@ pub fn fingerprint_into(
         }
         Ok(())
     })?;
-    check_unique_ids(&corpus.docs)?;
+    corpus.docs.check_unique_ids()?;
     Ok(corpus)
-}
-
-/// Ids must be unique: the output names documents by id.
-fn check_unique_ids(docs: &BatchCorpus) -> Result<()> {
-    let mut seen: std::collections::HashMap<&str, usize> =
-        std::collections::HashMap::with_capacity(docs.len());
-    let mut dups: Vec<&str> = Vec::new();
-    for i in 0..docs.len() {
-        let id = docs.id(i);
-        let n = seen.entry(id).or_default();
-        *n += 1;
-        if *n == 2 {
-            dups.push(id);
-        }
-    }
-    if dups.is_empty() {
-        return Ok(());
-    }
-    let shown: Vec<String> = dups.iter().take(10).map(|d| format!("{d:?}")).collect();
-    bail!(
-        "document ids must be unique; {} ids occur more than once: {}{}",
-        dups.len(),
-        shown.join(", "),
-        if dups.len() > 10 { ", ..." } else { "" }
-    )
 }

@@ -28,12 +28,21 @@ pub enum ErrorKind {
     /// Verified pairs given by component are not a partition into
     /// components (a document in two of them).
     Components(String),
+    /// A batch corpus refused what it was asked: a document after its run,
+    /// ids that occur more than once, a document's data too long to spill.
+    Corpus(String),
 }
 
 impl Error {
     pub(crate) fn signature(msg: impl Into<String>) -> Error {
         Error {
             kind: ErrorKind::Signature(msg.into()),
+        }
+    }
+
+    pub(crate) fn corpus(msg: impl Into<String>) -> Error {
+        Error {
+            kind: ErrorKind::Corpus(msg.into()),
         }
     }
 
@@ -92,6 +101,7 @@ impl fmt::Display for Error {
             ErrorKind::Snapshot(m) => write!(f, "index snapshot: {m}"),
             ErrorKind::Io(e) => write!(f, "spilled shingles: {e}"),
             ErrorKind::Components(m) => write!(f, "components: {m}"),
+            ErrorKind::Corpus(m) => f.write_str(m),
         }
     }
 }

@@ -53,6 +53,10 @@ mod rules;
 mod shingle_set;
 mod verify;
 
+pub use batch::budget::{
+    default_memory_budget, machine_memory, spilled_floor, DOCS_SHARE, SPILLED_BYTES_PER_DOC,
+    SPILLED_FIXED_BYTES,
+};
 pub use batch::candidates::Spill;
 pub use batch::components::{keep_first_by_component, ComponentEdge, DuplicateOf};
 pub use batch::corpus::{held_bytes, BatchCorpus};

@@ -42,11 +42,12 @@ pub use neardup_text as text;
 
 pub use item::fingerprint_item;
 pub use neardup_dedup::{
-    build_method, compare_shingles, default_method, glob_match, held_bytes, host_of,
-    keep_first_by_component, shingles_of, verify_signatures, BatchCorpus, Comparison,
-    ComponentEdge, CompositeCheck, Dedup, DedupBuilder, DocFingerprint, DocTable, DuplicateOf,
-    Error, ErrorKind, Fingerprinted, Groups, KeepKey, KeepPolicy, PartialCopyCheck, SeqSpill,
-    ShingleSeq, SigSpill, SiteTemplates, Spill, TemplateStats, Verifier,
+    build_method, compare_shingles, default_memory_budget, default_method, glob_match, held_bytes,
+    host_of, keep_first_by_component, machine_memory, shingles_of, spilled_floor,
+    verify_signatures, BatchCorpus, Comparison, ComponentEdge, CompositeCheck, Dedup, DedupBuilder,
+    DocFingerprint, DocTable, DuplicateOf, Error, ErrorKind, Fingerprinted, Groups, KeepKey,
+    KeepPolicy, PartialCopyCheck, SeqSpill, ShingleSeq, SigSpill, SiteTemplates, Spill,
+    TemplateStats, Verifier, DOCS_SHARE, SPILLED_BYTES_PER_DOC, SPILLED_FIXED_BYTES,
 };
 pub use page::Page;
 pub use span_item::{span_item, SpanDoc};

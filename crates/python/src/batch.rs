@@ -1,13 +1,15 @@
 //! Reading inputs and batch deduplication of files: `read_documents` and
 //! `dedup_files`, the Python side of `neardup dedup`.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
 use neardup::io::{Content, DocErrorKind, Inputs, Item, Source};
 use neardup::sketch::Signature as Sig;
-use neardup::{CompositeCheck, Dedup, Fingerprinted, KeepPolicy, PartialCopyCheck, SiteTemplates};
+use neardup::{
+    BatchCorpus, CompositeCheck, Dedup, Fingerprinted, KeepPolicy, PartialCopyCheck, SiteTemplates,
+};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -204,11 +206,39 @@ struct Row {
     error: Option<String>,
 }
 
+/// Where a batch run over files holds its documents, and within what.
+pub(crate) struct Holding {
+    /// Memory budget in bytes (`None`: the engine's default).
+    pub memory: Option<u64>,
+    /// Where documents go past it (or from the start, without `memory`).
+    pub spill_dir: Option<PathBuf>,
+}
+
+impl Holding {
+    /// Fails before the work on a spill directory that is not one.
+    pub fn check(&self) -> PyResult<()> {
+        match &self.spill_dir {
+            Some(dir) if !dir.is_dir() => Err(PyOSError::new_err(format!(
+                "spill_dir {}: not a directory",
+                dir.display()
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// The corpus these options ask for (`BatchCorpus::for_run`).
+    pub fn corpus(&self, dedup: &Dedup) -> Result<BatchCorpus, String> {
+        BatchCorpus::for_run(dedup, self.memory, self.spill_dir.as_deref())
+            .map_err(|e| e.to_string())
+    }
+}
+
 fn run_batch(
     paths: &[PathBuf],
     dedup: &Dedup,
     all_text: bool,
     threads: usize,
+    holding: &Holding,
 ) -> Result<Vec<Row>, String> {
     let (inputs, sources) = {
         let inputs = Inputs::new();
@@ -219,7 +249,7 @@ fn run_batch(
         .num_threads(threads)
         .build()
         .map_err(|e| format!("thread pool: {e}"))?;
-    let mut entries: Vec<Fingerprinted> = Vec::new();
+    let mut docs = holding.corpus(dedup)?;
     let mut items = inputs.read_all(&sources).peekable();
     const CHUNK: usize = 256;
     while items.peek().is_some() {
@@ -231,31 +261,26 @@ fn run_batch(
                 .map(|i| neardup::fingerprint_item(dedup, i, extractor(all_text)))
                 .collect()
         });
-        entries.extend(done.into_iter().flatten());
-    }
-    let mut seen: HashMap<&str, ()> = HashMap::with_capacity(entries.len());
-    for e in &entries {
-        if seen.insert(&e.id, ()).is_some() {
-            return Err(format!(
-                "document ids must be unique; {:?} occurs more than once",
-                e.id
-            ));
+        for doc in done.into_iter().flatten() {
+            docs.push(doc).map_err(|e| e.to_string())?;
         }
     }
+    docs.check_unique_ids().map_err(|e| e.to_string())?;
     let outcome = pool
-        .install(|| dedup.run(&mut entries))
+        .install(|| docs.run(dedup))
         .map_err(|e| e.to_string())?;
     let groups = &outcome.groups;
-    Ok(entries
+    Ok(groups
+        .assignments
         .iter()
-        .zip(&groups.assignments)
-        .map(|(e, a)| Row {
-            id: e.id.clone(),
-            cluster: entries[a.representative as usize].id.clone(),
-            duplicate_of: a.duplicate_of.map(|d| entries[d as usize].id.clone()),
+        .enumerate()
+        .map(|(i, a)| Row {
+            id: docs.id(i).to_string(),
+            cluster: docs.id(a.representative as usize).to_string(),
+            duplicate_of: a.duplicate_of.map(|d| docs.id(d as usize).to_string()),
             similarity: a.duplicate_of.map(|_| (a.similarity * 1e4).round() / 1e4),
-            empty: e.error.is_none() && e.signature.is_none(),
-            error: e.error.clone(),
+            empty: docs.error(i).is_none() && !docs.has_signature(i),
+            error: docs.error(i).map(str::to_string),
         })
         .collect())
 }
@@ -297,9 +322,13 @@ pub(crate) fn batch_engine(
 /// 0 uses every core; `site_templates=False` turns the site template pass
 /// off (`--no-site-templates`), `composite_check=False` the composite page
 /// check (`--no-composite-check`), `partial_check=False` the partial copy
-/// check (`--no-partial-check`).
+/// check (`--no-partial-check`). `memory` (bytes; default: half of the
+/// machine's memory) and `spill_dir` are `neardup dedup`'s `--memory` and
+/// `--spill-dir`: documents stay in memory up to three fifths of the
+/// budget, then move to disk in `spill_dir` (else the system's temporary
+/// directory); `spill_dir` alone puts them on disk from the first.
 #[pyfunction]
-#[pyo3(signature = (paths, method="default", threshold=None, *, max_distance=None, keep="first", all_text=false, threads=0, site_templates=true, composite_check=true, partial_check=true))]
+#[pyo3(signature = (paths, method="default", threshold=None, *, max_distance=None, keep="first", all_text=false, threads=0, site_templates=true, composite_check=true, partial_check=true, memory=None, spill_dir=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn dedup_files<'py>(
     py: Python<'py>,
@@ -313,7 +342,11 @@ pub fn dedup_files<'py>(
     site_templates: bool,
     composite_check: bool,
     partial_check: bool,
+    memory: Option<u64>,
+    spill_dir: Option<PathBuf>,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let holding = Holding { memory, spill_dir };
+    holding.check()?;
     let dedup = batch_engine(
         method,
         threshold,
@@ -329,7 +362,7 @@ pub fn dedup_files<'py>(
         }
     }
     let rows = py
-        .allow_threads(|| run_batch(&paths, &dedup, all_text, threads))
+        .allow_threads(|| run_batch(&paths, &dedup, all_text, threads, &holding))
         .map_err(err)?;
     rows.into_iter()
         .map(|r| {

@@ -1,119 +1,192 @@
-//! `dedup_fingerprints`: the batch engine of `neardup dedup` over documents
+//! `FingerprintGroups`: the batch engine of `neardup dedup` over documents
 //! fingerprinted elsewhere (by `fingerprint_batch`, in other processes or on
 //! other machines), for pipelines that fingerprint in parallel tasks and
-//! cluster in one (`neardup.datatrove`'s cross-rank stages).
+//! cluster in one (`neardup.datatrove`'s cross-rank stage).
 //!
-//! The documents come in the engine's order of seniority (input order for
-//! `keep="first"`); the groups are those `dedup_files` gives for the same
-//! documents in the same order: same site template pass, verification,
-//! composite and partial checks, and no chaining.
+//! The documents come in batches, in the engine's order of seniority
+//! (input order for `keep="first"`), into a [`BatchCorpus`] within a memory
+//! budget (moved to disk past it, as `neardup dedup --memory` does); the
+//! groups are those `dedup_files` gives for the same documents in the same
+//! order: same site template pass, verification, composite and partial
+//! checks, and no chaining. Only the duplicates are handed back, a range
+//! of documents at a time, so that neither side holds a list per document.
+
+use std::path::PathBuf;
 
 use neardup::sketch::Signature as Sig;
-use neardup::Fingerprinted;
+use neardup::{BatchCorpus, Dedup, Fingerprinted, Groups};
 use pyo3::prelude::*;
 
-use crate::batch::batch_engine;
+use crate::batch::{batch_engine, Holding};
 use crate::errors::err;
 use crate::spark::{decode, seq_of};
 
-/// For each document: the index of its group's kept document, the index
-/// of the kept document it duplicates (`None` when kept), and the
-/// similarity to it (rounded to 4 decimals like the CLI; `None` when kept).
-type Groups = (Vec<u32>, Vec<Option<u32>>, Vec<Option<f64>>);
+/// A duplicate: its position, the id of the kept document it duplicates,
+/// and the similarity (rounded to 4 decimals like the CLI).
+type Duplicate = (u64, String, f64);
 
-/// Groups documents fingerprinted by `fingerprint_batch` with the batch
-/// engine of `neardup dedup` (`method`, `threshold` and the options are
-/// those given to `fingerprint_batch`, and `dedup_files`'s). Each list has
-/// one entry per document, in order of seniority: `ids`, `urls` (the host
-/// for the site template pass; the id when `None`), `text_lens`,
-/// `signatures` (`None`: no text, or failed), `shingles` (`None` without
-/// exact verification) and `errors` (a failed document is a group of its
-/// own). Returns `(representative, duplicate_of, similarity)`, each a list
-/// of one entry per document (indices into the input).
-#[pyfunction]
-#[pyo3(signature = (ids, urls, text_lens, signatures, shingles, errors, method="default", threshold=None, *, max_distance=None, keep="first", threads=0, site_templates=true, composite_check=true, partial_check=true))]
-#[allow(clippy::too_many_arguments)]
-pub fn dedup_fingerprints(
-    py: Python<'_>,
-    ids: Vec<String>,
-    urls: Vec<Option<String>>,
-    text_lens: Vec<u64>,
-    signatures: Vec<Option<Vec<u8>>>,
-    shingles: Vec<Option<Vec<u8>>>,
-    errors: Vec<Option<String>>,
-    method: &str,
-    threshold: Option<f64>,
-    max_distance: Option<u32>,
-    keep: &str,
-    threads: usize,
-    site_templates: bool,
-    composite_check: bool,
-    partial_check: bool,
-) -> PyResult<Groups> {
-    let n = ids.len();
-    if [
-        urls.len(),
-        text_lens.len(),
-        signatures.len(),
-        shingles.len(),
-        errors.len(),
-    ]
-    .iter()
-    .any(|&l| l != n)
-    {
-        return Err(err(
-            "ids, urls, text_lens, signatures, shingles and errors differ in length",
-        ));
+/// Documents fingerprinted by `fingerprint_batch`, grouped with the batch
+/// engine of `neardup dedup` once all are added.
+#[pyclass(module = "neardup")]
+pub struct FingerprintGroups {
+    dedup: Dedup,
+    docs: BatchCorpus,
+    groups: Option<Groups>,
+}
+
+#[pymethods]
+impl FingerprintGroups {
+    /// A new grouping with the engine options given to `fingerprint_batch`
+    /// and `dedup_files`. `memory` (bytes; default: half of the machine's)
+    /// and `spill_dir` are `neardup dedup`'s `--memory` and `--spill-dir`.
+    #[new]
+    #[pyo3(signature = (method="default", threshold=None, *, max_distance=None, keep="first", site_templates=true, composite_check=true, partial_check=true, memory=None, spill_dir=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        method: &str,
+        threshold: Option<f64>,
+        max_distance: Option<u32>,
+        keep: &str,
+        site_templates: bool,
+        composite_check: bool,
+        partial_check: bool,
+        memory: Option<u64>,
+        spill_dir: Option<PathBuf>,
+    ) -> PyResult<FingerprintGroups> {
+        let dedup = batch_engine(
+            method,
+            threshold,
+            max_distance,
+            keep,
+            site_templates,
+            composite_check,
+            partial_check,
+        )?;
+        let holding = Holding { memory, spill_dir };
+        holding.check()?;
+        let docs = holding.corpus(&dedup).map_err(err)?;
+        Ok(FingerprintGroups {
+            dedup,
+            docs,
+            groups: None,
+        })
     }
-    let dedup = batch_engine(
-        method,
-        threshold,
-        max_distance,
-        keep,
-        site_templates,
-        composite_check,
-        partial_check,
-    )?;
-    let k = dedup.verifier().map(|v| v.k);
-    let mut docs = Vec::with_capacity(n);
-    let rows = ids
-        .into_iter()
-        .zip(urls)
-        .zip(text_lens)
-        .zip(signatures)
-        .zip(shingles)
-        .zip(errors);
-    for (i, (((((id, url), len), sig), seq), error)) in rows.enumerate() {
-        let signature: Option<Sig> = sig
-            .map(|b| decode(&b, "document", i))
-            .transpose()
-            .map_err(err)?;
-        let shingles = match (seq, k) {
-            (Some(b), Some(k)) => Some(seq_of(&b, k, "document", i).map_err(err)?),
-            _ => None,
-        };
-        docs.push(Fingerprinted {
-            id,
-            url,
-            text_len: len as usize,
-            signature,
-            shingles,
-            error,
-        });
+
+    /// Adds the next documents. Each list has one entry per document:
+    /// `ids`, `urls` (the host for the site template pass; the id when
+    /// `None`), `text_lens`, `signatures` (`None`: no text, or failed),
+    /// `shingles` (`None` without exact verification) and `errors` (a
+    /// failed document is a group of its own).
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        py: Python<'_>,
+        ids: Vec<String>,
+        urls: Vec<Option<String>>,
+        text_lens: Vec<u64>,
+        signatures: Vec<Option<Vec<u8>>>,
+        shingles: Vec<Option<Vec<u8>>>,
+        errors: Vec<Option<String>>,
+    ) -> PyResult<()> {
+        if self.groups.is_some() {
+            return Err(err("documents cannot be added after run()"));
+        }
+        let n = ids.len();
+        let lens = [
+            urls.len(),
+            text_lens.len(),
+            signatures.len(),
+            shingles.len(),
+            errors.len(),
+        ];
+        if lens.iter().any(|&l| l != n) {
+            return Err(err(
+                "ids, urls, text_lens, signatures, shingles and errors differ in length",
+            ));
+        }
+        let k = self.dedup.verifier().map(|v| v.k);
+        let first = self.docs.len();
+        let rows = ids
+            .into_iter()
+            .zip(urls)
+            .zip(text_lens)
+            .zip(signatures)
+            .zip(shingles)
+            .zip(errors);
+        let docs = &mut self.docs;
+        py.allow_threads(|| {
+            for (i, (((((id, url), len), sig), seq), error)) in rows.enumerate() {
+                let at = first + i;
+                let signature: Option<Sig> = sig.map(|b| decode(&b, "document", at)).transpose()?;
+                let shingles = match (seq, k) {
+                    (Some(b), Some(k)) => Some(seq_of(&b, k, "document", at)?),
+                    _ => None,
+                };
+                docs.push(Fingerprinted {
+                    id,
+                    url,
+                    text_len: len as usize,
+                    signature,
+                    shingles,
+                    error,
+                })
+                .map_err(|e| e.to_string())?;
+            }
+            Ok::<(), String>(())
+        })
+        .map_err(err)
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| err(format!("thread pool: {e}")))?;
-    let outcome = py
-        .allow_threads(|| pool.install(|| dedup.run(&mut docs)))
-        .map_err(|e| err(e.to_string()))?;
-    let a = &outcome.groups.assignments;
-    Ok((
-        a.iter().map(|x| x.representative).collect(),
-        a.iter().map(|x| x.duplicate_of).collect(),
-        a.iter()
-            .map(|x| x.duplicate_of.map(|_| (x.similarity * 1e4).round() / 1e4))
-            .collect(),
-    ))
+
+    /// Groups the documents added (once), on `threads` threads (0: every
+    /// core). Fails when an id occurs more than once.
+    #[pyo3(signature = (threads=0))]
+    fn run(&mut self, py: Python<'_>, threads: usize) -> PyResult<()> {
+        if self.groups.is_some() {
+            return Err(err("run() is called once"));
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| err(format!("thread pool: {e}")))?;
+        let (dedup, docs) = (&self.dedup, &mut self.docs);
+        let outcome = py
+            .allow_threads(|| {
+                docs.check_unique_ids()?;
+                pool.install(|| docs.run(dedup))
+            })
+            .map_err(|e| err(e.to_string()))?;
+        self.groups = Some(outcome.groups);
+        Ok(())
+    }
+
+    /// The duplicates among documents `lo..hi` (positions in the order
+    /// added), after `run()`: `(position, id of the kept document it
+    /// duplicates, similarity)`, in order.
+    fn duplicates(&self, lo: usize, hi: usize) -> PyResult<Vec<Duplicate>> {
+        let groups = self
+            .groups
+            .as_ref()
+            .ok_or_else(|| err("duplicates() needs run() first"))?;
+        let a = &groups.assignments;
+        let hi = hi.min(a.len());
+        Ok((lo.min(hi)..hi)
+            .filter_map(|i| {
+                a[i].duplicate_of.map(|d| {
+                    let sim = (a[i].similarity * 1e4).round() / 1e4;
+                    (i as u64, self.docs.id(d as usize).to_string(), sim)
+                })
+            })
+            .collect())
+    }
+
+    /// Documents added.
+    fn __len__(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// Whether the documents went to disk (past the memory budget).
+    #[getter]
+    fn spilled(&self) -> bool {
+        self.docs.is_spilled()
+    }
 }

@@ -59,7 +59,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_parts::input_sources, m)?)?;
     m.add_function(wrap_pyfunction!(read_parts::read_part, m)?)?;
     m.add_function(wrap_pyfunction!(batch::dedup_files, m)?)?;
-    m.add_function(wrap_pyfunction!(dedup_fingerprints::dedup_fingerprints, m)?)?;
+    m.add_class::<dedup_fingerprints::FingerprintGroups>()?;
     m.add_class::<spans::SpanFinder>()?;
     m.add_function(wrap_pyfunction!(spans::spans, m)?)?;
     m.add_function(wrap_pyfunction!(spans::clean_spans, m)?)?;

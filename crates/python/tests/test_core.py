@@ -267,6 +267,27 @@ def test_dedup_files_formats_keep_and_errors(tmp_path):
         neardup.dedup_files([str(dup)])
 
 
+def test_dedup_files_within_a_memory_budget_or_spilled_gives_the_same_rows(tmp_path, dev_dir):
+    """``memory``/``spill_dir`` are ``neardup dedup``'s ``--memory`` and
+    ``--spill-dir``: a budget of 0 bytes puts every document on disk, a
+    spill directory alone too; the rows are those of the run in memory, and
+    the spill files are gone after the run."""
+    paths = [str(dev_dir / "pages.warc.gz")]
+    expected = neardup.dedup_files(paths)
+    assert sum(r["duplicate_of"] is not None for r in expected) > 100
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    for kw in (dict(memory=0, spill_dir=str(spill)), dict(spill_dir=str(spill)), dict(memory=1 << 40)):
+        assert neardup.dedup_files(paths, threads=1, **kw) == expected, kw
+        assert list(spill.iterdir()) == [], kw
+    with pytest.raises(OSError, match="spill_dir"):
+        neardup.dedup_files(paths, spill_dir=str(tmp_path / "missing"))
+    dup = tmp_path / "dup.jsonl"
+    write_jsonl(dup, [("same", TEXT), ("other", OTHER), ("same", NEAR)])
+    with pytest.raises(NeardupError, match="unique"):
+        neardup.dedup_files([str(dup)], memory=0, spill_dir=str(spill))
+
+
 def warc_record(uri, html, ctype="text/html; charset=utf-8"):
     payload = f"HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\n\r\n".encode() + html
     head = (

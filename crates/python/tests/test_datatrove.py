@@ -137,6 +137,60 @@ def test_cross_rank_stages_decide_as_one_run_over_all_ranks(tmp_path):
     assert [r["id"] for r in rows if r["duplicate_of"] is None] == whole
 
 
+def test_cross_rank_stage_within_a_memory_budget_decides_the_same(tmp_path):
+    """Stage 2 reads the ranks' files a batch at a time into the engine of
+    ``neardup dedup --memory``: with a budget of 0 bytes every document goes
+    to disk, and the decisions are those of the run in memory."""
+    texts = corpus() * 3
+    ranks = [docs(texts[:9]), docs(texts[9:], prefix="e"), []]
+    expected = run_stages(tmp_path / "a", ranks, mode="mark")
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    got = run_stages(tmp_path / "b", ranks, mode="mark", memory=0, spill_dir=str(spill))
+    marks = lambda out: [[(d.id, d.metadata.get("duplicate_of")) for d in r] for r in out]  # noqa: E731
+    assert marks(got) == marks(expected)
+    assert sum(d is not None for r in marks(got) for _, d in r) >= 10
+    assert list(spill.iterdir()) == []
+
+
+def test_fingerprint_files_are_read_in_batches_and_damage_is_named(tmp_path):
+    from neardup.datatrove._fingerprints import Fingerprints, iter_records, read_header
+
+    sig, _, _ = NeardupDedup.stages(str(tmp_path / "d"))
+    list(sig.run(iter(docs(corpus())), 0, 1))
+    path = tmp_path / "d" / "fingerprints" / "00000.ndfp"
+    with open(path, "rb") as f:
+        header, whole = Fingerprints.read(f, "x")
+    assert header["rank"] == 0 and len(whole) == len(corpus())
+    with open(path, "rb") as f:
+        assert read_header(f, "x") == header
+        parts = list(iter_records(f, "x", batch=3))
+    assert [len(p) for p in parts] == [3, 3, 2]
+    assert sum((p.ids for p in parts), []) == whole.ids
+    # Spilled at once under a budget of 0 bytes, in memory under the default.
+    from neardup.datatrove._fingerprints import Options, new_groups
+
+    spilled, held = new_groups(Options(), memory=0, spill_dir=str(tmp_path)), new_groups(Options())
+    for g in (spilled, held):
+        whole.add_to(g)
+        g.run(1)
+    assert spilled.spilled and not held.spilled
+    assert spilled.duplicates(0, len(whole)) == held.duplicates(0, len(whole)) != []
+    assert spilled.duplicates(2, 3) == [d for d in held.duplicates(0, 8) if d[0] == 2]
+    with pytest.raises(neardup.NeardupError, match="once"):
+        held.run(1)
+    data = path.read_bytes()
+    (tmp_path / "cut").write_bytes(data[:-3])
+    with open(tmp_path / "cut", "rb") as f, pytest.raises(ValueError, match="cut: cut short"):
+        Fingerprints.read(f, "cut")
+    (tmp_path / "bad").write_bytes(b"NDFP1\nnot json\n")
+    with open(tmp_path / "bad", "rb") as f, pytest.raises(ValueError, match="bad: bad header"):
+        read_header(f, "bad")
+    (tmp_path / "other").write_bytes(b"PK\x03\x04")
+    with open(tmp_path / "other", "rb") as f, pytest.raises(ValueError, match="not a neardup fingerprint file"):
+        read_header(f, "other")
+
+
 def test_cross_rank_stages_refuse_missing_or_mismatched_work(tmp_path):
     sig, clu, flt = NeardupDedup.stages(str(tmp_path / "d"))
     with pytest.raises(FileNotFoundError, match="stage 1"):

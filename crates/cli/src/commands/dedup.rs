@@ -149,21 +149,9 @@ fn write_output_lines(
     Ok(())
 }
 
-/// Share of `--memory` the documents may take in memory before they move
-/// to disk: the in-memory decision needs about a third more on top.
-const DOCS_SHARE: f64 = 0.6;
-
 /// Where a corpus past its budget goes.
 fn spill_dir(args: &DedupArgs) -> PathBuf {
     args.spill_dir.clone().unwrap_or_else(std::env::temp_dir)
-}
-
-/// The machine's memory in bytes (`MemTotal`), if the system says.
-fn machine_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
 }
 
 /// The memory budget: `--memory`, else half of the machine's memory (8 GiB
@@ -171,7 +159,7 @@ fn machine_memory() -> Option<u64> {
 fn memory_budget(args: &DedupArgs) -> Result<u64> {
     match &args.memory {
         Some(m) => crate::commands::spans::parse_size(m),
-        None => Ok(machine_memory().map_or(8 << 30, |m| m / 2)),
+        None => Ok(neardup::default_memory_budget()),
     }
 }
 
@@ -191,10 +179,12 @@ fn batch_corpus(args: &DedupArgs, dedup: &neardup::Dedup) -> Result<BatchCorpus>
         bail!("--spill-dir {}: not a directory", dir.display());
     }
     crate::validate::writable_dir(&dir, "--spill-dir", true)?;
-    Ok(match (&args.memory, &args.spill_dir) {
-        (None, Some(dir)) => BatchCorpus::spilled(dedup, dir)?,
-        _ => BatchCorpus::within(dedup, (budget as f64 * DOCS_SHARE) as u64, dir),
-    })
+    let memory = args.memory.as_ref().map(|_| budget);
+    Ok(BatchCorpus::for_run(
+        dedup,
+        memory,
+        args.spill_dir.as_deref(),
+    )?)
 }
 
 /// Runs the command.

@@ -355,9 +355,10 @@ fn keyed_signatures(order: &[u32], sigs_of: &mut Sigs<'_>) -> Result<Vec<(u128, 
             .collect()),
         Sigs::Spilled(spill) => {
             let mut keyed = Vec::new();
-            let all: Vec<u32> = (0..order.len() as u32).collect();
-            for chunk in all.chunks(KEY_CHUNK) {
-                let keys = spill.par_map(chunk, |s| signature_key(s, &mut Vec::new()))?;
+            let n = order.len() as u32;
+            for start in (0..n).step_by(KEY_CHUNK) {
+                let chunk: Vec<u32> = (start..n.min(start + KEY_CHUNK as u32)).collect();
+                let keys = spill.par_map(&chunk, |s| signature_key(s, &mut Vec::new()))?;
                 keyed.extend(keys.into_iter().map(|(d, k)| (k, rank_of[d as usize], d)));
             }
             Ok(keyed)

@@ -5,6 +5,7 @@
 //! [`Fingerprinted`] (about 2 KB for a 1.5 KB text). The decision is the
 //! same either way ([`Dedup::run`] or [`Dedup::run_spilled`]).
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use neardup_sketch::Signature;
@@ -16,15 +17,6 @@ use crate::batch::seq_spill::SeqSpill;
 use crate::batch::sig_spill::SigSpill;
 use crate::dedup::Dedup;
 use crate::error::Error;
-
-/// Bytes of memory a spilled run keeps per document, measured at 10^7
-/// real-text documents (242 with the fixed part; BENCHMARKS.md, "A memory
-/// budget"): what no budget goes below yet.
-pub const SPILLED_BYTES_PER_DOC: u64 = 250;
-
-/// Bytes a spilled run keeps whatever the corpus (the band sort's runs,
-/// the readers' buffers, the heaps' reserve), about.
-pub const SPILLED_FIXED_BYTES: u64 = 256 << 20;
 
 /// Bytes a [`Fingerprinted`] takes besides its strings and vectors.
 const DOC_BYTES: u64 = std::mem::size_of::<Fingerprinted>() as u64;
@@ -125,7 +117,7 @@ impl BatchCorpus {
                 }
                 Ok(())
             }
-            Held::Ran(_) => Err(Error::signature(
+            Held::Ran(_) => Err(Error::corpus(
                 "documents cannot be added to a spilled corpus after its run",
             )),
             Held::Spilled(s) => {
@@ -159,11 +151,33 @@ impl BatchCorpus {
         Ok(())
     }
 
-    /// The least memory a spilled run of this corpus needs
-    /// ([`SPILLED_FIXED_BYTES`] plus [`SPILLED_BYTES_PER_DOC`] a document):
-    /// a budget below it is exceeded.
-    pub fn spilled_floor(&self) -> u64 {
-        SPILLED_FIXED_BYTES + SPILLED_BYTES_PER_DOC * self.len() as u64
+    /// Fails when an id occurs more than once (the output names documents
+    /// by id), naming up to ten of them.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Corpus`](crate::ErrorKind::Corpus) naming the repeated
+    /// ids.
+    pub fn check_unique_ids(&self) -> Result<(), Error> {
+        let mut seen: HashMap<&str, u32> = HashMap::with_capacity(self.len());
+        let mut repeated: Vec<&str> = Vec::new();
+        for i in 0..self.len() {
+            let id = self.id(i);
+            let n = seen.entry(id).or_default();
+            *n += 1;
+            if *n == 2 {
+                repeated.push(id);
+            }
+        }
+        if repeated.is_empty() {
+            return Ok(());
+        }
+        let shown: Vec<String> = repeated.iter().take(10).map(|d| format!("{d:?}")).collect();
+        Err(Error::corpus(format!(
+            "document ids must be unique; {} ids occur more than once: {}{}",
+            repeated.len(),
+            shown.join(", "),
+            if repeated.len() > 10 { ", ..." } else { "" }
+        )))
     }
 
     /// Documents held.
@@ -242,7 +256,7 @@ impl BatchCorpus {
     pub fn run(&mut self, dedup: &Dedup) -> Result<Outcome, Error> {
         match &mut self.held {
             Held::Memory(docs) => dedup.run(docs),
-            Held::Ran(_) => Err(Error::signature(
+            Held::Ran(_) => Err(Error::corpus(
                 "a spilled corpus is run once: its files are removed after the run",
             )),
             Held::Spilled(s) => {
@@ -326,15 +340,16 @@ mod tests {
             spilled.run(&dedup).unwrap().groups.assignments,
             expected.groups.assignments
         );
-        assert_eq!(
-            spilled.spilled_floor(),
-            SPILLED_FIXED_BYTES + SPILLED_BYTES_PER_DOC * docs(&dedup).len() as u64
-        );
         let mut memory = BatchCorpus::in_memory();
         for d in docs(&dedup) {
             memory.push(d).unwrap();
         }
         assert!(!memory.is_spilled());
+        assert!(memory.check_unique_ids().is_ok());
+        memory.push(docs(&dedup).remove(1)).unwrap();
+        let e = memory.check_unique_ids().unwrap_err();
+        assert!(matches!(e.kind(), crate::ErrorKind::Corpus(_)));
+        assert!(e.to_string().contains("1 ids occur more than once"), "{e}");
         drop((spilled, memory));
         assert_eq!(
             std::fs::read_dir(&dir).unwrap().count(),

@@ -67,7 +67,7 @@ impl Dedup {
         sigs: &mut SigSpill,
     ) -> Result<Outcome, Error> {
         if spill.len() != docs.len() || sigs.len() != docs.len() {
-            return Err(Error::signature(
+            return Err(Error::corpus(
                 "one spilled shingle sequence and signature per document is needed",
             ));
         }

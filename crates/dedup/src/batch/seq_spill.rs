@@ -66,13 +66,7 @@ impl SeqSpill {
     /// # Errors
     /// When writing fails.
     pub fn push(&mut self, seq: Option<&ShingleSeq>) -> Result<(), Error> {
-        match seq {
-            Some(seq) => self.slots.push(|out| write_seq(seq, out)),
-            None => {
-                self.slots.push_empty();
-                Ok(())
-            }
-        }
+        self.slots.push_opt(seq, write_seq)
     }
 
     /// Points document `d` at a new sequence, appended to the file.
@@ -102,12 +96,12 @@ impl SeqSpill {
         docs: &[u32],
         f: impl Fn(u32, &[u32], &mut Vec<T>) + Sync,
     ) -> Result<Vec<T>, Error> {
-        self.slots.par_scan(docs, |d, bytes, out| {
-            let mut hashes = Vec::with_capacity(bytes.len() / 4);
-            hashes_of(bytes, &mut hashes);
-            f(d, &hashes, out);
-            Ok(())
-        })
+        self.slots
+            .par_scan(docs, |hashes: &mut Vec<u32>, d, bytes, out| {
+                hashes_of(bytes, hashes);
+                f(d, hashes, out);
+                Ok(())
+            })
     }
 }
 

@@ -65,13 +65,8 @@ impl SigSpill {
     /// # Errors
     /// When writing fails.
     pub fn push(&mut self, sig: Option<&Signature>) -> Result<(), Error> {
-        match sig {
-            Some(sig) => self.slots.push(|out| out.extend(sig.to_bytes())),
-            None => {
-                self.slots.push_empty();
-                Ok(())
-            }
-        }
+        self.slots
+            .push_opt(sig, |sig, out| out.extend(sig.to_bytes()))
     }
 
     /// Whether document `d` has a signature.
@@ -96,7 +91,7 @@ impl SigSpill {
         docs: &[u32],
         f: impl Fn(&Signature) -> T + Sync,
     ) -> Result<Vec<(u32, T)>, Error> {
-        self.slots.par_scan(docs, |d, bytes, out| {
+        self.slots.par_scan(docs, |_: &mut (), d, bytes, out| {
             out.push((d, f(&decode(bytes)?)));
             Ok(())
         })

@@ -115,6 +115,22 @@ impl SlotFile {
         self.write(self.lens.len() - 1, write)
     }
 
+    /// Appends the next document's slot, written by `write` from `value`,
+    /// or no slot when `value` is `None`.
+    pub(crate) fn push_opt<V>(
+        &mut self,
+        value: Option<V>,
+        write: impl FnOnce(V, &mut Vec<u8>),
+    ) -> Result<(), Error> {
+        match value {
+            Some(v) => self.push(|out| write(v, out)),
+            None => {
+                self.push_empty();
+                Ok(())
+            }
+        }
+    }
+
     /// Appends the next document, without a slot.
     pub(crate) fn push_empty(&mut self) {
         self.offsets.push(self.end);
@@ -138,7 +154,7 @@ impl SlotFile {
         self.lens[d] = u32::try_from(len)
             .ok()
             .filter(|&n| n != NONE)
-            .ok_or_else(|| Error::signature("a document's data is too long to spill"))?;
+            .ok_or_else(|| Error::corpus("a document's data is too long to spill"))?;
         self.end += len as u64;
         if self.pending.len() >= WRITE_BUFFER {
             self.flush()?;
@@ -199,10 +215,13 @@ impl SlotFile {
     /// given its bytes, in file order: the file is read in spans of about
     /// [`SCAN_BUFFER`] bytes, each span by one task (positional reads, in
     /// parallel), the tasks' outputs joined in order.
-    pub(crate) fn par_scan<T: Send>(
+    ///
+    /// `f` is also given a scratch value of its own per span (`S::default()`
+    /// at the span's start), to decode into without allocating per document.
+    pub(crate) fn par_scan<S: Default, T: Send>(
         &mut self,
         docs: &[u32],
-        f: impl Fn(u32, &[u8], &mut Vec<T>) -> Result<(), Error> + Sync,
+        f: impl Fn(&mut S, u32, &[u8], &mut Vec<T>) -> Result<(), Error> + Sync,
     ) -> Result<Vec<T>, Error> {
         self.flush()?;
         let mut order: Vec<u32> = docs.iter().copied().filter(|&d| self.has(d)).collect();
@@ -228,10 +247,15 @@ impl SlotFile {
                 let last = span.iter().map(|&d| end_of(d)).max().unwrap_or(first);
                 let mut block = vec![0u8; (last - first) as usize];
                 read_at(&this.file, &mut block, first)?;
-                let mut out = Vec::new();
+                let (mut out, mut scratch) = (Vec::new(), S::default());
                 for &d in span {
                     let at = (this.offsets[d as usize] - first) as usize;
-                    f(d, &block[at..(end_of(d) - first) as usize], &mut out)?;
+                    f(
+                        &mut scratch,
+                        d,
+                        &block[at..(end_of(d) - first) as usize],
+                        &mut out,
+                    )?;
                 }
                 Ok(out)
             })

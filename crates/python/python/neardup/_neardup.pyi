@@ -237,31 +237,49 @@ def dedup_files(
     site_templates: bool = True,
     composite_check: bool = True,
     partial_check: bool = True,
+    memory: Optional[int] = None,
+    spill_dir: Optional[str] = None,
 ) -> List[Dict[str, Union[str, float, bool, None]]]:
     """Deduplicates files with the batch engine of `neardup dedup`
     (`site_templates=False` is its `--no-site-templates`,
     `composite_check=False` its `--no-composite-check`, `partial_check=False`
-    its `--no-partial-check`)."""
+    its `--no-partial-check`, `memory` (bytes) its `--memory`, `spill_dir`
+    its `--spill-dir`)."""
 
-def dedup_fingerprints(
-    ids: List[str],
-    urls: List[Optional[str]],
-    text_lens: List[int],
-    signatures: List[Optional[bytes]],
-    shingles: List[Optional[bytes]],
-    errors: List[Optional[str]],
-    method: str = "default",
-    threshold: Optional[float] = None,
-    *,
-    max_distance: Optional[int] = None,
-    keep: str = "first",
-    threads: int = 0,
-    site_templates: bool = True,
-    composite_check: bool = True,
-    partial_check: bool = True,
-) -> Tuple[List[int], List[Optional[int]], List[Optional[float]]]:
+class FingerprintGroups:
     """The batch engine of `neardup dedup` over documents fingerprinted by
-    `fingerprint_batch`: ``(representative, duplicate_of, similarity)``."""
+    `fingerprint_batch`, added in batches and held within a memory budget
+    (`neardup dedup --memory`/`--spill-dir`)."""
+
+    def __init__(
+        self,
+        method: str = "default",
+        threshold: Optional[float] = None,
+        *,
+        max_distance: Optional[int] = None,
+        keep: str = "first",
+        site_templates: bool = True,
+        composite_check: bool = True,
+        partial_check: bool = True,
+        memory: Optional[int] = None,
+        spill_dir: Optional[str] = None,
+    ) -> None: ...
+    def add(
+        self,
+        ids: List[str],
+        urls: List[Optional[str]],
+        text_lens: List[int],
+        signatures: List[Optional[bytes]],
+        shingles: List[Optional[bytes]],
+        errors: List[Optional[str]],
+    ) -> None: ...
+    def run(self, threads: int = 0) -> None: ...
+    def duplicates(self, lo: int, hi: int) -> List[Tuple[int, str, float]]:
+        """``(position, id of the kept document, similarity)`` for the
+        duplicates among positions ``lo..hi``."""
+    def __len__(self) -> int: ...
+    @property
+    def spilled(self) -> bool: ...
 
 def fingerprint_batch(
     method: str,

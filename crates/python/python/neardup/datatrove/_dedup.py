@@ -75,8 +75,9 @@ class NeardupDedup(_DedupStep):
     The block holds its rank's documents until the rank's input ends (the
     engine compares each document with later ones); for corpora that do not
     fit in one task's memory, or for decisions over all ranks, use the three
-    stages of ``NeardupDedup.stages``, which hold fingerprints only (about
-    1.2 KB a document with the default method).
+    stages of ``NeardupDedup.stages``, whose second stage holds the
+    fingerprints within a memory budget (``memory``, ``spill_dir``) as
+    ``neardup dedup --memory`` does.
     """
 
     name = "🎯 neardup dedup"
@@ -118,8 +119,7 @@ class NeardupDedup(_DedupStep):
         if not docs:
             return
         with self.track_time(unit="rank"):
-            dup_of, sims = fps.group(self.options, self.threads)
-        decisions = {i: (fps.ids[d], s) for i, (d, s) in enumerate(zip(dup_of, sims)) if d is not None}
+            decisions = fps.decisions(self.options, self.threads)
         yield from self.emit(docs, decisions, rank)
 
     @staticmethod
@@ -136,6 +136,8 @@ class NeardupDedup(_DedupStep):
         mode: str = "remove",
         exclusion_writer=None,
         threads: int = 0,
+        memory: Optional[int] = None,
+        spill_dir: Optional[str] = None,
     ):
         """The three cross-rank stages with one set of options, their files
         under ``folder`` (a path or datatrove DataFolder):
@@ -143,7 +145,8 @@ class NeardupDedup(_DedupStep):
         Run the first at the end of each rank's pipeline, the second as one
         task, the third where the documents are read again (the same
         pipeline up to the first stage, so that each rank sees the same
-        documents in the same order)."""
+        documents in the same order). ``memory`` (bytes) and ``spill_dir``
+        bound the second stage as ``neardup dedup --memory`` does."""
         from datatrove.io import get_datafolder
 
         from ._stages import NeardupDedupCluster, NeardupDedupFilter, NeardupDedupSignature
@@ -163,6 +166,8 @@ class NeardupDedup(_DedupStep):
                 composite_check=composite_check,
                 partial_check=partial_check,
                 threads=threads,
+                memory=memory,
+                spill_dir=spill_dir,
             ),
             NeardupDedupFilter(dec, mode=mode, exclusion_writer=exclusion_writer),
         )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import struct
 from dataclasses import asdict, dataclass
-from typing import BinaryIO, Iterator, List, Optional, Tuple
+from typing import BinaryIO, Dict, Iterator, List, Optional, Tuple
 
 from .. import _neardup
 
@@ -25,6 +25,10 @@ _NONE = 0xFFFFFFFF
 _LEN = struct.Struct("<I")
 # Documents fingerprinted per call into Rust.
 BATCH = 256
+# Documents read from a fingerprint file at a time by stage 2.
+READ_BATCH = 4096
+# Longest header line read.
+_MAX_HEADER = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -84,26 +88,17 @@ class Fingerprints:
         for name in ("ids", "urls", "lens", "sigs", "shingles", "errors"):
             getattr(self, name).extend(getattr(other, name))
 
-    def group(self, opts: Options, threads: int = 0) -> Tuple[List[Optional[int]], List[Optional[float]]]:
-        """For each document, the index of the kept document it duplicates
-        (``None`` when kept) and the similarity to it."""
-        _reps, dup_of, sims = _neardup.dedup_fingerprints(
-            self.ids,
-            self.urls,
-            self.lens,
-            self.sigs,
-            self.shingles,
-            self.errors,
-            opts.method,
-            opts.threshold,
-            max_distance=opts.max_distance,
-            keep=opts.keep,
-            threads=threads,
-            site_templates=opts.site_templates,
-            composite_check=opts.composite_check,
-            partial_check=opts.partial_check,
-        )
-        return dup_of, sims
+    def add_to(self, groups) -> None:
+        """Adds these documents to a ``_neardup.FingerprintGroups``."""
+        groups.add(self.ids, self.urls, self.lens, self.sigs, self.shingles, self.errors)
+
+    def decisions(self, opts: Options, threads: int = 0) -> Dict[int, Tuple[str, float]]:
+        """For each duplicate, by position: the id of the kept document it
+        duplicates and the similarity to it."""
+        groups = new_groups(opts)
+        self.add_to(groups)
+        groups.run(threads)
+        return {i: (dup, sim) for i, dup, sim in groups.duplicates(0, len(self))}
 
     def write(self, f: BinaryIO, header: dict) -> None:
         f.write(MAGIC)
@@ -120,38 +115,86 @@ class Fingerprints:
     def read(cls, f: BinaryIO, name: str) -> Tuple[dict, "Fingerprints"]:
         """A fingerprint file's header and documents (``ValueError`` naming
         the file when it is not one, or is cut short)."""
-        data = f.read()
-        if not data.startswith(MAGIC):
-            raise ValueError(f"{name}: not a neardup fingerprint file")
-        end = data.index(b"\n", len(MAGIC))
-        header = json.loads(data[len(MAGIC) : end])
+        header = read_header(f, name)
         out = cls()
-        pos = end + 1
+        for part in iter_records(f, name):
+            out.extend(part)
+        return header, out
+
+
+def new_groups(opts: Options, memory: Optional[int] = None, spill_dir: Optional[str] = None):
+    """A ``_neardup.FingerprintGroups`` with the engine options ``opts``,
+    within ``memory`` bytes (default: half of the machine's memory), past
+    which the documents go to ``spill_dir`` (default: the system's
+    temporary directory)."""
+    return _neardup.FingerprintGroups(
+        opts.method,
+        opts.threshold,
+        max_distance=opts.max_distance,
+        keep=opts.keep,
+        site_templates=opts.site_templates,
+        composite_check=opts.composite_check,
+        partial_check=opts.partial_check,
+        memory=memory,
+        spill_dir=spill_dir,
+    )
+
+
+def read_header(f: BinaryIO, name: str) -> dict:
+    """The JSON header of a fingerprint file, read from its start; ``f`` is
+    left at the first record (``ValueError`` naming the file when it is not
+    a fingerprint file)."""
+    if f.read(len(MAGIC)) != MAGIC:
+        raise ValueError(f"{name}: not a neardup fingerprint file")
+    line = f.readline(_MAX_HEADER)
+    if not line.endswith(b"\n"):
+        raise ValueError(f"{name}: not a neardup fingerprint file (no header line)")
+    try:
+        header = json.loads(line)
+    except ValueError as e:
+        raise ValueError(f"{name}: bad header: {e}") from None
+    if not isinstance(header, dict):
+        raise ValueError(f"{name}: bad header: not an object")
+    return header
+
+
+def iter_records(f: BinaryIO, name: str, batch: int = READ_BATCH) -> Iterator["Fingerprints"]:
+    """The records of a fingerprint file after its header, ``batch``
+    documents at a time, read as they are needed: what is held is one batch
+    (``ValueError`` naming the file when it is cut short)."""
+    out = Fingerprints()
+    while True:
         fields: List[Optional[bytes]] = []
-        while pos < len(data):
-            if pos + 4 > len(data):
+        while len(fields) < 6:
+            head = f.read(4)
+            if not head:
+                if fields:
+                    raise ValueError(f"{name}: cut short")
+                if len(out):
+                    yield out
+                return
+            if len(head) < 4:
                 raise ValueError(f"{name}: cut short")
-            (n,) = _LEN.unpack_from(data, pos)
-            pos += 4
+            (n,) = _LEN.unpack(head)
             if n == _NONE:
                 fields.append(None)
-            else:
-                if pos + n > len(data):
-                    raise ValueError(f"{name}: cut short")
-                fields.append(data[pos : pos + n])
-                pos += n
-            if len(fields) == 6:
-                i, u, n_, s, sh, e = fields
-                out.ids.append(i.decode())
-                out.urls.append(u.decode() if u is not None else None)
-                out.lens.append(int(n_.decode()))
-                out.sigs.append(s)
-                out.shingles.append(sh)
-                out.errors.append(e.decode() if e is not None else None)
-                fields = []
-        if fields:
-            raise ValueError(f"{name}: cut short")
-        return header, out
+                continue
+            data = f.read(n)
+            if len(data) < n:
+                raise ValueError(f"{name}: cut short")
+            fields.append(data)
+        i, u, n_, s, sh, e = fields
+        if i is None or n_ is None:
+            raise ValueError(f"{name}: a record without an id or a text length")
+        out.ids.append(i.decode())
+        out.urls.append(u.decode() if u is not None else None)
+        out.lens.append(int(n_.decode()))
+        out.sigs.append(s)
+        out.shingles.append(sh)
+        out.errors.append(e.decode() if e is not None else None)
+        if len(out) >= batch:
+            yield out
+            out = Fingerprints()
 
 
 def _url(doc) -> Optional[str]:

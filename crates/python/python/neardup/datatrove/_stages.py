@@ -17,7 +17,7 @@ from datatrove.pipeline.base import PipelineStep
 from datatrove.utils.logging import logger
 
 from ._dedup import _DedupStep
-from ._fingerprints import BATCH, Fingerprints, Options
+from ._fingerprints import BATCH, Fingerprints, Options, iter_records, new_groups, read_header
 
 FINGERPRINTS = ".ndfp"
 DECISIONS = ".nddup"
@@ -70,7 +70,11 @@ class NeardupDedupCluster(PipelineStep):
     ``input_folder``, groups all documents with the batch engine of
     ``neardup dedup`` and writes each rank's duplicates to
     ``{rank:05d}.nddup`` in ``output_folder``. Fails before the work when a
-    rank's file is missing or was made with other options."""
+    rank's file is missing or was made with other options. The documents
+    are read one batch at a time and held as ``neardup dedup --memory``
+    holds them: in memory up to three fifths of ``memory`` (bytes; default
+    half of the machine's memory), then on disk in ``spill_dir`` (default:
+    the system's temporary directory)."""
 
     type = "🫂 - DEDUP"
     name = "🎯 neardup stage 2: clusters"
@@ -88,6 +92,8 @@ class NeardupDedupCluster(PipelineStep):
         composite_check: bool = True,
         partial_check: bool = True,
         threads: int = 0,
+        memory: Optional[int] = None,
+        spill_dir: Optional[str] = None,
     ):
         super().__init__()
         self.input_folder = get_datafolder(input_folder)
@@ -95,6 +101,8 @@ class NeardupDedupCluster(PipelineStep):
         self.options = Options(method, threshold, max_distance, keep, site_templates, composite_check, partial_check)
         self.options.check()
         self.threads = threads
+        self.memory = memory
+        self.spill_dir = spill_dir
 
     def run(self, data=None, rank: int = 0, world_size: int = 1):
         if world_size != 1:
@@ -102,40 +110,43 @@ class NeardupDedupCluster(PipelineStep):
         files = sorted(self.input_folder.list_files(glob_pattern=f"*{FINGERPRINTS}"))
         if not files:
             raise FileNotFoundError(f"no {FINGERPRINTS} fingerprint files in {self.input_folder.path}: run stage 1 first")
-        ranks: Dict[int, Fingerprints] = {}
+        headers: Dict[int, str] = {}
         worlds = set()
         for name in files:
             with self.input_folder.open(name, mode="rb") as f:
-                header, fps = Fingerprints.read(f, name)
+                header = read_header(f, name)
             key = {k: header.get(k) for k in self.options.fingerprint_key()}
             if key != self.options.fingerprint_key():
                 raise ValueError(f"{name} was made with {key}, not {self.options.fingerprint_key()}")
-            ranks[int(header["rank"])] = fps
+            headers[int(header["rank"])] = name
             worlds.add(int(header["world_size"]))
         if len(worlds) != 1:
             raise ValueError(f"fingerprint files of runs with different task counts: {sorted(worlds)}")
         (world,) = worlds
-        missing = [r for r in range(world) if r not in ranks]
+        missing = [r for r in range(world) if r not in headers]
         if missing:
             raise FileNotFoundError(f"fingerprints of rank(s) {missing} of {world} are missing: stage 1 did not finish")
-        everything, starts = Fingerprints(), []
+        o = self.options
+        groups = new_groups(self.options, self.memory, self.spill_dir)
+        starts = []
         for r in range(world):
-            starts.append(len(everything))
-            everything.extend(ranks[r])
-        self.stat_update("documents", value=len(everything))
+            starts.append(len(groups))
+            with self.input_folder.open(headers[r], mode="rb") as f:
+                read_header(f, headers[r])
+                for part in iter_records(f, headers[r]):
+                    part.add_to(groups)
+        starts.append(len(groups))
+        self.stat_update("documents", value=len(groups))
         with self.track_time(unit="run"):
-            dup_of, sims = everything.group(self.options, self.threads) if len(everything) else ([], [])
+            groups.run(self.threads)
         for r in range(world):
-            lo, hi = starts[r], starts[r] + len(ranks[r])
+            lo, hi = starts[r], starts[r + 1]
             with self.output_folder.open(f"{r:05d}{DECISIONS}", mode="w") as out:
                 out.write(json.dumps({"rank": r, "documents": hi - lo}) + "\n")
-                for g in range(lo, hi):
-                    d = dup_of[g]
-                    if d is None:
-                        continue
+                for g, dup_id, sim in groups.duplicates(lo, hi):
                     self.stat_update("duplicates")
-                    out.write(json.dumps({"i": g - lo, "duplicate_of": everything.ids[d], "similarity": sims[g]}) + "\n")
-        logger.info(f"neardup: {len(everything)} documents of {world} rank(s) grouped")
+                    out.write(json.dumps({"i": g - lo, "duplicate_of": dup_id, "similarity": sim}) + "\n")
+        logger.info(f"neardup: {len(groups)} documents of {world} rank(s) grouped")
         return
         yield  # passes nothing on
 
