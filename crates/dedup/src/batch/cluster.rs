@@ -220,6 +220,11 @@ impl Dedup {
             refused_so_far.extend(refused);
             refused_so_far.sort_unstable();
         }
+        // The rules' sequences are not needed past them: the clustering
+        // below is the run's peak.
+        drop(seqs);
+        drop(for_rules);
+        drop(refused_so_far);
         let contained_pairs = match self.config.containment {
             Some(t) if has_shingles => {
                 clusterer.set_containment_threshold(t)?;

@@ -187,21 +187,27 @@ pub(crate) fn load_for_rules(
     };
     // The runs the check looks up, as it finds them, and their sampled
     // hashes.
-    let own = spill.load(&wanted)?;
+    // The pairs' sequences a block at a time: the runs are much smaller.
     let mut runs: Vec<((u32, u32), Vec<u32>)> = Vec::new();
-    for &(a, b) in runs_of {
-        let seq = |x: u32| own.get(&distinct[x as usize]);
-        if let (Some(x), Some(y)) = (seq(a), seq(b)) {
-            for run in cfg
-                .foreign_runs(x, y, k)
-                .into_iter()
-                .chain(cfg.foreign_runs(y, x, k))
-            {
-                runs.push(((a, b), run));
+    for block in runs_of.chunks(RUNS_BLOCK) {
+        let docs: Vec<u32> = block
+            .iter()
+            .flat_map(|&(a, b)| [distinct[a as usize], distinct[b as usize]])
+            .collect();
+        let own = spill.load(&docs)?;
+        for &(a, b) in block {
+            let seq = |x: u32| own.get(&distinct[x as usize]);
+            if let (Some(x), Some(y)) = (seq(a), seq(b)) {
+                for run in cfg
+                    .foreign_runs(x, y, k)
+                    .into_iter()
+                    .chain(cfg.foreign_runs(y, x, k))
+                {
+                    runs.push(((a, b), run));
+                }
             }
         }
     }
-    drop(own);
     let mut hashes: Vec<u32> = runs
         .iter()
         .flat_map(|(_, run)| run.iter().copied().filter(|&h| cfg.is_sampled(h)))
@@ -212,16 +218,25 @@ pub(crate) fn load_for_rules(
         return spill.load(&wanted);
     }
     // Their postings (hash, index into `distinct`), as the check's index
-    // holds them, then the third documents it reads for each run.
-    let mut all: Vec<u32> = distinct.to_vec();
-    all.sort_unstable();
+    // holds them, then the third documents it reads for each run. The
+    // check reads the first POSTINGS_READ documents of a hash other than
+    // the pair's own two, so no more are kept: the documents are scanned a
+    // block at a time and each block's postings merged into those kept.
     let filter = PostingFilter::new(cfg, &hashes);
-    let mut postings: Vec<(u32, u32)> = spill.par_scan(&all, |d, seq, out| {
-        let k = distinct.binary_search(&d).unwrap_or(usize::MAX) as u32;
-        filter.postings(k, seq, out);
-    })?;
-    postings.par_sort_unstable();
-    postings.dedup();
+    let limit = CompositeCheck::POSTINGS_READ + 2;
+    let mut postings: Vec<(u32, u32)> = Vec::new();
+    // `distinct` is in document order, so a document's index is found by
+    // a binary search.
+    for block in distinct.chunks(POSTINGS_BLOCK) {
+        let found = spill.par_scan(block, |d, seq, out| {
+            let k = distinct.binary_search(&d).unwrap_or(usize::MAX) as u32;
+            filter.postings(k, seq, out);
+        })?;
+        postings.extend(found);
+        postings.par_sort_unstable();
+        postings.dedup();
+        keep_first_per_hash(&mut postings, limit);
+    }
     for ((a, b), run) in &runs {
         let docs_with = |h: u32| {
             let from = postings.partition_point(|&(g, _)| g < h);
@@ -235,6 +250,34 @@ pub(crate) fn load_for_rules(
         wanted.extend(third.into_iter().map(|z| distinct[z as usize]));
     }
     spill.load(&wanted)
+}
+
+/// Documents whose composite-check postings are gathered at once by
+/// [`load_for_rules`]: what a block adds before it is cut down.
+#[cfg(not(test))]
+const POSTINGS_BLOCK: usize = 1 << 18;
+/// Small in tests, so that their corpora take several blocks.
+#[cfg(test)]
+const POSTINGS_BLOCK: usize = 3;
+
+/// Composite-check suspects whose sequences [`load_for_rules`] reads at
+/// once to find their foreign runs.
+#[cfg(not(test))]
+const RUNS_BLOCK: usize = 1 << 14;
+/// Small in tests, so that their corpora take several blocks.
+#[cfg(test)]
+const RUNS_BLOCK: usize = 1;
+
+/// Keeps the first `limit` postings of each hash of sorted `postings`.
+fn keep_first_per_hash(postings: &mut Vec<(u32, u32)>, limit: usize) {
+    let (mut hash, mut seen) = (None, 0);
+    postings.retain(|&(h, _)| {
+        if hash != Some(h) {
+            (hash, seen) = (Some(h), 0);
+        }
+        seen += 1;
+        seen <= limit
+    });
 }
 
 #[cfg(test)]
@@ -289,6 +332,16 @@ mod tests {
             "unreadable".into(),
         ));
         docs
+    }
+
+    #[test]
+    fn only_the_first_postings_of_each_hash_are_kept() {
+        let mut p = vec![(1, 0), (1, 4), (1, 7), (2, 3), (5, 1), (5, 2), (5, 9)];
+        keep_first_per_hash(&mut p, 2);
+        assert_eq!(p, [(1, 0), (1, 4), (2, 3), (5, 1), (5, 2)]);
+        let mut none: Vec<(u32, u32)> = Vec::new();
+        keep_first_per_hash(&mut none, 2);
+        assert!(none.is_empty());
     }
 
     #[test]
