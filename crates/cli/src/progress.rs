@@ -1,5 +1,7 @@
-//! A progress line on standard error (documents, documents/s, share of the
-//! input read, time left), drawn only when standard error is a terminal.
+//! Progress lines on standard error, drawn only when standard error is a
+//! terminal: while the input is read (documents, documents/s, share of the
+//! input read, time left), then while the batch engine decides (its step,
+//! and for a counted step its share done and time left).
 
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -8,6 +10,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use neardup::io::ReadCounter;
+use neardup::{RunProgress, RunStep};
 
 /// A running progress line; [`Progress::finish`] clears it.
 pub struct Progress {
@@ -96,6 +99,81 @@ pub fn render(label: &str, total: u64, read: u64, docs: u64, elapsed: Duration) 
     )
 }
 
+/// A running line of the batch engine's steps; [`StepProgress::finish`]
+/// clears it.
+pub struct StepProgress {
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl StepProgress {
+    /// Starts drawing `run`'s steps when `enabled` and standard error is a
+    /// terminal.
+    pub fn start(label: &'static str, run: Arc<RunProgress>, enabled: bool) -> StepProgress {
+        let stop = Arc::new(AtomicBool::new(false));
+        let handle = (enabled && std::io::stderr().is_terminal()).then(|| {
+            let stop = stop.clone();
+            std::thread::spawn(move || step_loop(label, &run, &stop))
+        });
+        StepProgress { stop, handle }
+    }
+
+    /// Stops drawing and clears the line.
+    pub fn finish(mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+            eprint!("\r\x1b[2K");
+        }
+    }
+}
+
+impl Drop for StepProgress {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+fn step_loop(label: &str, run: &RunProgress, stop: &AtomicBool) {
+    let (mut step, mut since) = (None, Instant::now());
+    while !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(200));
+        let now = run.step();
+        if now != step {
+            (step, since) = (now, Instant::now());
+        }
+        let Some(s) = step else { continue };
+        let (done, total) = run.counts();
+        let line = render_step(label, s, done, total, since.elapsed());
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r\x1b[2K{line}");
+        let _ = err.flush();
+    }
+}
+
+/// One line of a step: its name, and for a counted step the share done,
+/// the counts and the time left at the step's pace so far.
+pub fn render_step(label: &str, step: RunStep, done: u64, total: u64, elapsed: Duration) -> String {
+    let secs = elapsed.as_secs();
+    let clock = |s: u64| format!("{}:{:02}", s / 60, s % 60);
+    if total == 0 {
+        return format!("{label}: {} ({})", step.describe(), clock(secs));
+    }
+    let frac = (done as f64 / total as f64).min(1.0);
+    let eta = if frac > 0.0 && frac < 1.0 {
+        let left = elapsed.as_secs_f64() * (1.0 - frac) / frac;
+        format!(" ETA {}", clock(left as u64))
+    } else {
+        String::new()
+    };
+    format!(
+        "{label}: {} {:>3.0}% {done}/{total} ({}){eta}",
+        step.describe(),
+        frac * 100.0,
+        clock(secs)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,5 +187,21 @@ mod tests {
         let done = render("dedup", 1000, 1000, 10, Duration::from_secs(1));
         assert!(!done.contains("ETA") && done.contains("100%"), "{done}");
         assert!(render("x", 0, 5, 0, Duration::ZERO).contains("0%"));
+    }
+
+    #[test]
+    fn renders_a_step_with_its_share_and_time_left() {
+        let line = render_step(
+            "dedup",
+            RunStep::Verifying,
+            250,
+            1000,
+            Duration::from_secs(30),
+        );
+        assert_eq!(line, "dedup: verifying pairs  25% 250/1000 (0:30) ETA 1:30");
+        let uncounted = render_step("dedup", RunStep::Grouping, 0, 0, Duration::from_secs(75));
+        assert_eq!(uncounted, "dedup: grouping (1:15)");
+        let done = render_step("dedup", RunStep::Keys, 10, 10, Duration::from_secs(1));
+        assert!(!done.contains("ETA") && done.contains("100%"), "{done}");
     }
 }

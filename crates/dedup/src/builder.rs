@@ -37,6 +37,17 @@ impl DedupBuilder {
         self
     }
 
+    /// Where batch runs say how far their decision has gone (the step and
+    /// its counts), for a progress line drawn by another thread; `None`
+    /// (the default) counts nothing. The groups are the same either way.
+    pub fn progress(
+        &mut self,
+        progress: Option<std::sync::Arc<crate::RunProgress>>,
+    ) -> &mut DedupBuilder {
+        self.config.progress = progress;
+        self
+    }
+
     /// Exact verification of candidate pairs (default: on, with
     /// [`Verifier::default`]); `None` verifies with signatures only, which
     /// keeps less in memory.

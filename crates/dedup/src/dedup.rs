@@ -102,6 +102,8 @@ pub(crate) struct Config {
     pub(crate) site_templates: Option<SiteTemplates>,
     pub(crate) composite: Option<CompositeCheck>,
     pub(crate) partial: Option<PartialCopyCheck>,
+    /// Where a batch run says how far it has gone.
+    pub(crate) progress: Option<std::sync::Arc<crate::batch::progress::RunProgress>>,
 }
 
 impl Default for Dedup {
@@ -141,6 +143,7 @@ impl Dedup {
                 site_templates: Some(SiteTemplates::default()),
                 composite: Some(CompositeCheck::default()),
                 partial: Some(PartialCopyCheck::default()),
+                progress: None,
             },
         }
     }

@@ -62,6 +62,7 @@ pub use batch::components::{keep_first_by_component, ComponentEdge, DuplicateOf}
 pub use batch::corpus::{held_bytes, BatchCorpus};
 pub use batch::doc_table::DocTable;
 pub use batch::fingerprinted::{shingles_of, Fingerprinted};
+pub use batch::progress::{RunProgress, RunStep};
 pub use batch::run::Outcome;
 pub use batch::seq_spill::SeqSpill;
 pub use batch::sig_spill::SigSpill;

@@ -2,6 +2,7 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
@@ -15,7 +16,7 @@ use serde::Serialize;
 use crate::corpus;
 use crate::input_args::InputArgs;
 use crate::method_args::MethodArgs;
-use crate::progress::Progress;
+use crate::progress::{Progress, StepProgress};
 use crate::{output, pipeline};
 
 /// Finds groups of near-duplicate documents.
@@ -200,6 +201,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
     }
     let method = args.method.method()?;
     let cjk = method.segmenter().mode();
+    let run_progress = Arc::new(neardup::RunProgress::new());
     let dedup = args
         .method
         .dedup_builder(method)
@@ -212,6 +214,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
             spill
         }))
         .containment(args.containment)
+        .progress(Some(run_progress.clone()))
         .build();
     let fields = args.input.jsonl_fields();
     let counter = ReadCounter::new();
@@ -254,7 +257,10 @@ pub fn run(args: DedupArgs) -> Result<()> {
     }
 
     let cluster_start = Instant::now();
-    let outcome = pool.install(|| docs.run(&dedup))?;
+    let steps = StepProgress::start("dedup", run_progress, !args.quiet);
+    let outcome = pool.install(|| docs.run(&dedup));
+    steps.finish();
+    let outcome = outcome?;
     let cluster_secs = cluster_start.elapsed().as_secs_f64();
     let groups = &outcome.groups;
 

@@ -14,6 +14,7 @@ use neardup_sketch::Signature;
 
 use crate::batch::candidates::{candidate_pairs, low_similarity_pairs, SigSource};
 use crate::batch::components::decision_clusterer;
+use crate::batch::progress::{self, RunProgress, RunStep};
 use crate::batch::run_spilled::{in_blocks, load_for_rules, SeqLookup, Seqs, Sigs};
 use crate::dedup::{Dedup, DocFingerprint, Groups};
 use crate::error::Error;
@@ -63,6 +64,8 @@ impl Dedup {
         mut sigs_of: Sigs<'_>,
     ) -> Result<Groups, Error> {
         let n = order.len();
+        let progress = self.config.progress.as_deref();
+        progress::enter(progress, RunStep::Keys, n as u64);
         let shingles: &[Option<&ShingleSeq>] = match &seqs_of {
             Seqs::Memory(s) => s,
             Seqs::Spilled(_) => &[],
@@ -75,7 +78,7 @@ impl Dedup {
         // Each key's documents in keep order, by a parallel sort (a hash
         // map of a million keys is a cache miss per document, on one
         // thread): the first of each run is the one the others copy.
-        let mut keyed = keyed_signatures(&order, &mut sigs_of)?;
+        let mut keyed = keyed_signatures(&order, &mut sigs_of, progress)?;
         keyed.par_sort_unstable();
         let with_text = keyed.len();
         // Per document: the first document (in order) of its signature,
@@ -110,6 +113,7 @@ impl Dedup {
             .collect();
         drop(order);
         let method = &self.config.method;
+        progress::enter(progress, RunStep::Candidates, 0);
         let (candidates, spilled_runs) = candidate_pairs(
             method,
             source(&mut sigs_of, &sigs, &distinct),
@@ -152,8 +156,9 @@ impl Dedup {
         // Verified pairs each rule wants to look at.
         let suspects: Vec<Mutex<Vec<(u32, u32)>>> =
             rules.iter().map(|_| Mutex::new(Vec::new())).collect();
+        progress::enter(progress, RunStep::Verifying, candidates.len() as u64);
         let verify = |pairs: &[(u32, u32)], get: &SeqLookup<'_>| {
-            clusterer.verify(pairs, |a, b| {
+            let verified = clusterer.verify(pairs, |a, b| {
                 if let (Some(v), Some(x), Some(y)) = (&self.config.verifier, get(a), get(b)) {
                     let c = v.check(x, y)?;
                     for (rule, list) in rules.iter().zip(&suspects) {
@@ -166,7 +171,9 @@ impl Dedup {
                 verify_signatures(method, sig_of(a)?, sig_of(b)?)
                     .ok()
                     .flatten()
-            })
+            });
+            progress::advance(progress, pairs.len() as u64);
+            verified
         };
         let mut verified = match &mut seqs_of {
             Seqs::Memory(_) => verify(&candidates, &exact),
@@ -176,6 +183,7 @@ impl Dedup {
             .into_iter()
             .map(|list| list.into_inner().unwrap_or_else(|e| e.into_inner()))
             .collect();
+        progress::enter(progress, RunStep::Rules, 0);
         let for_rules = match &mut seqs_of {
             Seqs::Spilled(spill) if !rules.is_empty() => {
                 let all: Vec<(u32, u32)> = suspects.iter().flatten().copied().collect();
@@ -253,6 +261,7 @@ impl Dedup {
             }
             _ => None,
         };
+        progress::enter(progress, RunStep::Grouping, 0);
         let clustering = clusterer.cluster(
             distinct.len(),
             Some(&distinct_order),
@@ -343,7 +352,11 @@ fn signature_key(sig: &Signature, scratch: &mut Vec<u8>) -> u128 {
 /// its signature ([`signature_key`]) and its rank in `order`. In parallel
 /// over the documents in memory, or over the spilled signatures a million
 /// at a time.
-fn keyed_signatures(order: &[u32], sigs_of: &mut Sigs<'_>) -> Result<Vec<(u128, u32, u32)>, Error> {
+fn keyed_signatures(
+    order: &[u32],
+    sigs_of: &mut Sigs<'_>,
+    progress: Option<&RunProgress>,
+) -> Result<Vec<(u128, u32, u32)>, Error> {
     let mut rank_of = vec![0u32; order.len()];
     for (rank, &d) in order.iter().enumerate() {
         rank_of[d as usize] = rank as u32;
@@ -365,6 +378,7 @@ fn keyed_signatures(order: &[u32], sigs_of: &mut Sigs<'_>) -> Result<Vec<(u128, 
                 let chunk: Vec<u32> = (start..n.min(start + KEY_CHUNK as u32)).collect();
                 let keys = spill.par_map(&chunk, |s| signature_key(s, &mut Vec::new()))?;
                 keyed.extend(keys.into_iter().map(|(d, k)| (k, rank_of[d as usize], d)));
+                progress::advance(progress, chunk.len() as u64);
             }
             Ok(keyed)
         }

@@ -10,6 +10,7 @@ pub(crate) mod components;
 pub(crate) mod corpus;
 pub(crate) mod doc_table;
 pub(crate) mod fingerprinted;
+pub(crate) mod progress;
 pub(crate) mod run;
 pub(crate) mod run_spilled;
 pub(crate) mod seq_spill;

@@ -16,6 +16,7 @@ use std::collections::{HashMap, HashSet};
 use rayon::prelude::*;
 
 use crate::batch::doc_table::DocTable;
+use crate::batch::progress::{self, RunStep};
 use crate::batch::run::Outcome;
 use crate::batch::seq_spill::SeqSpill;
 use crate::batch::sig_spill::SigSpill;
@@ -120,7 +121,10 @@ impl Dedup {
             .filter(|pages| pages.len() > cfg.witnesses)
             .collect();
         groups.sort_unstable();
+        let progress = self.config.progress.as_deref();
+        progress::enter(progress, RunStep::Templates, groups.len() as u64);
         for pages in groups {
+            progress::advance(progress, 1);
             let loaded = spill.load(&pages)?;
             let seqs: Vec<&ShingleSeq> = pages.iter().map(|d| &loaded[d]).collect();
             for (&d, stripped) in pages.iter().zip(self.strip_host_templates(&seqs)) {
