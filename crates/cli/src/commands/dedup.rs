@@ -54,8 +54,8 @@ pub struct DedupArgs {
     memory: Option<String>,
     /// Keep the signatures and shingle sequences on disk in this directory
     /// from the first document on (without `--memory`), and sort the
-    /// MinHash band tables there: a document then costs about 250 bytes
-    /// of memory; results are the same.
+    /// MinHash band tables there: a document then costs about 200 bytes
+    /// of memory, plus 256 MB; results are the same.
     #[arg(long, value_name = "DIR")]
     spill_dir: Option<PathBuf>,
     /// Entries per sorted run when spilling (default 4 Mi).
