@@ -12,11 +12,53 @@ use std::time::{Duration, Instant};
 use neardup::io::ReadCounter;
 use neardup::{RunProgress, RunStep};
 
+/// A thread redrawing one line on standard error every 200 ms, when
+/// enabled and standard error is a terminal; [`Drawing::finish`] stops it
+/// and clears the line.
+struct Drawing {
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Drawing {
+    /// Starts redrawing what `line` gives (nothing while it gives `None`).
+    fn start(enabled: bool, mut line: impl FnMut() -> Option<String> + Send + 'static) -> Drawing {
+        let stop = Arc::new(AtomicBool::new(false));
+        let handle = (enabled && std::io::stderr().is_terminal()).then(|| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(200));
+                    let Some(line) = line() else { continue };
+                    let mut err = std::io::stderr().lock();
+                    let _ = write!(err, "\r\x1b[2K{line}");
+                    let _ = err.flush();
+                }
+            })
+        });
+        Drawing { stop, handle }
+    }
+
+    /// Stops drawing and clears the line.
+    fn finish(mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+            eprint!("\r\x1b[2K");
+        }
+    }
+}
+
+impl Drop for Drawing {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
 /// A running progress line; [`Progress::finish`] clears it.
 pub struct Progress {
     docs: Arc<AtomicU64>,
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<()>>,
+    drawing: Drawing,
 }
 
 impl Progress {
@@ -29,12 +71,19 @@ impl Progress {
         enabled: bool,
     ) -> Progress {
         let docs = Arc::new(AtomicU64::new(0));
-        let stop = Arc::new(AtomicBool::new(false));
-        let handle = (enabled && std::io::stderr().is_terminal()).then(|| {
-            let (docs, stop) = (docs.clone(), stop.clone());
-            std::thread::spawn(move || draw_loop(label, total_bytes, &read, &docs, &stop))
+        let counted = docs.clone();
+        let start = Instant::now();
+        let drawing = Drawing::start(enabled, move || {
+            let done = counted.load(Ordering::Relaxed);
+            Some(render(
+                label,
+                total_bytes,
+                read.get(),
+                done,
+                start.elapsed(),
+            ))
         });
-        Progress { docs, stop, handle }
+        Progress { docs, drawing }
     }
 
     /// Counts `n` more documents done.
@@ -43,35 +92,8 @@ impl Progress {
     }
 
     /// Stops drawing and clears the line.
-    pub fn finish(mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-            eprint!("\r\x1b[2K");
-        }
-    }
-}
-
-impl Drop for Progress {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-    }
-}
-
-fn draw_loop(label: &str, total: u64, read: &ReadCounter, docs: &AtomicU64, stop: &AtomicBool) {
-    let start = Instant::now();
-    while !stop.load(Ordering::Relaxed) {
-        std::thread::sleep(Duration::from_millis(200));
-        let line = render(
-            label,
-            total,
-            read.get(),
-            docs.load(Ordering::Relaxed),
-            start.elapsed(),
-        );
-        let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r\x1b[2K{line}");
-        let _ = err.flush();
+    pub fn finish(self) {
+        self.drawing.finish();
     }
 }
 
@@ -102,52 +124,28 @@ pub fn render(label: &str, total: u64, read: u64, docs: u64, elapsed: Duration) 
 /// A running line of the batch engine's steps; [`StepProgress::finish`]
 /// clears it.
 pub struct StepProgress {
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<()>>,
+    drawing: Drawing,
 }
 
 impl StepProgress {
     /// Starts drawing `run`'s steps when `enabled` and standard error is a
     /// terminal.
     pub fn start(label: &'static str, run: Arc<RunProgress>, enabled: bool) -> StepProgress {
-        let stop = Arc::new(AtomicBool::new(false));
-        let handle = (enabled && std::io::stderr().is_terminal()).then(|| {
-            let stop = stop.clone();
-            std::thread::spawn(move || step_loop(label, &run, &stop))
+        let (mut step, mut since) = (None, Instant::now());
+        let drawing = Drawing::start(enabled, move || {
+            let now = run.step();
+            if now != step {
+                (step, since) = (now, Instant::now());
+            }
+            let (done, total) = run.counts();
+            Some(render_step(label, step?, done, total, since.elapsed()))
         });
-        StepProgress { stop, handle }
+        StepProgress { drawing }
     }
 
     /// Stops drawing and clears the line.
-    pub fn finish(mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-            eprint!("\r\x1b[2K");
-        }
-    }
-}
-
-impl Drop for StepProgress {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-    }
-}
-
-fn step_loop(label: &str, run: &RunProgress, stop: &AtomicBool) {
-    let (mut step, mut since) = (None, Instant::now());
-    while !stop.load(Ordering::Relaxed) {
-        std::thread::sleep(Duration::from_millis(200));
-        let now = run.step();
-        if now != step {
-            (step, since) = (now, Instant::now());
-        }
-        let Some(s) = step else { continue };
-        let (done, total) = run.counts();
-        let line = render_step(label, s, done, total, since.elapsed());
-        let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r\x1b[2K{line}");
-        let _ = err.flush();
+    pub fn finish(self) {
+        self.drawing.finish();
     }
 }
 

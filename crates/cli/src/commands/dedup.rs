@@ -166,9 +166,9 @@ fn memory_budget(args: &DedupArgs) -> Result<u64> {
 
 /// Where the run holds its documents: on disk from the start with
 /// `--spill-dir` alone; in memory for the HTML report (which reads them
-/// all); otherwise in memory up to the budget, then on disk.
-fn batch_corpus(args: &DedupArgs, dedup: &neardup::Dedup) -> Result<BatchCorpus> {
-    let budget = memory_budget(args)?;
+/// all); otherwise in memory up to `budget` (the `--memory` in force),
+/// then on disk.
+fn batch_corpus(args: &DedupArgs, dedup: &neardup::Dedup, budget: u64) -> Result<BatchCorpus> {
     if args.report_html.is_some() {
         if args.memory.is_some() || args.spill_dir.is_some() {
             bail!("--report-html keeps every document in memory: it cannot be used with --memory or --spill-dir");
@@ -180,7 +180,7 @@ fn batch_corpus(args: &DedupArgs, dedup: &neardup::Dedup) -> Result<BatchCorpus>
         bail!("--spill-dir {}: not a directory", dir.display());
     }
     crate::validate::writable_dir(&dir, "--spill-dir", true)?;
-    let memory = args.memory.as_ref().map(|_| budget);
+    let memory = args.memory.is_some().then_some(budget);
     Ok(BatchCorpus::for_run(
         dedup,
         memory,
@@ -232,7 +232,8 @@ pub fn run(args: DedupArgs) -> Result<()> {
     let extractor = args.input.extractor();
     let pool = pipeline::thread_pool(args.threads)?;
 
-    let docs = batch_corpus(&args, &dedup)?;
+    let budget = memory_budget(&args)?;
+    let docs = batch_corpus(&args, &dedup, budget)?;
     let read = corpus::fingerprint_into(
         &inputs, &sources, &extractor, &dedup, &pool, &progress, docs,
     )?;
@@ -246,7 +247,6 @@ pub fn run(args: DedupArgs) -> Result<()> {
             spill_dir(&args).display()
         );
     }
-    let budget = memory_budget(&args)?;
     if docs.is_spilled() && docs.spilled_floor() > budget && !args.quiet {
         eprintln!(
             "neardup dedup: warning: {} documents need about {} MB of memory even on disk, more than the budget of {} MB: the run goes on above it",

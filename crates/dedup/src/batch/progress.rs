@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 /// A step of a batch run's decision, in the order they run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
+#[repr(u8)]
 pub enum RunStep {
     /// The site template pass (per host).
     Templates,
@@ -24,6 +25,7 @@ pub enum RunStep {
 }
 
 impl RunStep {
+    /// Every step, in declaration order (their `u8` values).
     const ALL: [RunStep; 6] = [
         RunStep::Templates,
         RunStep::Keys,
@@ -80,10 +82,9 @@ impl RunProgress {
 
     /// Enters `step`, of `total` units (0: not counted).
     pub(crate) fn enter(&self, step: RunStep, total: u64) {
-        let index = RunStep::ALL.iter().position(|&s| s == step).unwrap_or(0);
         self.done.store(0, Ordering::Relaxed);
         self.total.store(total, Ordering::Relaxed);
-        self.step.store(index as u8 + 1, Ordering::Relaxed);
+        self.step.store(step as u8 + 1, Ordering::Relaxed);
     }
 
     /// Counts `n` more units of the step done.

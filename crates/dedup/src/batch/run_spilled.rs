@@ -190,17 +190,11 @@ pub(crate) fn load_for_rules(
         return spill.load(&wanted);
     };
     // The runs the check looks up, as it finds them, and their sampled
-    // hashes.
-    // The pairs' sequences a block at a time: the runs are much smaller.
-    let mut runs: Vec<((u32, u32), Vec<u32>)> = Vec::new();
-    for block in runs_of.chunks(RUNS_BLOCK) {
-        let docs: Vec<u32> = block
-            .iter()
-            .flat_map(|&(a, b)| [distinct[a as usize], distinct[b as usize]])
-            .collect();
-        let own = spill.load(&docs)?;
+    // hashes; the pairs' sequences are read a block at a time (the runs
+    // are much smaller).
+    let runs: Vec<((u32, u32), Vec<u32>)> = in_blocks(spill, distinct, runs_of, |block, seq| {
+        let mut runs = Vec::new();
         for &(a, b) in block {
-            let seq = |x: u32| own.get(&distinct[x as usize]);
             if let (Some(x), Some(y)) = (seq(a), seq(b)) {
                 for run in cfg
                     .foreign_runs(x, y, k)
@@ -211,7 +205,8 @@ pub(crate) fn load_for_rules(
                 }
             }
         }
-    }
+        runs
+    })?;
     let mut hashes: Vec<u32> = runs
         .iter()
         .flat_map(|(_, run)| run.iter().copied().filter(|&h| cfg.is_sampled(h)))
@@ -263,14 +258,6 @@ const POSTINGS_BLOCK: usize = 1 << 18;
 /// Small in tests, so that their corpora take several blocks.
 #[cfg(test)]
 const POSTINGS_BLOCK: usize = 3;
-
-/// Composite-check suspects whose sequences [`load_for_rules`] reads at
-/// once to find their foreign runs.
-#[cfg(not(test))]
-const RUNS_BLOCK: usize = 1 << 14;
-/// Small in tests, so that their corpora take several blocks.
-#[cfg(test)]
-const RUNS_BLOCK: usize = 1;
 
 /// Keeps the first `limit` postings of each hash of sorted `postings`.
 fn keep_first_per_hash(postings: &mut Vec<(u32, u32)>, limit: usize) {
