@@ -45,7 +45,7 @@ if [ "${NEARDUP_SKIP_PYTHON:-0}" != 1 ]; then
   fi
   "$pyenv/bin/python" -m pip install -q --disable-pip-version-check \
     "maturin>=1.5,<2" pytest pyarrow "pandas<3" pyspark datasketch scrapy \
-    datatrove warcio faust-cchardet python-magic orjson venv-pack
+    datatrove warcio faust-cchardet python-magic orjson venv-pack redis
   # maturin (the build backend) runs from the virtualenv's bin/.
   PATH="$pyenv/bin:$PATH" "$pyenv/bin/python" -m pip install -q \
     --disable-pip-version-check --no-build-isolation --force-reinstall \

@@ -26,6 +26,27 @@ def dev_dir() -> pathlib.Path:
 
 
 @pytest.fixture(scope="session")
+def redis_server(tmp_path_factory):
+    """A real redis-server on a free local port for the session
+    (``real_redis.RedisServer``); skipped without redis-server or redis-py."""
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not on PATH (Debian: apt-get install redis-server)")
+    pytest.importorskip("redis", reason="redis-py is not installed (pip install redis)")
+    from real_redis import RedisServer
+
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_config(redis_server):
+    """The ``redis`` part of a ``storage_config`` for an emptied server."""
+    redis_server.flushall()
+    return redis_server.config
+
+
+@pytest.fixture(scope="session")
 def spark():
     pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (pip install pyspark)")
     from pyspark.sql import SparkSession

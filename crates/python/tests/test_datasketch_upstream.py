@@ -14,8 +14,19 @@ rest of the suite sees the real datasketch.
 
 Expected failures, each with its reason: the tests that compare raw slot
 values with datasketch's own (neardup's element hash and permutations are
-not datasketch's, by design: see the README). Redis-backed tests are
-skipped: neardup's index is in memory.
+not datasketch's, by design: see the README).
+
+The four Redis-backed tests (``test_*_redis`` of ``test_lsh.py``) run
+against a REAL redis-server (the ``redis_server`` fixture of conftest.py,
+on a free local port), not a fake. They ``import mockredis`` and patch
+``redis.Redis`` with a function that calls
+``mockredis.mock_redis_client(**kwargs)``: the shim's ``mockredis`` module
+returns a real ``redis.Redis`` client of the test's server instead (the
+hard-coded ``localhost:6379`` ignored). The tests then set the client's
+``connection_pool`` and ``response_callbacks`` to ``None`` (fields of
+mockredis's fake that datasketch's storage read); the real client ignores
+those two assignments, and keeps working. They are skipped only when
+redis-server or redis-py is missing.
 """
 
 import importlib.util
@@ -46,13 +57,46 @@ EXPECTED_FAILURES = {
     # values datasketch computes (SHA-1 of the bytes, NumPy's permutations).
     "test_minhash.TestMinHash.test_byte_tokens": SLOT_VALUES,
 }
-REDIS = "Redis-backed storage: neardup's MinHashLSH is in memory (storage_config is refused)"
-SKIPS = {
-    "test_lsh.TestMinHashLSH.test_insert_redis": REDIS,
-    "test_lsh.TestMinHashLSH.test_query_redis": REDIS,
-    "test_lsh.TestMinHashLSH.test_query_buffer_redis": REDIS,
-    "test_lsh.TestMinHashLSH.test_merge_redis": REDIS,
-}
+# The port of the redis-server the Redis-backed tests use (set per test).
+_SERVER = {}
+
+
+@pytest.fixture(autouse=True)
+def _real_redis_for_redis_tests(request):
+    """For the ``*_redis`` tests: the real server, emptied, that
+    ``mockredis.mock_redis_client`` connects to (the client's class made
+    here, before the test patches ``redis.Redis``)."""
+    if not request.node.name.endswith("_redis"):
+        yield
+        return
+    config = request.getfixturevalue("redis_config")
+    import redis
+
+    class RealRedis(redis.Redis):
+        """A real ``redis.Redis`` that keeps its connection pool and response
+        callbacks when a test assigns ``None`` to them (as it does to
+        mockredis's fake)."""
+
+        def __setattr__(self, name, value):
+            if value is None and name in ("connection_pool", "response_callbacks") and name in self.__dict__:
+                return
+            super().__setattr__(name, value)
+
+    _SERVER["client"] = lambda: RealRedis(**config)
+    yield
+    _SERVER.clear()
+    # The index was written to the real server, not elsewhere.
+    with redis.Redis(**config) as check:
+        assert check.dbsize() > 0, "the test left nothing on the real redis-server"
+
+
+def _mock_redis_client(**_ignored):
+    """What the tests' ``mockredis.mock_redis_client`` returns: a real
+    client of the test's redis-server (the arguments, localhost:6379, are
+    ignored)."""
+    if "client" not in _SERVER:
+        raise RuntimeError("mockredis.mock_redis_client called outside a *_redis test")
+    return _SERVER["client"]()
 
 
 def _fake_hash_func(data):
@@ -90,9 +134,9 @@ def _shim():
         b_bit_minhash=b_bit_minhash,
         weighted_minhash=weighted_minhash,
     )
-    # Imported by test_lsh.py for its Redis tests only (skipped here).
-    if importlib.util.find_spec("mockredis") is None:
-        mods["mockredis"] = _module("mockredis", mock_redis_client=None)
+    # Imported by test_lsh.py for its Redis tests: a real client, always
+    # (an installed mockredis is not used).
+    mods["mockredis"] = _module("mockredis", mock_redis_client=_mock_redis_client)
     if importlib.util.find_spec("mock") is None:
         mods["mock"] = _module("mock", patch=unittest.mock.patch)
     return mods
@@ -118,7 +162,7 @@ def _load(stem):
 
 def _collect(stem):
     """The module's TestCase classes, renamed ``<stem>.<Class>`` for pytest,
-    with the expected failures and skips marked."""
+    with the expected failures marked."""
     module = _load(stem)
     out = {}
     for name, cls in vars(module).items():
@@ -128,8 +172,6 @@ def _collect(stem):
             key = f"{stem}.{name}.{attr}"
             if key in EXPECTED_FAILURES:
                 setattr(cls, attr, pytest.mark.xfail(reason=EXPECTED_FAILURES[key], strict=True)(getattr(cls, attr)))
-            elif key in SKIPS:
-                setattr(cls, attr, pytest.mark.skip(reason=SKIPS[key])(getattr(cls, attr)))
         out[f"Test_{stem}_{name}"] = cls
     return out
 

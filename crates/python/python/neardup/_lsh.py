@@ -11,15 +11,32 @@ Rust) unless ``params=(b, r)`` is given. The band keys are made in Rust
 dict storage). Buffered operations (insertion and deletion sessions, the
 query buffer) have datasketch's results; with the index in memory there is
 nothing to batch, so they run at once.
+
+With ``storage_config={"type": "redis", "redis": {...}}`` the tables are in
+Redis instead (``_lsh_redis``): as datasketch's Redis storage, the keys are
+pickled (``prepickle``), ``basename`` names the index (two objects with one
+basename share it), and sessions buffer; every insert or query is one round
+trip. ``insert_if_new`` queries and inserts atomically (one Lua script), so
+that processes sharing an index never both keep near-duplicates.
 """
+
+import pickle
+import threading
 
 
 import types as _types
-from typing import Dict, Hashable, List, Optional, Sequence, Set, Tuple
+from collections.abc import Mapping
+from typing import Dict, Hashable, List, Optional, Set, Tuple
 
+from ._lsh_redis import RedisBandTable, RedisKeys, RedisStore
+from ._lsh_session import _DeletionSession, _InsertionSession, merge_stored
 from ._neardup import MinHash, _optimal_param
 
 __all__ = ["MinHashLSH"]
+
+
+# Makes the in-memory insert_if_new atomic between threads.
+_MEMORY_LOCK = threading.Lock()
 
 
 class _BandTable(dict):
@@ -58,9 +75,18 @@ class MinHashLSH:
     """An LSH index of MinHash sketches for Jaccard threshold queries.
 
     ``MinHashLSH(threshold=0.9, num_perm=128, weights=(0.5, 0.5),
-    params=None)``; ``insert(key, minhash)``, ``query(minhash)`` (a list of
-    keys), ``remove(key)``, ``key in lsh``, ``len(lsh)``, ``is_empty()``,
-    ``keys`` (a read-only mapping of the inserted keys).
+    params=None, storage_config=None, prepickle=None)``; ``insert(key,
+    minhash)``, ``query(minhash)`` (a list of keys), ``remove(key)``,
+    ``insert_if_new(key, minhash)``, ``key in lsh``, ``len(lsh)``,
+    ``is_empty()``, ``keys`` (a read-only mapping of the inserted keys).
+
+    ``storage_config``: ``None`` or ``{"type": "dict"}``, in memory;
+    ``{"type": "redis", "redis": {...}, "basename": b"name",
+    "redis_buffer": {"transaction": False}}``, in Redis (``redis``: the
+    arguments of ``redis.Redis``, or ``url``; ``basename``: random if
+    absent). ``prepickle`` (Redis only, default ``True``): keys are stored
+    pickled, else they must be ``bytes``. A server that cannot be reached is
+    a ``ConnectionError`` naming it (never its password).
     """
 
     def __init__(
@@ -69,13 +95,18 @@ class MinHashLSH:
         num_perm: int = 128,
         weights: Tuple[float, float] = (0.5, 0.5),
         params: Optional[Tuple[int, int]] = None,
+        storage_config: Optional[dict] = None,
+        prepickle: Optional[bool] = None,
         **kwargs,
     ) -> None:
+        kind = (storage_config or {"type": "dict"}).get("type")
+        if kind not in ("dict", "redis"):
+            raise ValueError(f"Unknown storage type: {kind!r} (neardup's MinHashLSH has 'dict' and 'redis')")
+        if kind == "dict" and prepickle is not None:
+            kwargs["prepickle"] = prepickle
         unsupported = {k for k, v in kwargs.items() if v is not None}
         if unsupported:
-            raise ValueError(
-                f"MinHashLSH does not support {sorted(unsupported)} (neardup's index is in memory)"
-            )
+            raise ValueError(f"MinHashLSH does not support {sorted(unsupported)}")
         if threshold > 1.0 or threshold < 0.0:
             raise ValueError("threshold must be in [0.0, 1.0]")
         if num_perm < 2:
@@ -100,6 +131,21 @@ class MinHashLSH:
         self._keys: Dict[Hashable, List[bytes]] = {}
         self._query_buffer: List[List[bytes]] = []
         self._buffer_size = 50000
+        self.prepickle = kind == "redis" if prepickle is None else bool(prepickle)
+        self._store: Optional[RedisStore] = None
+        if kind == "redis":
+            self._store = RedisStore(storage_config, self.h, self.b, self.r)
+
+    def _stored(self, key: Hashable) -> bytes:
+        """The key as the Redis storage keeps it."""
+        if self.prepickle:
+            return pickle.dumps(key)
+        if not isinstance(key, bytes):
+            raise TypeError(f"prepickle=False needs bytes keys, got {type(key).__name__}")
+        return key
+
+    def _loaded(self, stored: bytes) -> Hashable:
+        return pickle.loads(stored) if self.prepickle else stored
 
     def _bands(self, minhash: MinHash) -> List[bytes]:
         if len(minhash) != self.h:
@@ -111,9 +157,44 @@ class MinHashLSH:
     def insert(self, key: Hashable, minhash: MinHash, check_duplication: bool = True) -> None:
         """Indexes ``minhash`` under ``key`` (``ValueError`` if the key is
         already in the index and ``check_duplication``)."""
+        if self._store is not None:
+            if not self._store.insert(self._stored(key), self._bands(minhash), check_duplication):
+                raise ValueError("The given key already exists")
+            return
         if check_duplication and key in self._keys:
             raise ValueError("The given key already exists")
         self._add(key, self._bands(minhash))
+
+    def insert_if_new(self, key: Hashable, minhash: MinHash) -> List[Hashable]:
+        """Queries and, only if nothing is found, inserts, as one atomic step
+        (one Lua script in Redis; a lock in memory): two processes that
+        insert near-duplicates at once never both get ``[]``. Returns the
+        keys found (band matches, as ``query``: candidates, not verified;
+        ``key`` was not inserted), or ``[]`` once ``key`` is inserted.
+        ``ValueError`` if ``key`` is already in the index with no band in
+        common."""
+        bands = self._bands(minhash)
+        if self._store is not None:
+            status, found = self._store.insert_if_new(self._stored(key), bands)
+            if status == 2:
+                raise ValueError("The given key already exists")
+            return [self._loaded(k) for k in found]
+        with _MEMORY_LOCK:
+            found = self._found(bands)
+            if found:
+                return list(found)
+            if key in self._keys:
+                raise ValueError("The given key already exists")
+            self._add(key, bands)
+            return []
+
+    def _found(self, bands: List[bytes]) -> Set[Hashable]:
+        out: Set[Hashable] = set()
+        for table, band in zip(self._tables, bands):
+            hit = dict.get(table, band)
+            if hit:
+                out.update(hit)
+        return out
 
     def _add(self, key: Hashable, bands: List[bytes]) -> None:
         self._keys.setdefault(key, []).extend(bands)
@@ -122,20 +203,24 @@ class MinHashLSH:
 
     def insertion_session(self, buffer_size: int = 50000) -> "_InsertionSession":
         """A context manager whose ``insert`` indexes (datasketch's API;
-        ``buffer_size`` is kept as ``self.buffer_size``)."""
+        ``buffer_size`` is kept as ``self.buffer_size``). In Redis, inserts
+        are buffered and sent ``buffer_size`` at a time in one pipeline, and
+        at close; a key found already stored is reported then
+        (``ValueError``, the others inserted)."""
         self.buffer_size = buffer_size
         return _InsertionSession(self)
 
     def deletion_session(self, buffer_size: int = 50000) -> "_DeletionSession":
         """A context manager whose ``remove`` removes keys (datasketch's API;
-        ``ValueError`` for a key not in the index)."""
+        ``ValueError`` for a key not in the index: in Redis, where removals
+        are buffered as inserts are, at the flush)."""
         self.buffer_size = buffer_size
         return _DeletionSession(self)
 
     @property
     def buffer_size(self) -> int:
         """The buffer size of the sessions (datasketch's; nothing is buffered
-        in memory)."""
+        in memory; in Redis, the operations sent in one pipeline)."""
         return self._buffer_size
 
     @buffer_size.setter
@@ -152,6 +237,8 @@ class MinHashLSH:
             raise ValueError(f"Cannot merge type MinHashLSH and type {type(other).__name__}.")
         if (self.h, self.b, self.r) != (other.h, other.b, other.r):
             raise ValueError("Cannot merge MinHashLSH with different initialization parameters.")
+        if self._store is not None or other._store is not None:
+            return merge_stored(self, other, check_overlap)
         if check_overlap and not self._keys.keys().isdisjoint(other._keys.keys()):
             raise ValueError("The keys are overlapping, duplicate key exists.")
         for key, bands in list(other._keys.items()):
@@ -165,27 +252,27 @@ class MinHashLSH:
         """The keys every buffered query finds (the intersection of their
         ``query`` results, as datasketch); empties the buffer."""
         buffered, self._query_buffer = self._query_buffer, []
+        if self._store is not None:
+            found = self._store.query_many(buffered)
+            return [self._loaded(k) for k in set.intersection(*found)] if found else []
         out: Optional[Set[Hashable]] = None
         for bands in buffered:
-            found: Set[Hashable] = set()
-            for table, band in zip(self._tables, bands):
-                hit = dict.get(table, band)
-                if hit:
-                    found.update(hit)
+            found = self._found(bands)
             out = found if out is None else out & found
         return list(out or ())
 
     def query(self, minhash: MinHash) -> List[Hashable]:
         """The keys sharing at least one band with ``minhash``."""
-        out: Set[Hashable] = set()
-        for table, band in zip(self._tables, self._bands(minhash)):
-            hit = table.get(band)
-            if hit:
-                out.update(hit)
-        return list(out)
+        if self._store is not None:
+            return [self._loaded(k) for k in self._store.query(self._bands(minhash))]
+        return list(self._found(self._bands(minhash)))
 
     def remove(self, key: Hashable) -> None:
         """Removes ``key`` (``ValueError`` if it is not in the index)."""
+        if self._store is not None:
+            if not self._store.remove(self._stored(key)):
+                raise ValueError("The given key does not exist")
+            return
         if key not in self._keys:
             raise ValueError("The given key does not exist")
         bands = self._keys.pop(key)
@@ -199,18 +286,29 @@ class MinHashLSH:
 
     def is_empty(self) -> bool:
         """Whether nothing is indexed."""
-        return not self._keys
+        return not len(self)
 
     def get_counts(self) -> List[Dict[bytes, int]]:
         """Per band, the number of keys in each bucket."""
+        if self._store is not None:
+            return self._store.all_counts()
         return [t.itemcounts() for t in self._tables]
 
     def get_subset_counts(self, *keys: Hashable) -> List[Dict[bytes, int]]:
         """``get_counts`` restricted to ``keys`` (``KeyError`` for a key not
         in the index, as datasketch's dict storage)."""
         counts: List[Dict[bytes, int]] = [{} for _ in range(self.b)]
-        for key in set(keys):
-            for i, band in enumerate(self._keys[key]):
+        unique = list(set(keys))
+        if self._store is not None:
+            found = self._store.bands_of([self._stored(k) for k in unique])
+            missing = [k for k, bands in zip(unique, found) if bands is None]
+            if missing:
+                raise KeyError(missing[0])
+            stored = dict(zip(unique, found))
+        else:
+            stored = self._keys
+        for key in unique:
+            for i, band in enumerate(stored[key]):
                 c = counts[i % self.b]
                 c[band] = c.get(band, 0) + 1
         return counts
@@ -218,13 +316,20 @@ class MinHashLSH:
     @property
     def hashtables(self) -> List[_BandTable]:
         """The band tables (datasketch's attribute): per band, a dict from
-        band key to the set of keys in that bucket. Read them; change the
+        band key to the set of keys in that bucket (in Redis, a view of the
+        stored keys, pickled with ``prepickle``). Read them; change the
         index through ``insert`` / ``remove``."""
+        if self._store is not None:
+            return [RedisBandTable(self._store, i) for i in range(self.b)]
         return self._tables
 
     @property
-    def keys(self) -> "_types.MappingProxyType":
-        """The inserted keys (a read-only mapping: ``in``, ``len``, iteration)."""
+    def keys(self) -> Mapping:
+        """The inserted keys (a read-only mapping: ``in``, ``len``, iteration;
+        in Redis, of the stored keys, pickled with ``prepickle``, to their
+        band keys, as datasketch's)."""
+        if self._store is not None:
+            return RedisKeys(self._store)
         return _types.MappingProxyType(self._keys)
 
     def __setstate__(self, state: dict) -> None:
@@ -232,41 +337,22 @@ class MinHashLSH:
         # interface existed.
         state.setdefault("_query_buffer", [])
         state.setdefault("_buffer_size", 50000)
+        state.setdefault("_store", None)
+        state.setdefault("prepickle", False)
         state["_tables"] = [t if isinstance(t, _BandTable) else _BandTable(t) for t in state["_tables"]]
         self.__dict__.update(state)
 
     def __contains__(self, key: Hashable) -> bool:
+        if self._store is not None:
+            return self._store.contains(self._stored(key))
         return key in self._keys
 
     def __len__(self) -> int:
-        return len(self._keys)
+        return self._store.size() if self._store is not None else len(self._keys)
 
     def __repr__(self) -> str:
+        where = "" if self._store is None else f", redis={self._store.server}"
         return (
             f"MinHashLSH(threshold={self.threshold}, num_perm={self.h}, "
-            f"b={self.b}, r={self.r}, keys={len(self._keys)})"
+            f"b={self.b}, r={self.r}, keys={len(self)}{where})"
         )
-
-
-class _Session:
-    def __init__(self, lsh: MinHashLSH) -> None:
-        self.lsh = lsh
-
-    def close(self) -> None:
-        """Nothing is buffered: every operation already ran."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc: Sequence[object]) -> None:
-        self.close()
-
-
-class _InsertionSession(_Session):
-    def insert(self, key: Hashable, minhash: MinHash, check_duplication: bool = True) -> None:
-        self.lsh.insert(key, minhash, check_duplication)
-
-
-class _DeletionSession(_Session):
-    def remove(self, key: Hashable) -> None:
-        self.lsh.remove(key)
