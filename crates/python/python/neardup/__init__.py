@@ -5,9 +5,10 @@ The Rust core of neardup behind a small Python API:
 - ``MinHash``, ``LeanMinHash`` and ``MinHashLSH`` have datasketch's names
   and semantics: ``MinHash(num_perm=128, seed=1)``, ``update(b)`` adds one
   element to the set, ``jaccard`` / ``count`` / ``merge``; the LSH index
-  has ``insert`` / ``query`` / ``remove``. Hashing and the minimum updates
-  run in Rust; ``m.hashfunc`` is the element hash (``xxh3_hash64`` unless
-  one was given).
+  has ``insert`` / ``query`` / ``remove``, in memory or in Redis
+  (``storage_config``), and an atomic ``insert_if_new``. Hashing and the
+  minimum updates run in Rust; ``m.hashfunc`` is the element hash
+  (``xxh3_hash64`` unless one was given).
 - ``extract(html, url=None)`` decodes a page like a browser and extracts its
   main text (``Document`` with ``title``, ``text``, ``paragraphs``,
   ``charset``).

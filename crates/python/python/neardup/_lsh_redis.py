@@ -1,27 +1,17 @@
 """The Redis storage of ``neardup.MinHashLSH``
 (``storage_config={"type": "redis", "redis": {...}}``, as datasketch's).
 
-Layout: every key of one index starts with ``{basename}``, a Redis Cluster
-hash tag, so the whole index sits in one slot (one node) and every script
-runs atomically over it. Values are binary (band keys are ``r`` slots of
-8 bytes, little-endian, as ``MinHash._bands`` makes them):
+Every key of one index starts with ``{basename}``, a Redis Cluster hash
+tag, so the whole index sits in one slot (one node) and every script runs
+atomically over it. Values are binary (band keys are ``r`` slots of 8
+bytes, little-endian, as ``MinHash._bands`` makes them); the layout is in
+``_lsh_redis_lua``. Stored keys are the user's keys pickled (``prepickle``,
+the default, as datasketch's Redis storage) or the user's ``bytes`` keys.
 
-- ``{basename}:keys``: hash, stored key -> its band keys, each prefixed
-  with its length (2 bytes, big-endian), in band order (a key inserted twice
-  without the duplication check has its bands twice, as datasketch's list);
-- ``{basename}:s:<band><H>``: set of the stored keys in band ``band`` (2
-  bytes, big-endian) whose band key is ``H``, a bucket;
-- ``{basename}:n:<band>``: hash, band key -> number of keys in its bucket
-  (what ``len``, iteration and ``get_counts`` of a band read);
-- ``{basename}:meta``: hash, the index's ``num_perm``, ``b`` and ``r``.
-
-Stored keys are the user's keys pickled (``prepickle``, the default, as
-datasketch's Redis storage) or the user's ``bytes`` keys as they are.
-
-Round trips: an ``insert``, ``insert_if_new`` or ``remove`` is one Lua
-script call; a ``query`` one ``SUNION``; ``collect_query_buffer``,
-``get_counts`` and the flush of a session one pipeline. Sessions buffer
-their operations and flush every ``buffer_size`` of them and at close.
+Round trips: an ``insert``, ``insert_if_new``, ``query`` or ``remove`` is
+one Lua script call; ``collect_query_buffer``, ``get_counts`` and the flush
+of a session one pipeline. Sessions buffer their operations and flush
+every ``buffer_size`` of them and at close.
 """
 
 import random
@@ -30,62 +20,8 @@ import struct
 from collections.abc import Mapping
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
+from . import _lsh_redis_lua as lua
 from ._lsh_redis_conn import connect, guarded
-
-_INSERT = """
-local b = (#KEYS - 1) / 2
-local old = redis.call('HGET', KEYS[1], ARGV[1])
-if old and ARGV[3] == '1' then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], (old or '') .. ARGV[2])
-for i = 1, b do
-  if redis.call('SADD', KEYS[1 + b + i], ARGV[1]) == 1 then
-    redis.call('HINCRBY', KEYS[1 + i], ARGV[3 + i], 1)
-  end
-end
-return 1
-"""
-
-# Candidates (band matches) if any, else the insert: {1} inserted,
-# {0, candidates...} not inserted, {2} the key exists with no band match.
-_INSERT_IF_NEW = """
-local b = (#KEYS - 1) / 2
-local found = redis.call('SUNION', unpack(KEYS, 2 + b, 1 + 2 * b))
-if #found > 0 then
-  table.insert(found, 1, 0)
-  return found
-end
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return {2} end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-for i = 1, b do
-  redis.call('SADD', KEYS[1 + b + i], ARGV[1])
-  redis.call('HINCRBY', KEYS[1 + i], ARGV[2 + i], 1)
-end
-return {1}
-"""
-
-# The bucket keys are made here from the prefix (ARGV[2]): they are known
-# only once the stored bands are read, and share the index's hash tag.
-_REMOVE = """
-local v = redis.call('HGET', KEYS[1], ARGV[1])
-if not v then return 0 end
-local b = tonumber(ARGV[3])
-local pos, i = 1, 0
-while pos <= #v do
-  local n = string.byte(v, pos) * 256 + string.byte(v, pos + 1)
-  local h = string.sub(v, pos + 2, pos + 1 + n)
-  pos = pos + 2 + n
-  local j = i % b
-  local band = string.char(math.floor(j / 256), j % 256)
-  if redis.call('SREM', ARGV[2] .. ':s:' .. band .. h, ARGV[1]) == 1 then
-    local counts = ARGV[2] .. ':n:' .. band
-    if redis.call('HINCRBY', counts, h, -1) <= 0 then redis.call('HDEL', counts, h) end
-  end
-  i = i + 1
-end
-redis.call('HDEL', KEYS[1], ARGV[1])
-return 1
-"""
-
 
 def random_basename() -> bytes:
     """A random basename (11 lowercase letters), as datasketch draws one."""
@@ -98,8 +34,9 @@ def pack_bands(bands: Sequence[bytes]) -> bytes:
 
 
 def unpack_bands(value: bytes) -> List[bytes]:
-    """The band keys ``pack_bands`` packed."""
-    out, pos = [], 0
+    """The band keys of a ``{basename}:keys`` value (``id NUL`` then what
+    ``pack_bands`` packed)."""
+    out, pos = [], value.index(b"\0") + 1
     while pos < len(value):
         (n,) = struct.unpack_from(">H", value, pos)
         out.append(bytes(value[pos + 2 : pos + 2 + n]))
@@ -130,15 +67,18 @@ class RedisStore:
         self.h, self.b, self.r = h, b, r
         self._prefix = b"{" + basename + b"}"
         self._keys_key = self._prefix + b":keys"
+        self._ids_key = self._prefix + b":ids"
+        self._seq_key = self._prefix + b":seq"
         self._count_keys = [self._prefix + b":n:" + struct.pack(">H", i) for i in range(b)]
         self._connect()
 
     def _connect(self) -> None:
         self._client, self.server, self._secrets = connect(self.config)
         self._transaction = bool(self.config.get("redis_buffer", {}).get("transaction", False))
-        self._insert = self._client.register_script(_INSERT)
-        self._insert_if_new = self._client.register_script(_INSERT_IF_NEW)
-        self._remove = self._client.register_script(_REMOVE)
+        self._insert = self._client.register_script(lua.INSERT)
+        self._insert_if_new = self._client.register_script(lua.INSERT_IF_NEW)
+        self._remove = self._client.register_script(lua.REMOVE)
+        self._query = self._client.register_script(lua.QUERY)
         meta = self._prefix + b":meta"
         params = b"%d,%d,%d" % (self.h, self.b, self.r)
         with self._guard():
@@ -166,7 +106,8 @@ class RedisStore:
         return self._prefix + b":s:" + struct.pack(">H", i) + band
 
     def _insert_call(self, key: bytes, bands: Sequence[bytes], check: bool):
-        keys = [self._keys_key, *self._count_keys, *(self.bucket(i, h) for i, h in enumerate(bands))]
+        keys = [self._keys_key, self._ids_key, self._seq_key, *self._count_keys]
+        keys += [self.bucket(i, h) for i, h in enumerate(bands)]
         return keys, [key, pack_bands(bands), b"1" if check else b"0", *bands]
 
     def insert(self, key: bytes, bands: Sequence[bytes], check: bool) -> bool:
@@ -194,9 +135,9 @@ class RedisStore:
         """One script call: ``(0, candidates)`` if some stored key shares a
         band (nothing inserted), else ``(1, [])`` once inserted, or
         ``(2, [])`` if ``key`` is stored with no band in common."""
-        keys = [self._keys_key, *self._count_keys, *(self.bucket(i, h) for i, h in enumerate(bands))]
+        keys, args = self._insert_call(key, bands, True)
         with self._guard():
-            out = self._insert_if_new(keys, [key, pack_bands(bands), *bands])
+            out = self._insert_if_new(keys, args)
         return int(out[0]), list(out[1:])
 
     def _remove_args(self, key: bytes) -> List[bytes]:
@@ -205,7 +146,7 @@ class RedisStore:
     def remove(self, key: bytes) -> bool:
         """Removes ``key`` in one script call; ``False`` if not stored."""
         with self._guard():
-            return bool(self._remove([self._keys_key], self._remove_args(key)))
+            return bool(self._remove([self._keys_key, self._ids_key], self._remove_args(key)))
 
     def remove_many(self, keys: Sequence[bytes]) -> List[bytes]:
         """Removes ``keys`` in one pipeline; the ones that were not stored."""
@@ -214,14 +155,14 @@ class RedisStore:
         with self._guard():
             pipe = self._client.pipeline(transaction=self._transaction)
             for key in keys:
-                self._remove([self._keys_key], self._remove_args(key), client=pipe)
+                self._remove([self._keys_key, self._ids_key], self._remove_args(key), client=pipe)
             done = pipe.execute()
         return [key for key, ok in zip(keys, done) if not ok]
 
     def query(self, bands: Sequence[bytes]) -> Set[bytes]:
-        """The stored keys sharing a band with ``bands`` (one ``SUNION``)."""
+        """The stored keys sharing a band with ``bands`` (one script)."""
         with self._guard():
-            return set(self._client.sunion([self.bucket(i, h) for i, h in enumerate(bands)]))
+            return set(self._query([self._ids_key, *(self.bucket(i, h) for i, h in enumerate(bands))]))
 
     def query_many(self, queries: Sequence[Sequence[bytes]]) -> List[Set[bytes]]:
         """``query`` of each in one pipeline."""
@@ -230,7 +171,7 @@ class RedisStore:
         with self._guard():
             pipe = self._client.pipeline(transaction=False)
             for bands in queries:
-                pipe.sunion([self.bucket(i, h) for i, h in enumerate(bands)])
+                self._query([self._ids_key, *(self.bucket(i, h) for i, h in enumerate(bands))], client=pipe)
             return [set(found) for found in pipe.execute()]
 
     def contains(self, key: bytes) -> bool:
@@ -286,7 +227,7 @@ class RedisStore:
     def members(self, i: int, band: bytes) -> Set[bytes]:
         """The stored keys in band ``i``'s bucket ``band``."""
         with self._guard():
-            return set(self._client.smembers(self.bucket(i, band)))
+            return set(self._query([self._ids_key, self.bucket(i, band)]))
 
 
 
