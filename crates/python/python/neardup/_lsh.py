@@ -291,7 +291,7 @@ class MinHashLSH:
     def get_counts(self) -> List[Dict[bytes, int]]:
         """Per band, the number of keys in each bucket."""
         if self._store is not None:
-            return self._store.all_counts()
+            return self._store.buckets()
         return [t.itemcounts() for t in self._tables]
 
     def get_subset_counts(self, *keys: Hashable) -> List[Dict[bytes, int]]:

@@ -9,12 +9,13 @@ bytes, little-endian, as ``MinHash._bands`` makes them); the layout is in
 the default, as datasketch's Redis storage) or the user's ``bytes`` keys.
 
 Round trips: an ``insert``, ``insert_if_new``, ``query`` or ``remove`` is
-one Lua script call; ``collect_query_buffer``, ``get_counts`` and the flush
-of a session one pipeline. Sessions buffer their operations and flush
+one Lua script call; ``collect_query_buffer`` and the flush of a session
+one pipeline; ``get_counts`` a ``SCAN`` and a pipeline. Sessions buffer their operations and flush
 every ``buffer_size`` of them and at close.
 """
 
 import random
+import re
 import string
 import struct
 from collections.abc import Mapping
@@ -22,6 +23,11 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tupl
 
 from . import _lsh_redis_lua as lua
 from ._lsh_redis_conn import connect, guarded
+
+def _glob_escape(raw: bytes) -> bytes:
+    """``raw`` matched literally by a ``SCAN MATCH`` pattern."""
+    return re.sub(rb"([*?\[\]\\])", rb"\\\1", raw)
+
 
 def random_basename() -> bytes:
     """A random basename (11 lowercase letters), as datasketch draws one."""
@@ -69,7 +75,6 @@ class RedisStore:
         self._keys_key = self._prefix + b":keys"
         self._ids_key = self._prefix + b":ids"
         self._seq_key = self._prefix + b":seq"
-        self._count_keys = [self._prefix + b":n:" + struct.pack(">H", i) for i in range(b)]
         self._connect()
 
     def _connect(self) -> None:
@@ -106,9 +111,8 @@ class RedisStore:
         return self._prefix + b":s:" + struct.pack(">H", i) + band
 
     def _insert_call(self, key: bytes, bands: Sequence[bytes], check: bool):
-        keys = [self._keys_key, self._ids_key, self._seq_key, *self._count_keys]
-        keys += [self.bucket(i, h) for i, h in enumerate(bands)]
-        return keys, [key, pack_bands(bands), b"1" if check else b"0", *bands]
+        keys = [self._keys_key, self._ids_key, self._seq_key, *(self.bucket(i, h) for i, h in enumerate(bands))]
+        return keys, [key, pack_bands(bands), b"1" if check else b"0"]
 
     def insert(self, key: bytes, bands: Sequence[bytes], check: bool) -> bool:
         """Stores ``key`` with its bands in one script call; ``False`` (and
@@ -201,28 +205,24 @@ class RedisStore:
         with self._guard():
             return list(self._client.hkeys(self._keys_key))
 
-    def band_counts(self, i: int) -> Dict[bytes, int]:
-        """Band ``i``'s band key -> number of keys in its bucket."""
+    def buckets(self) -> List[Dict[bytes, int]]:
+        """Per band, band key -> number of keys in its bucket: a ``SCAN``
+        of the index's buckets (the whole database's keys are walked, 10,000
+        a call), then one pipeline of ``SCARD``."""
+        pattern = _glob_escape(self._prefix + b":s:") + b"*"
+        start = len(self._prefix) + 3
         with self._guard():
-            return {k: int(v) for k, v in self._client.hgetall(self._count_keys[i]).items()}
-
-    def all_counts(self) -> List[Dict[bytes, int]]:
-        """``band_counts`` of every band, in one pipeline."""
-        with self._guard():
+            found = list(self._client.scan_iter(match=pattern, count=10000))
             pipe = self._client.pipeline(transaction=False)
-            for k in self._count_keys:
-                pipe.hgetall(k)
-            return [{k: int(v) for k, v in c.items()} for c in pipe.execute()]
-
-    def band_size(self, i: int) -> int:
-        """The number of buckets of band ``i``."""
-        with self._guard():
-            return int(self._client.hlen(self._count_keys[i]))
-
-    def band_keys(self, i: int) -> List[bytes]:
-        """The band keys of band ``i``'s buckets."""
-        with self._guard():
-            return list(self._client.hkeys(self._count_keys[i]))
+            for k in found:
+                pipe.scard(k)
+            sizes = pipe.execute() if found else []
+        out: List[Dict[bytes, int]] = [{} for _ in range(self.b)]
+        for k, n in zip(found, sizes):
+            (i,) = struct.unpack_from(">H", k, start)
+            if i < self.b and n:
+                out[i][bytes(k[start + 2 :])] = int(n)
+        return out
 
     def members(self, i: int, band: bytes) -> Set[bytes]:
         """The stored keys in band ``i``'s bucket ``band``."""
@@ -246,8 +246,8 @@ class RedisBandTable:
     __getitem__ = get
 
     def keys(self) -> List[bytes]:
-        """The band keys of the buckets."""
-        return self._store.band_keys(self._i)
+        """The band keys of the buckets (a ``SCAN``)."""
+        return list(self.itemcounts())
 
     def __iter__(self) -> Iterator[bytes]:
         return iter(self.keys())
@@ -256,12 +256,12 @@ class RedisBandTable:
         return bool(self._store.members(self._i, band))
 
     def itemcounts(self) -> Dict[bytes, int]:
-        """Band key -> number of keys in the bucket."""
-        return self._store.band_counts(self._i)
+        """Band key -> number of keys in the bucket (a ``SCAN``)."""
+        return self._store.buckets()[self._i]
 
     def size(self) -> int:
-        """The number of buckets."""
-        return self._store.band_size(self._i)
+        """The number of buckets (a ``SCAN``)."""
+        return len(self.itemcounts())
 
     __len__ = size
 

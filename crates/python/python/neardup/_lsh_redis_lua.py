@@ -11,9 +11,9 @@ The keys of one index (its prefix ``P`` is ``{basename}``, a hash tag):
 - ``P:seq``: the last id given (``INCR``);
 - ``P:s:<band><H>``: set of the ids in band ``band`` (2 bytes, big-endian)
   whose band key is ``H``: a bucket. Integer members keep a small set
-  compact (Redis's intset);
-- ``P:n:<band>``: hash, band key -> number of ids in its bucket (what
-  ``len``, iteration and ``get_counts`` of a band read).
+  compact (Redis's intset). There is no index of the buckets (it would
+  cost a third more memory): ``len``, iteration and ``get_counts`` of the
+  bands ``SCAN`` for ``P:s:*``.
 
 Scripts get every key they touch in ``KEYS`` except ``REMOVE``'s buckets,
 known only once the stored bands are read: it makes their names from the
@@ -38,9 +38,9 @@ local found = redis.call('SUNION', unpack(KEYS, 2))
 return names(KEYS[1], found)
 """
 
-# Adds a document. KEYS: P:keys, P:ids, P:seq, counts x b, buckets x b.
-# ARGV: stored key, packed bands, check ('1': refuse a stored key), band
-# keys x b. -> 1, or 0 (refused).
+# Adds a document. KEYS: P:keys, P:ids, P:seq, buckets x b.
+# ARGV: stored key, packed bands, check ('1': refuse a stored key).
+# -> 1, or 0 (refused).
 _ADD = """
 local function add(b, check)
   local old = redis.call('HGET', KEYS[1], ARGV[1])
@@ -55,24 +55,22 @@ local function add(b, check)
     redis.call('HSET', KEYS[2], id, ARGV[1])
   end
   for i = 1, b do
-    if redis.call('SADD', KEYS[3 + b + i], id) == 1 then
-      redis.call('HINCRBY', KEYS[3 + i], ARGV[3 + i], 1)
-    end
+    redis.call('SADD', KEYS[3 + i], id)
   end
   return 1
 end
 """
 
 INSERT = _ADD + """
-return add((#KEYS - 3) / 2, ARGV[3] == '1')
+return add(#KEYS - 3, ARGV[3] == '1')
 """
 
 # Same KEYS and ARGV as INSERT (ARGV[3] unused). -> {1} inserted; {0,
 # stored keys...}: the keys sharing a band, nothing inserted; {2}: the key
 # is stored and shares no band.
 INSERT_IF_NEW = _NAMES + _ADD + """
-local b = (#KEYS - 3) / 2
-local found = redis.call('SUNION', unpack(KEYS, 4 + b, 3 + 2 * b))
+local b = #KEYS - 3
+local found = redis.call('SUNION', unpack(KEYS, 4, 3 + b))
 if #found > 0 then
   local out = names(KEYS[2], found)
   table.insert(out, 1, 0)
@@ -96,10 +94,7 @@ while pos <= #v do
   pos = pos + 2 + n
   local j = i % b
   local band = string.char(math.floor(j / 256), j % 256)
-  if redis.call('SREM', ARGV[2] .. ':s:' .. band .. h, id) == 1 then
-    local counts = ARGV[2] .. ':n:' .. band
-    if redis.call('HINCRBY', counts, h, -1) <= 0 then redis.call('HDEL', counts, h) end
-  end
+  redis.call('SREM', ARGV[2] .. ':s:' .. band .. h, id)
   i = i + 1
 end
 redis.call('HDEL', KEYS[1], ARGV[1])
