@@ -22,8 +22,6 @@ that processes sharing an index never both keep near-duplicates.
 
 import pickle
 import threading
-
-
 import types as _types
 from collections.abc import Mapping
 from typing import Dict, Hashable, List, Optional, Set, Tuple
@@ -167,8 +165,9 @@ class MinHashLSH:
 
     def insert_if_new(self, key: Hashable, minhash: MinHash) -> List[Hashable]:
         """Queries and, only if nothing is found, inserts, as one atomic step
-        (one Lua script in Redis; a lock in memory): two processes that
-        insert near-duplicates at once never both get ``[]``. Returns the
+        (one Lua script in Redis; a lock in memory): two processes (in
+        Redis) or threads that insert near-duplicates at once never both get
+        ``[]``. Returns the
         keys found (band matches, as ``query``: candidates, not verified;
         ``key`` was not inserted), or ``[]`` once ``key`` is inserted.
         ``ValueError`` if ``key`` is already in the index with no band in
