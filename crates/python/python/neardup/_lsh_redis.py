@@ -86,10 +86,15 @@ class RedisStore:
         self._query = self._client.register_script(lua.QUERY)
         meta = self._prefix + b":meta"
         params = b"%d,%d,%d" % (self.h, self.b, self.r)
+        # One round trip: the index's parameters, and the scripts loaded so
+        # that the first operations need no second try (NOSCRIPT).
+        scripts = (self._insert, self._insert_if_new, self._remove, self._query)
         with self._guard():
             pipe = self._client.pipeline(transaction=False)
             pipe.hsetnx(meta, "params", params)
             pipe.hget(meta, "params")
+            for script in scripts:
+                pipe.script_load(script.script)
             stored = pipe.execute()[1]
         if stored != params:
             raise ValueError(
