@@ -119,6 +119,12 @@ thread_local! {
     static SCRATCH: RefCell<(UnitKeyer, Words, Vec<Range>)> = RefCell::default();
 }
 
+/// Words a thread keeps room for between documents. The scratch of a
+/// longer document (about 28 bytes a word, doubled by growth) is freed
+/// once it is analysed, so that one long document does not hold its
+/// words' memory on every thread for the rest of the run.
+const KEPT_SCRATCH_WORDS: usize = 1 << 16;
+
 impl SpanFinder {
     /// Analyzes one document: `text` is its text, `paragraphs` the
     /// extractor's paragraphs that `text` joins with line breaks (`None`
@@ -133,7 +139,14 @@ impl SpanFinder {
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
             Ok(mut s) => {
                 let (keyer, words, ranges) = &mut *s;
-                self.analyze_with(text, paragraphs, keyer, words, ranges)
+                let a = self.analyze_with(text, paragraphs, keyer, words, ranges);
+                if words.capacity() > KEPT_SCRATCH_WORDS {
+                    *words = Words::default();
+                }
+                if ranges.capacity() > KEPT_SCRATCH_WORDS {
+                    *ranges = Vec::new();
+                }
+                a
             }
             Err(_) => self.analyze_with(
                 text,
@@ -156,7 +169,10 @@ impl SpanFinder {
         let c = &self.config;
         let mut a = Analysis::default();
         let substring = c.units_on && c.unit == Unit::Substring;
-        if substring {
+        if substring && c.reference.is_none() {
+            // The tokens alone: 16 bytes a word, nothing else kept.
+            words.each_hash(text, |key, bytes| a.tokens.push(Token { key, bytes }));
+        } else if substring {
             words.fill(text);
             a.tokens = (0..words.len())
                 .map(|i| Token {

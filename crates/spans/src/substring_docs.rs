@@ -48,10 +48,7 @@ impl DocReader {
 fn substring_spans(text: &str, a: &Analysis, windows: &[(u32, u32, u32)]) -> Option<Vec<Span>> {
     let mut spans = Vec::new();
     if !windows.is_empty() {
-        let runs = copied_runs(windows);
-        let mut words = crate::words::Words::default();
-        words.fill(text);
-        spans = run_spans(text, &words.ranges, &runs)?;
+        spans = run_spans(text, &copied_runs(windows))?;
     }
     Some(crate::span::join(text, spans, &a.references))
 }
@@ -137,13 +134,33 @@ pub(crate) fn copied_runs(windows: &[(u32, u32, u32)]) -> Vec<(u32, u32, u32)> {
     out
 }
 
-/// Spans of a document's copied runs (token ranges; `tokens`: the byte
-/// ranges of its tokens). `None` when a run is past the tokens.
-fn run_spans(text: &str, tokens: &[(usize, usize)], runs: &[(u32, u32, u32)]) -> Option<Vec<Span>> {
-    let mut offs = Vec::with_capacity(runs.len() * 2);
+/// Spans of a document's copied runs (token ranges, sorted, not
+/// overlapping). The tokens are walked once and only the boundaries of the
+/// runs are kept, so a long document costs no memory per token here.
+/// `None` when a run is past the tokens.
+fn run_spans(text: &str, runs: &[(u32, u32, u32)]) -> Option<Vec<Span>> {
+    // The tokens wanted, in order: each run's first (its start) and last
+    // (its end). Runs are sorted and do not overlap, so this never goes
+    // back.
+    let mut want = Vec::with_capacity(runs.len() * 2);
     for &(a, b, _) in runs {
-        offs.push(tokens.get(a as usize)?.0);
-        offs.push(tokens.get((b as usize).checked_sub(1)?)?.1);
+        want.push(a as usize);
+        want.push((b as usize).checked_sub(1)?);
+    }
+    let mut offs = Vec::with_capacity(want.len());
+    let base = text.as_ptr() as usize;
+    for (i, tok) in neardup_text::tokens(text).enumerate() {
+        if offs.len() == want.len() {
+            break;
+        }
+        while offs.len() < want.len() && want[offs.len()] == i {
+            let start = tok.as_ptr() as usize - base;
+            let end = offs.len() % 2 == 1;
+            offs.push(if end { start + tok.len() } else { start });
+        }
+    }
+    if offs.len() < want.len() {
+        return None;
     }
     let chars = char_offsets(text, &offs);
     Some(

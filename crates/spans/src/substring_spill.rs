@@ -33,6 +33,9 @@ use crate::options::Keep;
 use crate::spill::{u32_at, u64_at, SpillDir};
 use crate::substring_windows::{document_lengths, Prefix};
 
+/// Tokens of scratch a spool keeps between documents (see `push`).
+const KEPT_SCRATCH_TOKENS: usize = 1 << 16;
+
 /// Number of partitions of the windows.
 pub const PARTITIONS: usize = 256;
 /// Bytes of one window on disk.
@@ -122,6 +125,12 @@ impl WindowSpool {
             self.windows += 1;
         }
         self.tokens += n as u64;
+        if self.hashes.capacity() > KEPT_SCRATCH_TOKENS {
+            // About 48 bytes a token: not kept for the documents after a
+            // long one.
+            (self.hashes, self.bytes, self.lengths) = Default::default();
+            self.prefix = Prefix::default();
+        }
         Ok(())
     }
 

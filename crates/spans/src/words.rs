@@ -32,26 +32,24 @@ impl Words {
         self.ranges.clear();
         self.lens.clear();
         self.hash_bytes.clear();
-        let base = text.as_ptr() as usize;
-        let mut lower = [0u8; 64];
-        for tok in neardup_text::tokens(text) {
-            let start = tok.as_ptr() as usize - base;
-            self.ranges.push((start, start + tok.len()));
-            let h = if tok.is_ascii() && tok.len() <= lower.len() {
-                let b = &mut lower[..tok.len()];
-                b.copy_from_slice(tok.as_bytes());
-                b.make_ascii_lowercase();
-                // ASCII bytes are UTF-8: the token's own characters.
-                self.lens.push(tok.len() as u32);
-                token_hash(std::str::from_utf8(b).unwrap_or(tok))
-            } else {
-                self.norm.clear();
-                normalize_into(tok, NormalizeOptions::KEEP_PUNCTUATION, &mut self.norm);
-                self.lens.push(self.norm.len() as u32);
-                token_hash(&self.norm)
-            };
-            self.hash_bytes.extend_from_slice(&h.to_le_bytes());
-        }
+        let (ranges, lens, hash_bytes) = (&mut self.ranges, &mut self.lens, &mut self.hash_bytes);
+        each_word(text, &mut self.norm, |range, hash, len| {
+            ranges.push(range);
+            lens.push(len);
+            hash_bytes.extend_from_slice(&hash.to_le_bytes());
+        });
+    }
+
+    /// Calls `f(hash, normalized bytes)` for each word of `text`, in order,
+    /// keeping nothing per word (the hashes and lengths [`Words::fill`]
+    /// keeps).
+    pub fn each_hash(&mut self, text: &str, mut f: impl FnMut(u64, u32)) {
+        each_word(text, &mut self.norm, |_, hash, len| f(hash, len));
+    }
+
+    /// Words the buffers have room for without growing.
+    pub fn capacity(&self) -> usize {
+        self.ranges.capacity()
     }
 
     /// Number of words.
@@ -78,6 +76,31 @@ impl Words {
     }
 }
 
+/// Calls `f(byte range, hash, normalized bytes)` for each word of `text`,
+/// in order; `norm` is scratch for words that are not short ASCII.
+fn each_word(text: &str, norm: &mut String, mut f: impl FnMut((usize, usize), u64, u32)) {
+    let base = text.as_ptr() as usize;
+    let mut lower = [0u8; 64];
+    for tok in neardup_text::tokens(text) {
+        let start = tok.as_ptr() as usize - base;
+        let (hash, len) = if tok.is_ascii() && tok.len() <= lower.len() {
+            let b = &mut lower[..tok.len()];
+            b.copy_from_slice(tok.as_bytes());
+            b.make_ascii_lowercase();
+            // ASCII bytes are UTF-8: the token's own characters.
+            (
+                token_hash(std::str::from_utf8(b).unwrap_or(tok)),
+                tok.len() as u32,
+            )
+        } else {
+            norm.clear();
+            normalize_into(tok, NormalizeOptions::KEEP_PUNCTUATION, norm);
+            (token_hash(norm), norm.len() as u32)
+        };
+        f((start, start + tok.len()), hash, len);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,6 +120,20 @@ mod tests {
         }
         assert_eq!(w.ngram(0, 7), v.ngram(0, 7));
         assert_ne!(w.ngram(0, 2), w.ngram(1, 2));
+    }
+
+    #[test]
+    fn each_hash_gives_the_hashes_and_lengths_fill_keeps() {
+        let t =
+            "Hello, 世界! It's ＴＨＥ end, café Ǆ and a word far longer than sixty-four letters: \
+                 Pneumonoultramicroscopicsilicovolcanoconiosispneumonoultramicroscopic";
+        let mut w = Words::default();
+        w.fill(t);
+        let mut got = Vec::new();
+        Words::default().each_hash(t, |h, len| got.push((h, len)));
+        let want: Vec<(u64, u32)> = (0..w.len()).map(|i| (w.hash(i), w.lens[i])).collect();
+        assert_eq!(got, want);
+        assert!(w.capacity() >= w.len());
     }
 
     #[test]
