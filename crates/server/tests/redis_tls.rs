@@ -86,10 +86,10 @@ fn a_tls_store_gets_the_single_node_verdicts() {
     anonymous.tls_ca(read(certs.ca())).unwrap();
     for (url, says) in [(&wrong, "certificate"), (&anonymous, "")] {
         let dir = temp_dir("redis-tls-refused");
-        let e = ContentSeen::open_shared(url, &dir, &config)
-            .err()
-            .expect("refused")
-            .to_string();
+        let Err(e) = ContentSeen::open_shared(url, &dir, &config) else {
+            panic!("not refused");
+        };
+        let e = e.to_string();
         assert!(
             e.contains(says) && e.contains("rediss://default:***@"),
             "{e}"
@@ -125,10 +125,10 @@ fn sentinels_with_their_own_password() {
         let mut url = StoreUrl::parse(&with_data).unwrap();
         url.sentinel_password_if_missing(sentinel_password.map(str::to_string));
         let dir = temp_dir("redis-sentinel-auth-refused");
-        let e = ContentSeen::open_shared(&url, &dir, &config)
-            .err()
-            .expect("refused")
-            .to_string();
+        let Err(e) = ContentSeen::open_shared(&url, &dir, &config) else {
+            panic!("not refused");
+        };
+        let e = e.to_string();
         assert!(e.contains("no primary found"), "{e}");
         for secret in ["Data-pw-1", "Sentinel-pw-2", "wrong-Sentinel-pw"] {
             assert!(!e.contains(secret), "{e}");
