@@ -9,14 +9,15 @@ fi
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 # Debian's redis-server for the shared-store tests (`--store`:
-# crates/server/tests/redis_*.rs, crates/cli/tests/serve_store.rs), installed here
+# crates/server/tests/redis_*.rs, crates/cli/tests/serve_store*.rs), installed here
 # when missing and apt-get can; the tests start their own servers (and a
 # Cluster made with redis-cli, which comes with it in redis-tools, and
-# sentinels) on free ports. Without them those tests skip and say so.
-if ! { command -v redis-server && command -v redis-cli; } >/dev/null 2>&1 &&
+# sentinels) on free ports. The TLS tests make a throwaway CA with the openssl
+# CLI. Without them those tests skip and say so.
+if ! { command -v redis-server && command -v redis-cli && command -v openssl; } >/dev/null 2>&1 &&
   command -v apt-get >/dev/null 2>&1; then
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y -qq redis-server redis-tools >/dev/null) ||
+    apt-get install -y -qq redis-server redis-tools openssl >/dev/null) ||
     echo "note: could not install redis-server: the shared-store tests will skip"
 fi
 cargo test --workspace --locked

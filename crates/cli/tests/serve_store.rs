@@ -23,7 +23,10 @@ fn a_shared_store_is_refused_clearly_without_showing_its_password() {
         .unwrap()
         .port();
     for (url, says) in [
-        ("rediss://u:Secr3t-pw@127.0.0.1:1".to_string(), "TLS"),
+        (
+            format!("rediss://u:Secr3t-pw@127.0.0.1:{free}"),
+            "rediss://u:***@127.0.0.1",
+        ),
         (
             format!("redis+cluster://u:Secr3t-pw@127.0.0.1:{free},127.0.0.1:{free}"),
             "no primary found",

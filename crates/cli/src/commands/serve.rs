@@ -27,9 +27,10 @@ pub struct ServeArgs {
     /// redis+cluster://[USER:PASSWORD@]H1:P1,H2:P2,... (Cluster seed
     /// nodes) or redis+sentinel://[USER:PASSWORD@]S1:P1,S2:P2,.../MASTER[/DB]
     /// (sentinels and the master's name; the credentials are the data
-    /// nodes'). Prefer --store-password-file or the NEARDUP_STORE_PASSWORD
-    /// environment variable to a password in the URL (visible in the
-    /// process list).
+    /// nodes'). rediss://, rediss+cluster:// and rediss+sentinel:// use
+    /// TLS for every connection (see --store-cacert). Prefer
+    /// --store-password-file or the NEARDUP_STORE_PASSWORD environment
+    /// variable to a password in the URL (visible in the process list).
     #[arg(long, value_name = "URL")]
     pub store: Option<String>,
     /// Replicas of the store's primary that must confirm each write
@@ -41,6 +42,22 @@ pub struct ServeArgs {
     /// Read the shared store's password from this file (its first line).
     #[arg(long, value_name = "FILE", requires = "store")]
     pub store_password_file: Option<PathBuf>,
+    /// Read the sentinels' own password (their requirepass) from this file
+    /// (its first line); else the NEARDUP_STORE_SENTINEL_PASSWORD
+    /// environment variable; else the sentinels are asked without one.
+    #[arg(long, value_name = "FILE", requires = "store")]
+    pub store_sentinel_password_file: Option<PathBuf>,
+    /// With rediss://: trust the CA certificates in this PEM file to check
+    /// the servers' certificates (default: the system's roots).
+    #[arg(long, value_name = "FILE", requires = "store")]
+    pub store_cacert: Option<PathBuf>,
+    /// With rediss://: present this client certificate (PEM) to servers
+    /// that require one (tls-auth-clients yes), with --store-key.
+    #[arg(long, value_name = "FILE", requires_all = ["store", "store_key"])]
+    pub store_cert: Option<PathBuf>,
+    /// The private key (PEM) of --store-cert.
+    #[arg(long, value_name = "FILE", requires_all = ["store", "store_cert"])]
+    pub store_key: Option<PathBuf>,
     /// Address to listen on (port 0: any free port).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
     pub listen: String,
@@ -215,8 +232,10 @@ fn first_line(path: Option<&std::path::Path>, option: &str, what: &str) -> Resul
 }
 
 /// The shared store's URL, its password from the URL, else
-/// --store-password-file, else NEARDUP_STORE_PASSWORD. Errors never
-/// repeat the URL (it may hold the password).
+/// --store-password-file, else NEARDUP_STORE_PASSWORD; the sentinels'
+/// from --store-sentinel-password-file, else
+/// NEARDUP_STORE_SENTINEL_PASSWORD; its TLS files. Errors never repeat
+/// the URL (it may hold the password) or a file's content.
 fn store_url(args: &ServeArgs, url: &str) -> Result<StoreUrl> {
     let mut parsed = StoreUrl::parse(url).context("--store")?;
     let password = first_line(
@@ -225,9 +244,35 @@ fn store_url(args: &ServeArgs, url: &str) -> Result<StoreUrl> {
         "password",
     )?
     .or_else(|| std::env::var("NEARDUP_STORE_PASSWORD").ok());
+    let sentinel_password = first_line(
+        args.store_sentinel_password_file.as_deref(),
+        "--store-sentinel-password-file",
+        "password",
+    )?
+    .or_else(|| std::env::var("NEARDUP_STORE_SENTINEL_PASSWORD").ok());
     parsed
         .password_if_missing(password)
+        .sentinel_password_if_missing(sentinel_password)
         .require_replicas(args.store_replicas);
+    let read = |path: &std::path::Path, option: &str| {
+        std::fs::read(path).with_context(|| format!("{option} {}", path.display()))
+    };
+    if let Some(ca) = &args.store_cacert {
+        parsed
+            .tls_ca(read(ca, "--store-cacert")?)
+            .with_context(|| format!("--store-cacert {}", ca.display()))?;
+    }
+    if let (Some(cert), Some(key)) = (&args.store_cert, &args.store_key) {
+        parsed
+            .tls_client(read(cert, "--store-cert")?, read(key, "--store-key")?)
+            .with_context(|| {
+                format!(
+                    "--store-cert {} --store-key {}",
+                    cert.display(),
+                    key.display()
+                )
+            })?;
+    }
     Ok(parsed)
 }
 

@@ -10,7 +10,7 @@
 
 use crate::error::{Error, ErrorKind};
 use crate::redis::entry;
-use crate::redis::pool::Primary;
+use crate::redis::pool::{Asking, Primary};
 use crate::redis::topology;
 use crate::redis::url::StoreUrl;
 
@@ -98,13 +98,17 @@ impl Log {
             )
         );
         let fresh = format!("neardup-log 1\n{description}\n{epoch}");
-        let meta: Vec<u8> = primary.with(|c| {
-            redis::pipe()
+        let meta: Vec<u8> = primary.with(|c, asking| {
+            let mut pipe = redis::pipe();
+            asking
+                .prefix(&mut pipe)
                 .cmd("SET")
                 .arg(META_KEY)
                 .arg(&fresh)
                 .arg("NX")
-                .ignore()
+                .ignore();
+            asking
+                .prefix(&mut pipe)
                 .cmd("GET")
                 .arg(META_KEY)
                 .query::<(Vec<u8>,)>(c)
@@ -121,7 +125,7 @@ impl Log {
         let has = match url.replicas {
             Some(_) => 0,
             None => {
-                let role: redis::Value = primary.with(|c| redis::cmd("ROLE").query(c))?;
+                let role: redis::Value = primary.with(|c, _| redis::cmd("ROLE").query(c))?;
                 topology::role_replicas(&role)
                     .map_err(|why| Error::new(ErrorKind::SharedStore(format!("{url}: {why}"))))?
             }
@@ -158,7 +162,7 @@ impl Log {
         entries: &[Vec<u8>],
     ) -> Result<(u64, Vec<Vec<u8>>), Error> {
         let sync = if self.replicas > 0 { "1" } else { "0" };
-        let call = |eval: bool| {
+        let call = |eval: bool, asking: Asking| {
             let mut cmd = if eval {
                 redis::cmd("EVAL").arg(SCRIPT).to_owned()
             } else {
@@ -177,20 +181,20 @@ impl Log {
                 cmd.arg(e.as_slice());
             }
             let mut pipe = redis::pipe();
-            pipe.add_command(cmd);
+            asking.prefix(&mut pipe).add_command(cmd);
             if self.replicas > 0 {
                 pipe.cmd("WAIT").arg(self.replicas).arg(WAIT_MS);
             }
             pipe.ignore_errors();
             pipe
         };
-        self.primary.with(|c| {
-            let mut replies: Vec<redis::Value> = call(false).query(c)?;
+        self.primary.with(|c, asking| {
+            let mut replies: Vec<redis::Value> = call(false, asking).query(c)?;
             if matches!(replies.first(), Some(redis::Value::ServerError(e)) if e.code() == "NOSCRIPT")
             {
                 // A server restarted, or a replica promoted: the script is
                 // sent whole once (it was not run).
-                replies = call(true).query(c)?;
+                replies = call(true, asking).query(c)?;
             }
             let mut replies = replies.into_iter();
             let got = match replies.next() {

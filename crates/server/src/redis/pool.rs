@@ -3,9 +3,13 @@
 //! `CLUSTERDOWN`, `TRYAGAIN` or `READONLY` reply, with Sentinel a
 //! `READONLY` or `MASTERDOWN` one, or a connection that cannot be made.
 //! Such a call was not run, so it is tried again, a bounded number of
-//! times, before the caller gets a 503. A connection that fails once the
-//! call is sent is not retried (the call may have run): the caller gets a
-//! 503 at once, and the next call finds the primary again.
+//! times, before the caller gets a 503. An `ASK` reply (the slot is being
+//! migrated) sends the call to the node it names, each command after
+//! `ASKING`; the `TRYAGAIN` or `MOVED` that node may answer (the keys of
+//! the call split between the two nodes, or the migration over) is tried
+//! again in the same bounds. A connection that fails once the call is
+//! sent is not retried (the call may have run): the caller gets a 503 at
+//! once, and the next call finds the primary again.
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -153,9 +157,11 @@ impl Primary {
 
     /// Runs `f` on a connection to the primary, found again and tried
     /// again (bounded) while the answer says that it was not run there.
+    /// `f`'s [`Asking`] says whether each of its commands must follow
+    /// `ASKING` (see [`Asking::prefix`]).
     pub fn with<T>(
         &self,
-        mut f: impl FnMut(&mut redis::Connection) -> redis::RedisResult<T>,
+        mut f: impl FnMut(&mut redis::Connection, Asking) -> redis::RedisResult<T>,
     ) -> Result<T, Error> {
         let attempts = match self.url.topology {
             Topology::Standalone => 1,
@@ -175,13 +181,26 @@ impl Primary {
                     continue;
                 }
             };
-            let e = match f(&mut conn) {
+            let e = match f(&mut conn, Asking(false)) {
                 Ok(v) => {
                     self.keep(generation, conn);
                     return Ok(v);
                 }
                 Err(e) => e,
             };
+            if e.code() == Some("ASK") {
+                self.keep(generation, conn);
+                match self.asking(&e, &mut f) {
+                    Ok(v) => return Ok(v),
+                    // Not run there: tried again like any other.
+                    Err(again) if again.code().is_some_and(|c| MOVE_ON.contains(&c)) => {
+                        self.forget(generation, None);
+                        last = failed(format!("after ASK: {}", topology::short(&again)));
+                        continue;
+                    }
+                    Err(other) => return Err(unavailable(&self.url, &other)),
+                }
+            }
             match e.code() {
                 Some(code) if MOVE_ON.contains(&code) => {
                     let hint = redirect(&e);
@@ -194,10 +213,6 @@ impl Primary {
                 Some("NEARDUP_LOST") if attempts > 1 => {
                     self.forget(generation, None);
                     last = unavailable(&self.url, &e);
-                }
-                Some("ASK") => {
-                    self.keep(generation, conn);
-                    return self.asking(&e, &mut f);
                 }
                 _ if e.is_io_error() || e.is_connection_dropped() || e.is_timeout() => {
                     self.forget(generation, None);
@@ -214,22 +229,37 @@ impl Primary {
     }
 
     /// Runs `f` once on the node an `ASK` reply names (the slot is being
-    /// migrated there), after `ASKING`.
+    /// migrated there), each of its commands after `ASKING`.
     fn asking<T>(
         &self,
         ask: &redis::RedisError,
-        f: &mut impl FnMut(&mut redis::Connection) -> redis::RedisResult<T>,
-    ) -> Result<T, Error> {
+        f: &mut impl FnMut(&mut redis::Connection, Asking) -> redis::RedisResult<T>,
+    ) -> redis::RedisResult<T> {
         let Some((host, port)) = redirect(ask) else {
-            return Err(unavailable(&self.url, ask));
+            return Err(ask.clone());
         };
-        let mut run = || -> redis::RedisResult<T> {
-            let client = redis::Client::open(self.url.node_info(&host, port, true)?)?;
-            let mut c = client.get_connection_with_timeout(TIMEOUT)?;
-            c.set_read_timeout(Some(TIMEOUT))?;
-            redis::cmd("ASKING").exec(&mut c)?;
-            f(&mut c)
-        };
-        run().map_err(|e| unavailable(&self.url, &e))
+        let client = self.url.node_client(&host, port, false)?;
+        let mut c = client.get_connection_with_timeout(TIMEOUT)?;
+        c.set_read_timeout(Some(TIMEOUT))?;
+        c.set_write_timeout(Some(TIMEOUT))?;
+        f(&mut c, Asking(true))
+    }
+}
+
+/// Whether a call goes to the node an `ASK` reply named: there, every
+/// command on a key of the migrating slot must follow `ASKING` (which
+/// holds for one command only, so a pipeline of several, or a script
+/// sent again after `NOSCRIPT`, needs it before each).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Asking(bool);
+
+impl Asking {
+    /// Adds `ASKING` (its reply ignored) to `pipe` when asking: call it
+    /// before each command on a key.
+    pub fn prefix(self, pipe: &mut redis::Pipeline) -> &mut redis::Pipeline {
+        if self.0 {
+            pipe.cmd("ASKING").ignore();
+        }
+        pipe
     }
 }

@@ -61,8 +61,7 @@ fn int(v: &Value) -> Option<i64> {
     }
 }
 
-fn connect(info: redis::ConnectionInfo) -> Result<redis::Connection, String> {
-    let client = redis::Client::open(info).map_err(|e| e.to_string())?;
+fn connect(client: &redis::Client) -> Result<redis::Connection, String> {
     let c = client
         .get_connection_with_timeout(NODE_TIMEOUT)
         .map_err(|e| short(&e))?;
@@ -72,8 +71,34 @@ fn connect(info: redis::ConnectionInfo) -> Result<redis::Connection, String> {
     Ok(c)
 }
 
+/// Whether an I/O error is TLS's (a certificate not trusted, a
+/// handshake refused): rustls says so in its message.
+fn is_tls_failure(e: &redis::RedisError) -> bool {
+    let text = e.to_string();
+    [
+        "certificate",
+        "TLS",
+        "handshake",
+        "alert",
+        "Unable to parse",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
+}
+
 /// A Redis error in a few words, without any secret.
 pub(crate) fn short(e: &redis::RedisError) -> String {
+    if e.is_io_error() && is_tls_failure(e) {
+        let text: String = e
+            .to_string()
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .chars()
+            .take(200)
+            .collect();
+        return format!("TLS failed: {text}");
+    }
     if e.is_io_error() || e.is_connection_dropped() || e.is_timeout() {
         return "unreachable".into();
     }
@@ -118,13 +143,13 @@ pub(crate) fn role_replicas(role: &Value) -> Result<u32, String> {
 
 /// A client of the node at `addr` once it says it is a primary.
 fn primary(url: &StoreUrl, addr: &Addr) -> Result<redis::Client, String> {
-    let info = url
-        .node_info(&addr.0, addr.1, true)
+    let client = url
+        .node_client(&addr.0, addr.1, false)
         .map_err(|e| short(&e))?;
-    let mut c = connect(info.clone())?;
+    let mut c = connect(&client)?;
     let role: Value = redis::cmd("ROLE").query(&mut c).map_err(|e| short(&e))?;
     role_replicas(&role)?;
-    redis::Client::open(info).map_err(|e| e.to_string())
+    Ok(client)
 }
 
 /// The owner of [`SLOT`] in a `CLUSTER SLOTS` reply, and every node it
@@ -170,10 +195,9 @@ pub(crate) fn discover(
     match &url.topology {
         Topology::Standalone => {
             let addr = url.nodes[0].clone();
-            let info = url
-                .node_info(&addr.0, addr.1, true)
+            let client = url
+                .node_client(&addr.0, addr.1, false)
                 .map_err(|e| short(&e))?;
-            let client = redis::Client::open(info).map_err(|e| e.to_string())?;
             return Ok(Found { addr, client });
         }
         Topology::Cluster => {
@@ -212,10 +236,10 @@ pub(crate) fn discover(
 
 /// The owner of [`SLOT`] according to the node at `addr`.
 fn ask_slots(url: &StoreUrl, addr: &Addr, learned: &mut Vec<Addr>) -> Result<Addr, String> {
-    let info = url
-        .node_info(&addr.0, addr.1, true)
+    let client = url
+        .node_client(&addr.0, addr.1, false)
         .map_err(|e| short(&e))?;
-    let mut c = connect(info)?;
+    let mut c = connect(&client)?;
     let reply: Value = redis::cmd("CLUSTER")
         .arg("SLOTS")
         .query(&mut c)
@@ -231,10 +255,10 @@ fn ask_slots(url: &StoreUrl, addr: &Addr, learned: &mut Vec<Addr>) -> Result<Add
 
 /// The master's address according to the sentinel at `addr`.
 fn ask_sentinel(url: &StoreUrl, addr: &Addr, master: &str) -> Result<Addr, String> {
-    let info = url
-        .node_info(&addr.0, addr.1, false)
+    let client = url
+        .node_client(&addr.0, addr.1, true)
         .map_err(|e| short(&e))?;
-    let mut c = connect(info)?;
+    let mut c = connect(&client)?;
     let reply: Value = redis::cmd("SENTINEL")
         .arg("get-master-addr-by-name")
         .arg(master)

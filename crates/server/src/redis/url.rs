@@ -2,8 +2,9 @@
 //! `redis://[USER:PASS@]HOST:PORT[/DB]` (one server),
 //! `redis+cluster://[USER:PASS@]H1:P1,H2:P2,...` (Redis Cluster seeds) or
 //! `redis+sentinel://[USER:PASS@]S1:P1,S2:P2,.../MASTER[/DB]` (Sentinel),
-//! `valkey` for `redis` alike, with its credentials kept out of every
-//! message: its `Display` and `Debug` show `***` for the password.
+//! `valkey` for `redis` alike, and `rediss` (`valkeys`) in each for TLS,
+//! with its credentials kept out of every message: its `Display` and
+//! `Debug` show `***` for the password.
 
 use std::fmt;
 
@@ -31,6 +32,16 @@ pub struct StoreUrl {
     pub(crate) db: i64,
     pub(crate) username: Option<String>,
     pub(crate) password: Option<String>,
+    /// The sentinels' own password (`requirepass` in sentinel.conf),
+    /// never in the URL.
+    pub(crate) sentinel_password: Option<String>,
+    /// `rediss`: every node (sentinels too) is reached over TLS.
+    pub(crate) tls: bool,
+    /// The CA certificates to trust (PEM), else the system's roots.
+    pub(crate) tls_ca: Option<Vec<u8>>,
+    /// A client certificate chain and its private key (PEM), for servers
+    /// that require one (`tls-auth-clients yes`).
+    pub(crate) tls_client: Option<(Vec<u8>, Vec<u8>)>,
     /// Replicas that must confirm every write before it is acknowledged;
     /// `None`: 1 if the primary has a replica when the instance joins,
     /// else 0.
@@ -41,7 +52,7 @@ fn invalid(why: impl Into<String>) -> Error {
     Error::new(ErrorKind::SharedStore(why.into()))
 }
 
-const FORMS: &str = "redis://HOST:PORT[/DB], redis+cluster://H1:P1,H2:P2,... or redis+sentinel://S1:P1,S2:P2,.../MASTER[/DB]";
+const FORMS: &str = "redis://HOST:PORT[/DB], redis+cluster://H1:P1,H2:P2,... or redis+sentinel://S1:P1,S2:P2,.../MASTER[/DB] (rediss for TLS)";
 
 /// Decodes `%XX` escapes (credentials may hold `@`, `:` or `/`).
 fn percent_decode(s: &str) -> Result<String, Error> {
@@ -104,10 +115,14 @@ impl StoreUrl {
     ///   seed nodes (any reachable one will do; database 0 only);
     /// - `redis+sentinel://[USER:PASS@]S1:P1,S2:P2,.../MASTER[/DB]`:
     ///   sentinels (port 26379 when left out) and the master's name; the
-    ///   credentials are the data nodes', the sentinels are asked without.
+    ///   credentials are the data nodes', the sentinels are asked without
+    ///   (or with [`StoreUrl::sentinel_password_if_missing`]).
     ///
-    /// `valkey` may replace `redis` in each. `rediss://` (TLS) is refused
-    /// with an error that says so. Errors never repeat the credentials.
+    /// `valkey` may replace `redis` in each, and `rediss` (`valkeys`) makes
+    /// every connection TLS, sentinels' too (`rediss+cluster://`,
+    /// `rediss+sentinel://`): the servers' certificates are checked
+    /// against the system's roots, or [`StoreUrl::tls_ca`]. Errors never
+    /// repeat the credentials.
     ///
     /// # Errors
     /// [`ErrorKind::SharedStore`]: a URL this build does not take.
@@ -115,15 +130,13 @@ impl StoreUrl {
         let Some((scheme, rest)) = url.split_once("://") else {
             return Err(invalid(format!("the store URL must look like {FORMS}")));
         };
-        let kind = match scheme {
-            "redis" | "valkey" => 0,
-            "redis+cluster" | "valkey+cluster" => 1,
-            "redis+sentinel" | "valkey+sentinel" => 2,
-            "rediss" | "valkeys" | "rediss+cluster" | "rediss+sentinel" => {
-                return Err(invalid(
-                    "TLS (rediss://) is not supported by this build yet: use redis:// on a trusted network or a TLS tunnel",
-                ))
-            }
+        let (kind, tls) = match scheme {
+            "redis" | "valkey" => (0, false),
+            "redis+cluster" | "valkey+cluster" => (1, false),
+            "redis+sentinel" | "valkey+sentinel" => (2, false),
+            "rediss" | "valkeys" => (0, true),
+            "rediss+cluster" | "valkeys+cluster" => (1, true),
+            "rediss+sentinel" | "valkeys+sentinel" => (2, true),
             _ => {
                 return Err(invalid(format!(
                     "unknown store URL scheme {scheme:?}: expected {FORMS}"
@@ -182,8 +195,79 @@ impl StoreUrl {
             db,
             username,
             password,
+            sentinel_password: None,
+            tls,
+            tls_ca: None,
+            tls_client: None,
             replicas: None,
         })
+    }
+
+    /// Whether every connection is TLS (`rediss`).
+    pub fn is_tls(&self) -> bool {
+        self.tls
+    }
+
+    /// Trusts the CA certificates in `pem` (PEM, one or more) instead of
+    /// the system's roots.
+    ///
+    /// # Errors
+    /// [`ErrorKind::SharedStore`]: not a `rediss` URL, or no certificate
+    /// in `pem`.
+    pub fn tls_ca(&mut self, pem: Vec<u8>) -> Result<&mut StoreUrl, Error> {
+        use rustls::pki_types::{pem::PemObject, CertificateDer};
+        self.tls_only("a CA certificate")?;
+        let certs = CertificateDer::pem_slice_iter(&pem)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| invalid(format!("not a PEM certificate: {e}")))?;
+        if certs.is_empty() {
+            return Err(invalid("it holds no PEM certificate"));
+        }
+        self.tls_ca = Some(pem);
+        Ok(self)
+    }
+
+    /// Presents this client certificate chain and private key (PEM) to
+    /// servers that require one (mutual TLS).
+    ///
+    /// # Errors
+    /// [`ErrorKind::SharedStore`]: not a `rediss` URL, no certificate in
+    /// `cert`, or no private key in `key` (never shown).
+    pub fn tls_client(&mut self, cert: Vec<u8>, key: Vec<u8>) -> Result<&mut StoreUrl, Error> {
+        use rustls::pki_types::{pem::PemObject, CertificateDer, PrivateKeyDer};
+        self.tls_only("a client certificate")?;
+        let certs = CertificateDer::pem_slice_iter(&cert)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| invalid(format!("the client certificate is not PEM: {e}")))?;
+        if certs.is_empty() {
+            return Err(invalid(
+                "the client certificate file holds no PEM certificate",
+            ));
+        }
+        if PrivateKeyDer::from_pem_slice(&key).is_err() {
+            return Err(invalid("the client key file holds no PEM private key"));
+        }
+        self.tls_client = Some((cert, key));
+        Ok(self)
+    }
+
+    fn tls_only(&self, what: &str) -> Result<(), Error> {
+        if self.tls {
+            Ok(())
+        } else {
+            Err(invalid(format!(
+                "{what} is for TLS: use rediss://, rediss+cluster:// or rediss+sentinel://"
+            )))
+        }
+    }
+
+    /// Uses this password for the sentinels (`requirepass` in their
+    /// config), when none was given before.
+    pub fn sentinel_password_if_missing(&mut self, password: Option<String>) -> &mut StoreUrl {
+        if self.sentinel_password.is_none() {
+            self.sentinel_password = password.filter(|p| !p.is_empty());
+        }
+        self
     }
 
     /// Uses this password (from an environment variable or a file) when
@@ -208,17 +292,22 @@ impl StoreUrl {
         self.password.is_some()
     }
 
-    /// How to reach the data node at `host:port` (its database: the
-    /// URL's, with its credentials when `login`).
-    pub(crate) fn node_info(
+    /// A client of the node at `host:port`: a data node (the URL's
+    /// database and credentials), or with `sentinel` a sentinel (its own
+    /// password, if any); over TLS with `rediss`.
+    pub(crate) fn node_client(
         &self,
         host: &str,
         port: u16,
-        login: bool,
-    ) -> redis::RedisResult<redis::ConnectionInfo> {
+        sentinel: bool,
+    ) -> redis::RedisResult<redis::Client> {
         use redis::IntoConnectionInfo;
         let mut settings = redis::RedisConnectionInfo::default();
-        if login {
+        if sentinel {
+            if let Some(p) = &self.sentinel_password {
+                settings = settings.set_password(p);
+            }
+        } else {
             settings = settings.set_db(self.db);
             if let Some(u) = &self.username {
                 settings = settings.set_username(u);
@@ -227,19 +316,44 @@ impl StoreUrl {
                 settings = settings.set_password(p);
             }
         }
-        Ok(redis::ConnectionAddr::Tcp(host.to_string(), port)
-            .into_connection_info()?
-            .set_redis_settings(settings))
+        let addr = if self.tls {
+            redis::ConnectionAddr::TcpTls {
+                host: host.to_string(),
+                port,
+                insecure: false,
+                tls_params: None,
+            }
+        } else {
+            redis::ConnectionAddr::Tcp(host.to_string(), port)
+        };
+        let info = addr.into_connection_info()?.set_redis_settings(settings);
+        if self.tls && (self.tls_ca.is_some() || self.tls_client.is_some()) {
+            redis::Client::build_with_tls(
+                info,
+                redis::TlsCertificates {
+                    client_tls: self.tls_client.as_ref().map(|(cert, key)| {
+                        redis::ClientTlsConfig {
+                            client_cert: cert.clone(),
+                            client_key: key.clone(),
+                        }
+                    }),
+                    root_cert: self.tls_ca.clone(),
+                },
+            )
+        } else {
+            redis::Client::open(info)
+        }
     }
 }
 
 impl fmt::Display for StoreUrl {
     /// The URL with its password as `***`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.tls { "rediss" } else { "redis" })?;
         f.write_str(match self.topology {
-            Topology::Standalone => "redis://",
-            Topology::Cluster => "redis+cluster://",
-            Topology::Sentinel(_) => "redis+sentinel://",
+            Topology::Standalone => "://",
+            Topology::Cluster => "+cluster://",
+            Topology::Sentinel(_) => "+sentinel://",
         })?;
         match (&self.username, &self.password) {
             (Some(u), Some(_)) => write!(f, "{u}:***@")?,
@@ -315,10 +429,32 @@ mod tests {
     }
 
     #[test]
+    fn parses_tls_urls() {
+        let mut u = StoreUrl::parse("rediss://u:pw@h:6380/1").unwrap();
+        assert!(u.is_tls() && u.topology == Topology::Standalone);
+        assert_eq!(u.to_string(), "rediss://u:***@h:6380/1");
+        let u2 = StoreUrl::parse("valkeys+cluster://a:1,b:2").unwrap();
+        assert!(u2.is_tls() && u2.topology == Topology::Cluster);
+        assert_eq!(u2.to_string(), "rediss+cluster://a:1,b:2");
+        let u3 = StoreUrl::parse("rediss+sentinel://s1/m").unwrap();
+        assert_eq!(u3.to_string(), "rediss+sentinel://s1:26379/m/0");
+        assert!(!StoreUrl::parse("redis://h").unwrap().is_tls());
+        let e = u.tls_ca(b"no pem here".to_vec()).unwrap_err().to_string();
+        assert!(e.contains("no PEM certificate"), "{e}");
+        let e = StoreUrl::parse("redis://u:pw@h")
+            .unwrap()
+            .tls_ca(Vec::new())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("rediss://") && !e.contains("pw"), "{e}");
+        u.sentinel_password_if_missing(Some("sentinel-secret".into()));
+        assert!(!format!("{u} {u:?}").contains("sentinel-secret"));
+    }
+
+    #[test]
     fn refuses_what_is_not_supported_without_echoing_secrets() {
         for (url, says) in [
-            ("rediss://u:topsecret@h:1", "TLS"),
-            ("rediss+cluster://u:topsecret@h:1,h:2", "TLS"),
+            ("rediss://u:topsecret@h:1,h:2", "redis+cluster://"),
             ("redis://u:topsecret@h:1,h:2", "redis+cluster://"),
             ("redis+cluster://u:topsecret@h:1,h:2/3", "database 0"),
             ("redis+cluster://u:topsecret@h:1,,h:2", "no host"),

@@ -10,6 +10,7 @@
 pub mod cluster;
 pub mod sentinel;
 pub mod stress;
+pub mod tls;
 
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};

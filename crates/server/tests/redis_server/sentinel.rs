@@ -1,8 +1,10 @@
 //! A real Sentinel deployment on free loopback ports: one primary, two
 //! replicas, and 3 sentinels (`redis-server --sentinel`, their config files
 //! in a temporary directory) with a quorum of 2 and a 1 s down-after, so
-//! that a killed primary is replaced within a few seconds. Every process
-//! is killed when it is dropped.
+//! that a killed primary is replaced within a few seconds. The data
+//! nodes and the sentinels may each require a password
+//! ([`Sentinels::start_with_passwords`]). Every process is killed when it
+//! is dropped.
 
 use std::process::{Child, Command, Stdio};
 
@@ -18,11 +20,14 @@ pub struct Sentinels {
     /// The primary and the replicas, as started (the roles change).
     pub data: Vec<RedisServer>,
     sentinels: Vec<(Child, u16)>,
+    /// The sentinels' own password (`requirepass` in their config).
+    sentinel_password: Option<String>,
     _dir: TempDir,
 }
 
-fn sentinel_query(port: u16, args: &[&str]) -> Option<redis::Value> {
-    let client = redis::Client::open(format!("redis://127.0.0.1:{port}")).ok()?;
+fn sentinel_query(port: u16, password: Option<&str>, args: &[&str]) -> Option<redis::Value> {
+    let auth = password.map_or(String::new(), |p| format!("default:{p}@"));
+    let client = redis::Client::open(format!("redis://{auth}127.0.0.1:{port}")).ok()?;
     let mut c = client
         .get_connection_with_timeout(std::time::Duration::from_secs(1))
         .ok()?;
@@ -38,21 +43,40 @@ impl Sentinels {
     /// that know them and each other. With two replicas, the one that is
     /// not promoted in a failover replicates the new primary at once.
     pub fn start(name: &str) -> Sentinels {
-        let primary = RedisServer::start_with(&format!("{name}-p"), None, &["--appendonly", "no"]);
+        Sentinels::start_with_passwords(name, None, None)
+    }
+
+    /// As [`Sentinels::start`], the data nodes requiring `data` (and
+    /// replicating with it), the sentinels requiring `sentinel` (and
+    /// talking to each other with it).
+    pub fn start_with_passwords(
+        name: &str,
+        data_password: Option<&str>,
+        sentinel: Option<&str>,
+    ) -> Sentinels {
+        let data = data_password;
+        let primary = RedisServer::start_with(&format!("{name}-p"), data, &["--appendonly", "no"]);
         let p = primary.port.to_string();
-        let mut data = vec![primary];
+        let mut data_nodes = vec![primary];
+        let masterauth: Vec<&str> = data.map_or(Vec::new(), |d| vec!["--masterauth", d]);
         for i in 0..2 {
-            let replica = RedisServer::start_with(
-                &format!("{name}-r{i}"),
-                None,
-                &["--appendonly", "no", "--replicaof", "127.0.0.1", &p],
-            );
+            let mut extra = vec!["--appendonly", "no", "--replicaof", "127.0.0.1", p.as_str()];
+            extra.extend(&masterauth);
+            let replica = RedisServer::start_with(&format!("{name}-r{i}"), data, &extra);
             wait_until(20, "a replica in sync", || {
                 replica
                     .info("replication", "master_link_status")
                     .is_some_and(|s| s == "up")
             });
-            data.push(replica);
+            data_nodes.push(replica);
+        }
+        let data = data_nodes;
+        let mut auth = String::new();
+        if let Some(d) = data_password {
+            auth.push_str(&format!("sentinel auth-pass {MASTER} {d}\n"));
+        }
+        if let Some(s) = sentinel {
+            auth.push_str(&format!("requirepass {s}\nsentinel sentinel-pass {s}\n"));
         }
         let dir = TempDir::new(&format!("sentinels-{name}"));
         let sentinels: Vec<(Child, u16)> = (0..3)
@@ -67,7 +91,7 @@ impl Sentinels {
                          sentinel monitor {MASTER} 127.0.0.1 {p} 2\n\
                          sentinel down-after-milliseconds {MASTER} 1000\n\
                          sentinel failover-timeout {MASTER} 5000\n\
-                         sentinel parallel-syncs {MASTER} 1\n",
+                         sentinel parallel-syncs {MASTER} 1\n{auth}",
                         dir.display()
                     ),
                 )
@@ -85,11 +109,16 @@ impl Sentinels {
         let s = Sentinels {
             data,
             sentinels,
+            sentinel_password: sentinel.map(str::to_string),
             _dir: dir,
         };
         wait_until(30, "sentinels that know each other and the replica", || {
             s.sentinels.iter().all(|(_, port)| {
-                let count = |what| match sentinel_query(*port, &[what, MASTER]) {
+                let count = |what| match sentinel_query(
+                    *port,
+                    s.sentinel_password.as_deref(),
+                    &[what, MASTER],
+                ) {
                     Some(redis::Value::Array(a)) => a.len(),
                     _ => 0,
                 };
@@ -112,7 +141,11 @@ impl Sentinels {
     /// The master's port, as the first sentinel that answers says.
     pub fn master_port(&self) -> Option<u16> {
         self.sentinels.iter().find_map(|(_, port)| {
-            let v = sentinel_query(*port, &["get-master-addr-by-name", MASTER])?;
+            let v = sentinel_query(
+                *port,
+                self.sentinel_password.as_deref(),
+                &["get-master-addr-by-name", MASTER],
+            )?;
             let (_, p): (String, u16) = redis::from_redis_value(v).ok()?;
             Some(p)
         })
