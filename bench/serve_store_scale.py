@@ -698,5 +698,5 @@ def run(a, root, deadline, sampler):
 if __name__ == "__main__":
     try:
         main()
-    except KeyboardInterrupt as e:
-        sys.exit(f"interrupted ({e}); every process started was killed")
+    except KeyboardInterrupt:
+        sys.exit("interrupted: every process started was killed, the temporary files removed")
