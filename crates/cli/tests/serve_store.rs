@@ -4,14 +4,16 @@
 //! one killed mid-load that blocks no other.
 
 mod common;
+#[path = "../../server/tests/redis_server/launcher.rs"]
+mod redis_server;
 
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::serve::{text, Serve};
 use neardup_server::client::Client;
+use redis_server::RedisServer;
 use serde_json::json;
 
 #[test]
@@ -60,76 +62,28 @@ fn a_shared_store_is_refused_clearly_without_showing_its_password() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A redis-server on a free loopback port with its files in `dir`, killed
-/// when dropped; `None` (the test skips, saying so) when not installed.
-struct Redis(Child, u16);
-
-impl Redis {
-    fn start(dir: &std::path::Path, test: &str) -> Option<Redis> {
-        // Debian's redis-server (scripts/test.sh installs it); no mock.
-        if !Command::new("redis-server")
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-        {
-            eprintln!("{test}: skipped: redis-server is not installed");
-            return None;
-        }
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        std::fs::create_dir_all(dir).unwrap();
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args([
-                "--save",
-                "",
-                "--appendonly",
-                "yes",
-                "--appendfsync",
-                "always",
-            ])
-            .arg("--dir")
-            .arg(dir)
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
-        let start = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "redis-server did not start"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        std::thread::sleep(Duration::from_millis(100));
-        Some(Redis(child, port))
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/3", self.1)
-    }
+/// A redis-server on a free loopback port (append-only file, `appendfsync
+/// always`), killed when dropped; `None` (the test skips, saying so) when
+/// not installed. The server tests' launcher, shared.
+fn start_redis(name: &str, test: &str) -> Option<RedisServer> {
+    redis_server::available(test).then(|| RedisServer::start(name, None))
 }
 
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+/// The store's URL: database 3 of that server.
+fn store_url(redis: &RedisServer) -> String {
+    format!("redis://127.0.0.1:{}/3", redis.port)
 }
 
 #[test]
 fn two_processes_over_one_redis_share_their_verdicts() {
     let dir = common::temp_dir("serve-store-two");
-    let Some(redis) = Redis::start(
-        &dir.join("redis"),
+    let Some(redis) = start_redis(
+        "serve-store-two",
         "two_processes_over_one_redis_share_their_verdicts",
     ) else {
         return;
     };
-    let url = redis.url();
+    let url = store_url(&redis);
     let a = Serve::start_with(&dir.join("a"), &["--store", &url]);
     let b = Serve::start_with(&dir.join("b"), &["--store", &url, "--store-replicas", "0"]);
     let t = text(1);
@@ -151,10 +105,10 @@ fn two_processes_over_one_redis_share_their_verdicts() {
 fn an_instance_killed_mid_load_blocks_no_other_and_its_acknowledged_documents_stay() {
     let name = "an_instance_killed_mid_load_blocks_no_other_and_its_acknowledged_documents_stay";
     let dir = common::temp_dir("serve-store-kill");
-    let Some(redis) = Redis::start(&dir.join("redis"), name) else {
+    let Some(redis) = start_redis("serve-store-kill", name) else {
         return;
     };
-    let url = redis.url();
+    let url = store_url(&redis);
     let mut a = Serve::start_with(&dir.join("a"), &["--store", &url]);
     let b = Serve::start_with(&dir.join("b"), &["--store", &url, "--store-replicas", "0"]);
     let acked = Arc::new(Mutex::new(Vec::new()));
