@@ -89,15 +89,7 @@ fn is_tls_failure(e: &redis::RedisError) -> bool {
 /// A Redis error in a few words, without any secret.
 pub(crate) fn short(e: &redis::RedisError) -> String {
     if e.is_io_error() && is_tls_failure(e) {
-        let text: String = e
-            .to_string()
-            .lines()
-            .next()
-            .unwrap_or_default()
-            .chars()
-            .take(200)
-            .collect();
-        return format!("TLS failed: {text}");
+        return format!("TLS failed: {}", first_line(&e.to_string()));
     }
     if e.is_io_error() || e.is_connection_dropped() || e.is_timeout() {
         return "unreachable".into();
@@ -111,17 +103,21 @@ pub(crate) fn short(e: &redis::RedisError) -> String {
         Some(_) => e.detail().unwrap_or_default().to_string(),
         None => e.to_string(),
     };
-    let detail: String = text
-        .lines()
-        .next()
-        .unwrap_or_default()
-        .chars()
-        .take(200)
-        .collect();
+    let detail = first_line(&text);
     match e.code() {
         Some(code) => format!("{code} {detail}"),
         None => detail,
     }
+}
+
+/// The first line of `text`, at most 200 characters of it.
+fn first_line(text: &str) -> String {
+    text.lines()
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .take(200)
+        .collect()
 }
 
 /// The number of replicas in a `ROLE` reply, or why it is not a
