@@ -59,21 +59,7 @@ fn node_id(node: &RedisServer) -> String {
 /// `TRYAGAIN`): `rejected_calls` of `INFO commandstats` (redirections are
 /// not in `errorstats`).
 fn rejected(node: &RedisServer) -> u64 {
-    let info: String = redis::cmd("INFO")
-        .arg("commandstats")
-        .query(&mut node.connection())
-        .unwrap();
-    info.lines()
-        .filter(|l| l.starts_with("cmdstat_evalsha:") || l.starts_with("cmdstat_eval:"))
-        .filter_map(|l| {
-            l.split("rejected_calls=")
-                .nth(1)?
-                .split(',')
-                .next()?
-                .parse::<u64>()
-                .ok()
-        })
-        .sum()
+    node.commandstat(&["evalsha", "eval"], "rejected_calls")
 }
 
 fn keys_in_slot(node: &RedisServer) -> i64 {

@@ -26,28 +26,18 @@ pub struct RedisServer {
 
 /// Whether redis-server can be run here; prints why a test skips.
 pub fn available(test: &str) -> bool {
-    let found = Command::new("redis-server")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !found {
-        assert!(
-            std::env::var("NEARDUP_REQUIRE_REDIS").ok().as_deref() != Some("1"),
-            "{test}: redis-server is not installed and NEARDUP_REQUIRE_REDIS=1"
-        );
-        eprintln!("{test}: skipped: redis-server is not installed (apt-get install redis-server)");
-    }
-    found
+    installed(test, "redis-server", "redis-server")
 }
 
 /// As [`available`], and `redis-cli` too (it makes the Cluster).
 pub fn available_with_cli(test: &str) -> bool {
-    if !available(test) {
-        return false;
-    }
-    let found = Command::new("redis-cli")
+    available(test) && installed(test, "redis-cli", "redis-tools")
+}
+
+/// Whether `program --version` runs; when it does not, a failure under
+/// `NEARDUP_REQUIRE_REDIS=1`, else why `test` skips (`package` has it).
+fn installed(test: &str, program: &str, package: &str) -> bool {
+    let found = Command::new(program)
         .arg("--version")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -56,9 +46,9 @@ pub fn available_with_cli(test: &str) -> bool {
     if !found {
         assert!(
             std::env::var("NEARDUP_REQUIRE_REDIS").ok().as_deref() != Some("1"),
-            "{test}: redis-cli is not installed and NEARDUP_REQUIRE_REDIS=1"
+            "{test}: {program} is not installed and NEARDUP_REQUIRE_REDIS=1"
         );
-        eprintln!("{test}: skipped: redis-cli is not installed (apt-get install redis-tools)");
+        eprintln!("{test}: skipped: {program} is not installed (apt-get install {package})");
     }
     found
 }
@@ -199,21 +189,25 @@ impl RedisServer {
 
     /// Calls of these commands (lower case) the server has run.
     pub fn calls(&self, commands: &[&str]) -> u64 {
+        self.commandstat(commands, "calls")
+    }
+
+    /// A field of `INFO commandstats` (`calls`, `rejected_calls`...)
+    /// summed over these commands (lower case).
+    pub fn commandstat(&self, commands: &[&str], field: &str) -> u64 {
         let info: String = redis::cmd("INFO")
             .arg("commandstats")
             .query(&mut self.connection())
             .unwrap();
         info.lines()
-            .filter(|l| {
-                commands
-                    .iter()
-                    .any(|c| l.starts_with(&format!("cmdstat_{c}:")))
-            })
             .filter_map(|l| {
-                l.split("calls=")
-                    .nth(1)?
+                let (name, stats) = l.strip_prefix("cmdstat_")?.split_once(':')?;
+                commands.contains(&name).then_some(stats)
+            })
+            .filter_map(|stats| {
+                stats
                     .split(',')
-                    .next()?
+                    .find_map(|kv| kv.strip_prefix(field)?.strip_prefix('='))?
                     .parse::<u64>()
                     .ok()
             })
