@@ -37,20 +37,21 @@ def free_port():
     return port
 
 
-def rss_bytes(pid):
+def status_bytes(pid, field):
+    """A memory field of /proc/PID/status (``VmRSS``, ``VmHWM``), in bytes."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) * 1024
     return 0
+
+
+def rss_bytes(pid):
+    return status_bytes(pid, "VmRSS")
 
 
 def hwm_bytes(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    return 0
+    return status_bytes(pid, "VmHWM")
 
 
 def dir_bytes(path):

@@ -51,19 +51,14 @@ import threading
 import time
 import urllib.request
 
+# The single-node benchmark's helpers (this script runs from bench/).
+from serve_scale import free_port, hwm_bytes, rss_bytes
+
 SLOT = 3979  # CLUSTER KEYSLOT {neardup}
 LOG = b"{neardup}:log"
 
 PROCS = []  # every process started, killed at exit
 DIRS = []  # every temporary directory, removed at exit
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def bindable(port):
@@ -109,22 +104,6 @@ class LoadSampler:
     def between(self, t0, t1):
         v = [l for t, l in self.samples if t0 <= t <= t1]
         return (min(v), max(v)) if v else (None, None)
-
-
-def rss_bytes(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    return 0
-
-
-def hwm_bytes(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    return 0
 
 
 def cpu_seconds(pid):
