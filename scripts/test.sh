@@ -47,8 +47,12 @@ if [ "${NEARDUP_SKIP_PYTHON:-0}" != 1 ]; then
   "$pyenv/bin/python" -m pip install -q --disable-pip-version-check \
     "maturin>=1.5,<2" pytest pyarrow "pandas<3" pyspark datasketch scrapy \
     datatrove warcio faust-cchardet python-magic orjson venv-pack redis
-  # maturin (the build backend) runs from the virtualenv's bin/.
-  PATH="$pyenv/bin:$PATH" "$pyenv/bin/python" -m pip install -q \
+  # maturin (the build backend) runs from the virtualenv's bin/. The
+  # interpreter is named python3, as the shebang of the virtualenv's `pip`
+  # names it: maturin passes that path to pyo3's build script, so the
+  # docs' `pip install ./crates/python` below reuses this build instead of
+  # compiling the extension again (4 minutes).
+  PATH="$pyenv/bin:$PATH" "$pyenv/bin/python3" -m pip install -q \
     --disable-pip-version-check --no-build-isolation --force-reinstall \
     --no-deps ./crates/python
   PYSPARK_PYTHON="$pyenv/bin/python" "$pyenv/bin/python" -m pytest -q \
