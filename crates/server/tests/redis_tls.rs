@@ -1,6 +1,6 @@
 //! The shared store over TLS (`rediss://`, a redis-server that speaks
 //! only TLS, a throwaway CA made by the `openssl` CLI) and behind
-//! sentinels that require their own password: the single-node verdicts,
+//! sentinels that require their own password or their own ACL user: the single-node verdicts,
 //! and refusals that say why without showing a password.
 
 mod common;
@@ -140,6 +140,43 @@ fn sentinels_with_their_own_password() {
     let dir = temp_dir("redis-sentinel-auth");
     let seen = ContentSeen::open_shared(&url, &dir, &config).unwrap();
     let base = article(7, 150);
+    assert!(!seen.insert(text("first", &base)).unwrap().is_duplicate());
+    assert_eq!(
+        seen.insert(text("copy", &base)).unwrap().duplicate_of,
+        Some("first".into())
+    );
+    let master = s.master();
+    assert_eq!(s.data[master].logged_ids(), ["first", "copy"]);
+}
+
+#[test]
+fn sentinels_with_an_acl_user_of_their_own() {
+    if !redis_server::available("sentinels_with_an_acl_user_of_their_own") {
+        return;
+    }
+    let s = Sentinels::start_with_acl_user("acl", "crawler", "Sentinel-pw-3");
+    let config = Config::new();
+    // Their default user is off: the password alone, or the user with a
+    // wrong password, is refused, and no message shows a password.
+    for (user, password) in [(None, "Sentinel-pw-3"), (Some("crawler"), "wrong-pw-3")] {
+        let mut url = StoreUrl::parse(&s.url()).unwrap();
+        url.sentinel_username_if_missing(user.map(str::to_string))
+            .sentinel_password_if_missing(Some(password.to_string()));
+        let dir = temp_dir("redis-sentinel-acl-refused");
+        let Err(e) = ContentSeen::open_shared(&url, &dir, &config) else {
+            panic!("not refused");
+        };
+        let e = e.to_string();
+        assert!(e.contains("no primary found"), "{e}");
+        assert!(!e.contains("pw-3"), "{e}");
+    }
+    let mut url = StoreUrl::parse(&s.url()).unwrap();
+    url.sentinel_username_if_missing(Some("crawler".into()))
+        .sentinel_password_if_missing(Some("Sentinel-pw-3".into()));
+    assert!(!format!("{url} {url:?}").contains("pw-3"));
+    let dir = temp_dir("redis-sentinel-acl");
+    let seen = ContentSeen::open_shared(&url, &dir, &config).unwrap();
+    let base = article(8, 150);
     assert!(!seen.insert(text("first", &base)).unwrap().is_duplicate());
     assert_eq!(
         seen.insert(text("copy", &base)).unwrap().duplicate_of,

@@ -42,11 +42,18 @@ pub struct ServeArgs {
     /// Read the shared store's password from this file (its first line).
     #[arg(long, value_name = "FILE", requires = "store")]
     pub store_password_file: Option<PathBuf>,
-    /// Read the sentinels' own password (their requirepass) from this file
-    /// (its first line); else the NEARDUP_STORE_SENTINEL_PASSWORD
-    /// environment variable; else the sentinels are asked without one.
+    /// Read the sentinels' own password (their requirepass, or their ACL
+    /// user's) from this file (its first line); else the
+    /// NEARDUP_STORE_SENTINEL_PASSWORD environment variable; else the
+    /// sentinels are asked without one.
     #[arg(long, value_name = "FILE", requires = "store")]
     pub store_sentinel_password_file: Option<PathBuf>,
+    /// Log in to the sentinels as this ACL user (a `user` line in their
+    /// config), with the sentinels' password; else the
+    /// NEARDUP_STORE_SENTINEL_USER environment variable; else their
+    /// default user.
+    #[arg(long, value_name = "NAME", requires = "store")]
+    pub store_sentinel_user: Option<String>,
     /// With rediss://: trust the CA certificates in this PEM file to check
     /// the servers' certificates (default: the system's roots).
     #[arg(long, value_name = "FILE", requires = "store")]
@@ -234,7 +241,8 @@ fn first_line(path: Option<&std::path::Path>, option: &str, what: &str) -> Resul
 /// The shared store's URL, its password from the URL, else
 /// --store-password-file, else NEARDUP_STORE_PASSWORD; the sentinels'
 /// from --store-sentinel-password-file, else
-/// NEARDUP_STORE_SENTINEL_PASSWORD; its TLS files. Errors never repeat
+/// NEARDUP_STORE_SENTINEL_PASSWORD, and their user from
+/// --store-sentinel-user, else NEARDUP_STORE_SENTINEL_USER; its TLS files. Errors never repeat
 /// the URL (it may hold the password) or a file's content.
 fn store_url(args: &ServeArgs, url: &str) -> Result<StoreUrl> {
     let mut parsed = StoreUrl::parse(url).context("--store")?;
@@ -253,6 +261,11 @@ fn store_url(args: &ServeArgs, url: &str) -> Result<StoreUrl> {
     parsed
         .password_if_missing(password)
         .sentinel_password_if_missing(sentinel_password)
+        .sentinel_username_if_missing(
+            args.store_sentinel_user
+                .clone()
+                .or_else(|| std::env::var("NEARDUP_STORE_SENTINEL_USER").ok()),
+        )
         .require_replicas(args.store_replicas);
     let read = |path: &std::path::Path, option: &str| {
         std::fs::read(path).with_context(|| format!("{option} {}", path.display()))

@@ -32,7 +32,10 @@ pub struct StoreUrl {
     pub(crate) db: i64,
     pub(crate) username: Option<String>,
     pub(crate) password: Option<String>,
-    /// The sentinels' own password (`requirepass` in sentinel.conf),
+    /// The sentinels' own ACL user (a `user` line in sentinel.conf),
+    /// else their `default` user; never in the URL.
+    pub(crate) sentinel_username: Option<String>,
+    /// The sentinels' own password (`requirepass`, or their ACL user's),
     /// never in the URL.
     pub(crate) sentinel_password: Option<String>,
     /// `rediss`: every node (sentinels too) is reached over TLS.
@@ -195,6 +198,7 @@ impl StoreUrl {
             db,
             username,
             password,
+            sentinel_username: None,
             sentinel_password: None,
             tls,
             tls_ca: None,
@@ -261,8 +265,18 @@ impl StoreUrl {
         }
     }
 
+    /// Logs in to the sentinels as this ACL user (a `user` line in their
+    /// config, Redis 6.2 or later), with the sentinels' password, when no
+    /// user was given before; else they are asked as their `default` user.
+    pub fn sentinel_username_if_missing(&mut self, username: Option<String>) -> &mut StoreUrl {
+        if self.sentinel_username.is_none() {
+            self.sentinel_username = username.filter(|u| !u.is_empty());
+        }
+        self
+    }
+
     /// Uses this password for the sentinels (`requirepass` in their
-    /// config), when none was given before.
+    /// config, or their ACL user's), when none was given before.
     pub fn sentinel_password_if_missing(&mut self, password: Option<String>) -> &mut StoreUrl {
         if self.sentinel_password.is_none() {
             self.sentinel_password = password.filter(|p| !p.is_empty());
@@ -304,6 +318,9 @@ impl StoreUrl {
         use redis::IntoConnectionInfo;
         let mut settings = redis::RedisConnectionInfo::default();
         if sentinel {
+            if let Some(u) = &self.sentinel_username {
+                settings = settings.set_username(u);
+            }
             if let Some(p) = &self.sentinel_password {
                 settings = settings.set_password(p);
             }

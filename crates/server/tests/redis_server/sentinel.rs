@@ -3,8 +3,11 @@
 //! in a temporary directory) with a quorum of 2 and a 1 s down-after, so
 //! that a killed primary is replaced within a few seconds. The data
 //! nodes and the sentinels may each require a password
-//! ([`Sentinels::start_with_passwords`]). Every process is killed when it
-//! is dropped.
+//! ([`Sentinels::start_with_passwords`]), the sentinels as an ACL user of
+//! their own, their `default` user off ([`Sentinels::start_with_acl_user`]).
+//! Every process is killed when it is dropped.
+// Shared with the CLI's tests, which use only some of it.
+#![allow(dead_code)]
 
 use std::process::{Child, Command, Stdio};
 
@@ -20,13 +23,18 @@ pub struct Sentinels {
     /// The primary and the replicas, as started (the roles change).
     pub data: Vec<RedisServer>,
     sentinels: Vec<(Child, u16)>,
-    /// The sentinels' own password (`requirepass` in their config).
-    sentinel_password: Option<String>,
+    /// The sentinels' own user and password (`default` with
+    /// `requirepass`, or an ACL user).
+    sentinel_auth: Option<(String, String)>,
     _dir: TempDir,
 }
 
-fn sentinel_query(port: u16, password: Option<&str>, args: &[&str]) -> Option<redis::Value> {
-    let auth = password.map_or(String::new(), |p| format!("default:{p}@"));
+fn sentinel_query(
+    port: u16,
+    login: Option<&(String, String)>,
+    args: &[&str],
+) -> Option<redis::Value> {
+    let auth = login.map_or(String::new(), |(u, p)| format!("{u}:{p}@"));
     let client = redis::Client::open(format!("redis://{auth}127.0.0.1:{port}")).ok()?;
     let mut c = client
         .get_connection_with_timeout(std::time::Duration::from_secs(1))
@@ -54,6 +62,29 @@ impl Sentinels {
         data_password: Option<&str>,
         sentinel: Option<&str>,
     ) -> Sentinels {
+        let auth = sentinel.map(|s| format!("requirepass {s}\nsentinel sentinel-pass {s}\n"));
+        let login = sentinel.map(|s| ("default".to_string(), s.to_string()));
+        Sentinels::start_with_auth(name, data_password, auth, login)
+    }
+
+    /// As [`Sentinels::start`], the sentinels' `default` user off and an
+    /// ACL user `user` with `password` theirs (which they also use
+    /// between themselves).
+    pub fn start_with_acl_user(name: &str, user: &str, password: &str) -> Sentinels {
+        let auth = format!(
+            "user default off\nuser {user} on >{password} ~* &* +@all\n\
+             sentinel sentinel-user {user}\nsentinel sentinel-pass {password}\n"
+        );
+        let login = (user.to_string(), password.to_string());
+        Sentinels::start_with_auth(name, None, Some(auth), Some(login))
+    }
+
+    fn start_with_auth(
+        name: &str,
+        data_password: Option<&str>,
+        sentinel_conf: Option<String>,
+        login: Option<(String, String)>,
+    ) -> Sentinels {
         let data = data_password;
         let primary = RedisServer::start_with(&format!("{name}-p"), data, &["--appendonly", "no"]);
         let p = primary.port.to_string();
@@ -75,8 +106,8 @@ impl Sentinels {
         if let Some(d) = data_password {
             auth.push_str(&format!("sentinel auth-pass {MASTER} {d}\n"));
         }
-        if let Some(s) = sentinel {
-            auth.push_str(&format!("requirepass {s}\nsentinel sentinel-pass {s}\n"));
+        if let Some(conf) = &sentinel_conf {
+            auth.push_str(conf);
         }
         let dir = TempDir::new(&format!("sentinels-{name}"));
         let sentinels: Vec<(Child, u16)> = (0..3)
@@ -109,19 +140,16 @@ impl Sentinels {
         let s = Sentinels {
             data,
             sentinels,
-            sentinel_password: sentinel.map(str::to_string),
+            sentinel_auth: login,
             _dir: dir,
         };
         wait_until(30, "sentinels that know each other and the replica", || {
             s.sentinels.iter().all(|(_, port)| {
-                let count = |what| match sentinel_query(
-                    *port,
-                    s.sentinel_password.as_deref(),
-                    &[what, MASTER],
-                ) {
-                    Some(redis::Value::Array(a)) => a.len(),
-                    _ => 0,
-                };
+                let count =
+                    |what| match sentinel_query(*port, s.sentinel_auth.as_ref(), &[what, MASTER]) {
+                        Some(redis::Value::Array(a)) => a.len(),
+                        _ => 0,
+                    };
                 count("sentinels") == 2 && count("replicas") == 2
             })
         });
@@ -143,7 +171,7 @@ impl Sentinels {
         self.sentinels.iter().find_map(|(_, port)| {
             let v = sentinel_query(
                 *port,
-                self.sentinel_password.as_deref(),
+                self.sentinel_auth.as_ref(),
                 &["get-master-addr-by-name", MASTER],
             )?;
             let (_, p): (String, u16) = redis::from_redis_value(v).ok()?;
