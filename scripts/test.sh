@@ -3,6 +3,11 @@
 # suites of all crates. This is the README's test command and what CI runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each block's start and the time so far, so that CI's log shows where
+# its minutes go.
+started=$SECONDS
+phase() { echo "== test.sh: $1 (at $((SECONDS - started)) s)"; }
+phase "formatting and lints"
 if [ ! -d ../shared/eval ]; then
   echo "note: ../shared/eval is absent: tests that score against the shared benchmarks will skip"
 fi
@@ -20,8 +25,10 @@ if ! { command -v redis-server && command -v redis-cli && command -v openssl; } 
     apt-get install -y -qq redis-server redis-tools openssl >/dev/null) ||
     echo "note: could not install redis-server: the shared-store tests will skip"
 fi
+phase "tests"
 cargo test --workspace --locked
 
+phase "jieba"
 # --- Chinese word segmentation (cargo feature `jieba`, off by default) ----
 # Lints every crate that forwards the feature, and runs the tests that only
 # exist with it (the suites above ran without it).
@@ -32,6 +39,7 @@ cargo test -p neardup-sketch --features jieba --locked --test segmenter
 cargo test -p neardup-dedup --features jieba --locked --test jieba
 cargo test -p neardup-cli --features jieba --locked --test cjk
 
+phase "python"
 # --- Python bindings (crates/python) -------------------------------------
 # Builds the neardup wheel (maturin, release) into a virtualenv under
 # target/ and runs its pytest suite, Spark local-mode tests included
@@ -56,15 +64,17 @@ if [ "${NEARDUP_SKIP_PYTHON:-0}" != 1 ]; then
     --disable-pip-version-check --no-build-isolation --force-reinstall \
     --no-deps ./crates/python
   PYSPARK_PYTHON="$pyenv/bin/python" "$pyenv/bin/python" -m pytest -q \
-    -p no:cacheprovider crates/python/tests
+    -p no:cacheprovider --durations=10 crates/python/tests
 
+  phase "docs"
   # --- The documentation's examples --------------------------------------
   # Every sh and python block of README.md and docs/ runs as written (the
   # README's set-up command builds the release binary), and output shown
   # after a block is checked: tests/docs/snippets.py has the rules.
   PATH="$pyenv/bin:$PATH" PYSPARK_PYTHON="$pyenv/bin/python" \
-    "$pyenv/bin/python" -m pytest -q -p no:cacheprovider tests/docs
+    "$pyenv/bin/python" -m pytest -q -p no:cacheprovider --durations=10 tests/docs
 
+  phase "browser"
   # --- The HTML report in a real browser --------------------------------
   # Debian's chromium and chromium-driver (installed here when missing and
   # apt-get can), driven by selenium from the virtualenv; screenshots go to
@@ -80,3 +90,4 @@ if [ "${NEARDUP_SKIP_PYTHON:-0}" != 1 ]; then
       "$pyenv/bin/python" -m pytest -q -p no:cacheprovider crates/cli/tests/browser
   fi
 fi
+phase "done"
