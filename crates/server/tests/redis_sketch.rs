@@ -126,3 +126,47 @@ fn a_store_of_one_verification_is_refused_to_the_other() {
         ContentSeen::open_shared(&url2, temp_dir("refused-sketch2"), &sketch_config()).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::MethodMismatch { .. }), "{e}");
 }
+
+/// Predictions of both verifications on a labelled WARC, for
+/// ../shared/eval/score_neardup.py: with `NEARDUP_DEV_WARC=pages.warc.gz`
+/// and `NEARDUP_DEV_OUT=DIR`, writes `DIR/exact.jsonl` and
+/// `DIR/sketch.jsonl` (`{"id": URL, "cluster": URL of the kept page}`),
+/// the pages posted to one instance in the WARC's order.
+#[test]
+#[ignore = "needs NEARDUP_DEV_WARC and NEARDUP_DEV_OUT"]
+fn dev_set_predictions() {
+    let (Ok(warc), Ok(out)) = (
+        std::env::var("NEARDUP_DEV_WARC"),
+        std::env::var("NEARDUP_DEV_OUT"),
+    ) else {
+        panic!("set NEARDUP_DEV_WARC and NEARDUP_DEV_OUT");
+    };
+    let inputs = neardup::io::Inputs::new();
+    let sources = inputs.sources(&[std::path::PathBuf::from(warc)]).unwrap();
+    let pages: Vec<_> = inputs
+        .read_all(&sources)
+        .filter_map(|item| match item {
+            neardup::io::Item::Document(d) => Some(d),
+            _ => None,
+        })
+        .collect();
+    for (name, config) in [("exact", Config::new()), ("sketch", sketch_config())] {
+        let seen = ContentSeen::open(temp_dir(&format!("dev-{name}")), &config).unwrap();
+        let mut url_of = std::collections::HashMap::new();
+        let mut lines = String::new();
+        for page in &pages {
+            let url = page.url.clone().unwrap_or_else(|| page.id.clone());
+            url_of.insert(page.id.clone(), url.clone());
+            let cluster = match seen.insert(page.clone()) {
+                Ok(v) => v
+                    .duplicate_of
+                    .and_then(|o| url_of.get(&o).cloned())
+                    .unwrap_or_else(|| url.clone()),
+                Err(_) => url.clone(),
+            };
+            let line = serde_json::json!({"id": url, "cluster": cluster});
+            lines.push_str(&format!("{line}\n"));
+        }
+        std::fs::write(format!("{out}/{name}.jsonl"), lines).unwrap();
+    }
+}

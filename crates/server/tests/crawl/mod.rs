@@ -132,13 +132,16 @@ pub struct Score {
     pub f1: f64,
 }
 
-/// Scores the outcomes of [`labelled_stream`]'s steps. A text is truly a
-/// duplicate when another stored id holds a text of its family; a
-/// duplicate verdict is right when its original is of that family (a wrong
-/// original counts as a false positive and a false negative). A re-post of
-/// the stored content (its stored verdict) is not scored.
+/// Scores the outcomes of [`labelled_stream`]'s steps by keep-first
+/// without chaining: a text is truly a duplicate when another stored id
+/// holds its family's original (the first text of the family stored while
+/// no other original of it was); a duplicate verdict is right when its
+/// original is of that family (a wrong original counts as a false positive
+/// and a false negative). A re-post of the stored content (its stored
+/// verdict) is not scored.
 pub fn score(steps: &[(Step, Option<u64>)], outcomes: &[Outcome]) -> Score {
-    let mut live: HashMap<String, (Option<u64>, String)> = HashMap::new();
+    // Stored ids: family, text, whether it is its family's original.
+    let mut live: HashMap<String, (Option<u64>, String, bool)> = HashMap::new();
     let (mut tp, mut fp, mut fn_) = (0, 0, 0);
     for ((step, family), outcome) in steps.iter().zip(outcomes) {
         let (id, t, store) = match step {
@@ -150,17 +153,17 @@ pub fn score(steps: &[(Step, Option<u64>)], outcomes: &[Outcome]) -> Score {
             Step::Check(id, t) => (id, t, false),
         };
         let Ok(v) = outcome else { continue };
-        if live.get(id).is_some_and(|(_, stored)| stored == t) {
+        if live.get(id).is_some_and(|(_, stored, _)| stored == t) {
             continue;
         }
         let truth = family.is_some_and(|f| {
             live.iter()
-                .any(|(other, (g, _))| other != id && *g == Some(f))
+                .any(|(other, (g, _, original))| other != id && *g == Some(f) && *original)
         });
         let right = v
             .duplicate_of
             .as_ref()
-            .is_some_and(|o| family.is_some() && live.get(o).is_some_and(|(g, _)| g == family));
+            .is_some_and(|o| family.is_some() && live.get(o).is_some_and(|(g, ..)| g == family));
         match (truth, v.duplicate_of.is_some(), right) {
             (true, true, true) => tp += 1,
             (true, true, false) => {
@@ -172,7 +175,7 @@ pub fn score(steps: &[(Step, Option<u64>)], outcomes: &[Outcome]) -> Score {
             (false, false, _) => {}
         }
         if store {
-            live.insert(id.clone(), (*family, t.clone()));
+            live.insert(id.clone(), (*family, t.clone(), family.is_some() && !truth));
         }
     }
     let ratio = |a: usize, b: usize| if b == 0 { 1.0 } else { a as f64 / b as f64 };
