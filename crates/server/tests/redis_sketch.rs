@@ -102,7 +102,7 @@ fn sketch_entries_carry_no_text() {
     let sketch = entry_bytes(&sketch_config(), "entries-sketch");
     eprintln!("mean entry: exact {exact} bytes, sketch {sketch} bytes");
     // The compressed text (about 900 bytes) is gone; the sketch is about
-    // 150 bytes beside the 551 of the signature.
+    // 120 bytes beside the 551 of the signature.
     assert!(exact > 1_200, "{exact}");
     assert!(sketch < 800, "{sketch}");
 }

@@ -41,7 +41,7 @@ pub struct ServeArgs {
     pub store_replicas: Option<u32>,
     /// What the shared store keeps to verify candidates: `exact`, each
     /// original's main text compressed (about 930 bytes for a 2 KB text),
-    /// or `sketch`, a sample of its token shingles (about 150 bytes; an
+    /// or `sketch`, a sample of its token shingles (about 120 bytes; an
     /// estimate of the same rule, see docs/serve.md). Every instance over
     /// one store must use the same.
     #[arg(long, value_name = "MODE", requires = "store", value_parser = ["exact", "sketch"])]
