@@ -126,7 +126,8 @@ impl ShingleSeq {
 
     /// The sequence as bytes (each hash little-endian), for shipping it
     /// between processes (Spark executors); [`ShingleSeq::from_bytes`]
-    /// reads it back.
+    /// reads it back. A full sequence's: a sketch ships with
+    /// [`ShingleSeq::to_sketch_bytes`].
     pub fn to_bytes(&self) -> Vec<u8> {
         self.seq.iter().flat_map(|h| h.to_le_bytes()).collect()
     }
@@ -256,11 +257,7 @@ pub fn containment(a: &ShingleSeq, b: &ShingleSeq) -> f64 {
 /// document (`in_other`) covers (a
 /// shingle at position `i` covers tokens `i..i + k`): the run at the head
 /// (before the first covered token) and the longest run anywhere.
-pub(crate) fn uncovered_runs(
-    a: &ShingleSeq,
-    in_other: impl Fn(u32) -> bool,
-    k: usize,
-) -> (usize, usize) {
+fn uncovered_runs(a: &ShingleSeq, in_other: impl Fn(u32) -> bool, k: usize) -> (usize, usize) {
     let mut runs = Runs::new(k);
     for (i, &h) in a.seq.iter().enumerate() {
         runs.step(i, in_other(h));
