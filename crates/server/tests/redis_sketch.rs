@@ -17,9 +17,13 @@ use neardup_server::{Config, ContentSeen, ErrorKind};
 use redis_server::RedisServer;
 
 fn sketch_config() -> Config {
+    sketch_config_with(VerifySketch::default())
+}
+
+fn sketch_config_with(sketch: VerifySketch) -> Config {
     let mut config = Config::new();
     config.verifier(Some(Verifier {
-        sketch: Some(VerifySketch::default()),
+        sketch: Some(sketch),
         ..Verifier::default()
     }));
     config
@@ -131,7 +135,9 @@ fn a_store_of_one_verification_is_refused_to_the_other() {
 /// ../shared/eval/score_neardup.py: with `NEARDUP_DEV_WARC=pages.warc.gz`
 /// and `NEARDUP_DEV_OUT=DIR`, writes `DIR/exact.jsonl` and
 /// `DIR/sketch.jsonl` (`{"id": URL, "cluster": URL of the kept page}`),
-/// the pages posted to one instance in the WARC's order.
+/// the pages posted to one instance in the WARC's order; with
+/// `NEARDUP_DEV_LEVELS=2,4` also `sketch-l2.jsonl`... of sketches whose
+/// coarsest level is 2, 4.
 #[test]
 #[ignore = "needs NEARDUP_DEV_WARC and NEARDUP_DEV_OUT"]
 fn dev_set_predictions() {
@@ -150,7 +156,23 @@ fn dev_set_predictions() {
             _ => None,
         })
         .collect();
-    for (name, config) in [("exact", Config::new()), ("sketch", sketch_config())] {
+    let mut configs = vec![
+        ("exact".to_string(), Config::new()),
+        ("sketch".to_string(), sketch_config()),
+    ];
+    for level in std::env::var("NEARDUP_DEV_LEVELS")
+        .unwrap_or_default()
+        .split(',')
+    {
+        if let Ok(max_level) = level.trim().parse() {
+            let sketch = VerifySketch {
+                max_level,
+                ..VerifySketch::default()
+            };
+            configs.push((format!("sketch-l{level}"), sketch_config_with(sketch)));
+        }
+    }
+    for (name, config) in configs {
         let seen = ContentSeen::open(temp_dir(&format!("dev-{name}")), &config).unwrap();
         let mut url_of = std::collections::HashMap::new();
         let mut lines = String::new();
