@@ -421,6 +421,8 @@ def decode_entry(e):
     out["text_field"] = total
     out["zstd"] = max(n - 4, 0)
     out["raw_text"] = struct.unpack_from("<I", e, i + 5)[0] if n >= 4 else 0
+    # With --store-verify sketch: the sketch's bytes in a last field.
+    out["sketch_field"] = field(j)[0] if j < len(e) else 0
     return out
 
 
@@ -459,6 +461,7 @@ def entry_sample(port, windows=20, width=100):
         "avg_text_field": avg("text_field"),
         "avg_zstd_bytes": avg("zstd"),
         "avg_raw_text_bytes": avg("raw_text"),
+        "avg_sketch_field": avg("sketch_field"),
         "log_memory_usage": usage,
         "log_memory_usage_per_entry": round((usage or 0) / max(n, 1)),
         "memory_usage_seconds": round(usage_s, 2),
@@ -491,6 +494,8 @@ def main():
                     help="also the same documents to one `neardup serve --data-dir` (16 clients)")
     ap.add_argument("--max-seconds", type=float, default=3600, help="bound on the whole run")
     ap.add_argument("--serve-arg", action="append", default=[])
+    ap.add_argument("--store-verify", choices=["exact", "sketch"], default="exact",
+                    help="the instances' --store-verify: the text or a sketch in each entry")
     a = ap.parse_args()
     deadline = time.monotonic() + a.max_seconds
     for b in (a.neardup, a.load):
@@ -527,7 +532,8 @@ def run(a, root, deadline, sampler):
                       "primaries": primaries, "slot_owner": owner,
                       "empty_used_memory": empty}), flush=True)
     # ---- the instances ----
-    extra = ["--store", cluster.url(), "--store-replicas", str(a.replicas)] + a.serve_arg
+    extra = ["--store", cluster.url(), "--store-replicas", str(a.replicas),
+             "--store-verify", a.store_verify] + a.serve_arg
     inst = []
     for i in range(a.instances):
         proc, port, log = start_serve(a.neardup, os.path.join(root, f"node-{chr(65 + i)}"),

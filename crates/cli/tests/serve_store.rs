@@ -1,7 +1,8 @@
 //! `neardup serve --store redis://...` as processes over a real
 //! redis-server (skipped, saying so, when it is not installed): refusals
-//! that never show the password, two instances that share verdicts, and
-//! one killed mid-load that blocks no other.
+//! that never show the password, two instances that share verdicts (also
+//! with `--store-verify sketch`, which refuses an exact instance), and one
+//! killed mid-load that blocks no other.
 
 mod common;
 #[path = "../../server/tests/redis_server/launcher.rs"]
@@ -97,6 +98,45 @@ fn two_processes_over_one_redis_share_their_verdicts() {
         .unwrap();
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["duplicate_of"], json!("first"));
+    drop((a, b, redis));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sketch_instances_share_their_verdicts_and_refuse_an_exact_one() {
+    let dir = common::temp_dir("serve-store-sketch");
+    let Some(redis) = start_redis(
+        "serve-store-sketch",
+        "sketch_instances_share_their_verdicts_and_refuse_an_exact_one",
+    ) else {
+        return;
+    };
+    let url = store_url(&redis);
+    let sketch = ["--store", &url, "--store-verify", "sketch"];
+    // The default method: the sketch needs its exact verification.
+    let a = Serve::start_method(&dir.join("a"), "default", &sketch);
+    let b = Serve::start_method(&dir.join("b"), "default", &sketch);
+    let t = text(2);
+    let r = Client::new(a.addr)
+        .post_json("/v1/documents", &json!({"id": "first", "text": t}))
+        .unwrap();
+    assert_eq!(r.json()["duplicate"], json!(false));
+    let r = Client::new(b.addr)
+        .post_json("/v1/documents", &json!({"id": "copy", "text": t}))
+        .unwrap();
+    assert_eq!(r.json()["duplicate_of"], json!("first"));
+    let out = common::neardup(&[
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--data-dir",
+        dir.join("c").to_str().unwrap(),
+        "--store",
+        &url,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the store was built with method"), "{err}");
     drop((a, b, redis));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -89,9 +89,16 @@ impl DedupBuilder {
     }
 
     /// Builds the engine.
+    /// The corpus-level rules (site templates, composite pages, partial
+    /// copies) need every shingle: with a verification sketch ([`crate::VerifySketch`]) they
+    /// are off.
     pub fn build(&self) -> Dedup {
-        Dedup {
-            config: self.config.clone(),
+        let mut config = self.config.clone();
+        if config.verifier.is_some_and(|v| v.sketch.is_some()) {
+            config.site_templates = None;
+            config.composite = None;
+            config.partial = None;
         }
+        Dedup { config }
     }
 }

@@ -178,9 +178,9 @@ impl Dedup {
         }
         if let (Some(v), Method::MinHash(m)) = (&self.config.verifier, &self.config.method) {
             if m.get_shingles() == (ShingleUnit::Token, v.k) {
-                let seq = v.shingles(text, &self.config.method);
+                let seq = ShingleSeq::with_segmenter(text, v.k, self.config.method.segmenter());
                 let sig = crate::rules::templates::resketch(m, &seq);
-                return (Some(sig), Some(seq));
+                return (Some(sig), Some(v.sample(seq)));
             }
         }
         let signature = self.fingerprint(text, paragraphs);

@@ -2,7 +2,8 @@
 //! duplicates which, written once, for every frontend.
 //!
 //! - [`Verifier`]: exact verification of a candidate pair on token shingles
-//!   (Jaccard and the run rules).
+//!   (Jaccard and the run rules), or the same rule on a small sample of them
+//!   ([`VerifySketch`]).
 //! - Candidate search per method ([`neardup_sketch::CandidateRule`], the
 //!   method's own rule): LSH bands, permuted SimHash tables, inverted keys.
 //! - Corpus-level rules, one file each: [`SiteTemplates`] (a pre-pass),
@@ -52,6 +53,7 @@ mod refusal;
 mod rules;
 mod shingle_set;
 mod verify;
+mod verify_sketch;
 
 pub use batch::budget::{
     default_memory_budget, machine_memory, spilled_floor, DOCS_SHARE, SPILLED_BYTES_PER_DOC,
@@ -87,3 +89,4 @@ pub use rules::templates::{SiteTemplates, TemplateStats};
 pub use verify::{
     compare as compare_shingles, verify_signatures, Comparison, ShingleSeq, Verifier,
 };
+pub use verify_sketch::VerifySketch;

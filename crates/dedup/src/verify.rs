@@ -20,6 +20,7 @@ use neardup_text::{Segmenter, ShingleUnit, Shingler};
 
 use crate::refusal::VerifyRefusal;
 use crate::shingle_set::ShingleSet;
+use crate::verify_sketch::{compare_sampled, Sampled, VerifySketch};
 
 thread_local! {
     /// The thread's shingler (kept while its shingle length and segmenter
@@ -28,12 +29,16 @@ thread_local! {
     static SCRATCH: RefCell<(Option<Shingler>, Vec<u32>)> = const { RefCell::new((None, Vec::new())) };
 }
 
-/// A document's token shingles, in text order, as 32-bit hashes.
+/// A document's token shingles, in text order, as 32-bit hashes; or a
+/// verification sketch of them ([`VerifySketch`]): a sample, as 16-bit
+/// keys with their token positions.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ShingleSeq {
     seq: Vec<u32>,
     /// Tokens covered by the sequence (shingles + k - 1).
     tokens: usize,
+    /// Where the samples are, for a sketch.
+    pub(crate) sampled: Option<Sampled>,
 }
 
 impl ShingleSeq {
@@ -77,10 +82,28 @@ impl ShingleSeq {
         } else {
             seq.len() + k.max(1) - 1
         };
-        ShingleSeq { seq, tokens }
+        ShingleSeq {
+            seq,
+            tokens,
+            sampled: None,
+        }
     }
 
-    /// Number of shingles.
+    /// A sketch: sampled keys, the document's tokens, the samples' places.
+    pub(crate) fn sketched(keys: Vec<u32>, tokens: usize, sampled: Sampled) -> ShingleSeq {
+        ShingleSeq {
+            seq: keys,
+            tokens,
+            sampled: Some(sampled),
+        }
+    }
+
+    /// Tokens of the document (shingles + k - 1, 0 without shingles).
+    pub fn tokens(&self) -> usize {
+        self.tokens
+    }
+
+    /// Number of shingles (of samples, for a sketch).
     pub fn len(&self) -> usize {
         self.seq.len()
     }
@@ -92,7 +115,7 @@ impl ShingleSeq {
 
     /// Bytes of memory held.
     pub fn memory_bytes(&self) -> usize {
-        self.seq.capacity() * 4
+        (self.seq.capacity() + self.sampled.as_ref().map_or(0, |s| s.pos.capacity())) * 4
     }
 
     /// The shingle hashes in text order (the high halves of the 64-bit
@@ -103,7 +126,8 @@ impl ShingleSeq {
 
     /// The sequence as bytes (each hash little-endian), for shipping it
     /// between processes (Spark executors); [`ShingleSeq::from_bytes`]
-    /// reads it back.
+    /// reads it back. A full sequence's: a sketch ships with
+    /// [`ShingleSeq::to_sketch_bytes`].
     pub fn to_bytes(&self) -> Vec<u8> {
         self.seq.iter().flat_map(|h| h.to_le_bytes()).collect()
     }
@@ -162,8 +186,12 @@ pub struct Comparison {
 }
 
 /// Compares two documents exactly; `k` is the shingle length they were made
-/// with.
+/// with. With a sketch on either side, the estimate of
+/// [`crate::VerifySketch`].
 pub fn compare(a: &ShingleSeq, b: &ShingleSeq, k: usize) -> Comparison {
+    if a.sampled.is_some() || b.sampled.is_some() {
+        return compare_sampled(a, b, k);
+    }
     compare_from(a, b, k, 0.0).unwrap_or_else(|| comparison(0, 0, 0, (0, 0), (0, 0)))
 }
 
@@ -171,6 +199,10 @@ pub fn compare(a: &ShingleSeq, b: &ShingleSeq, k: usize) -> Comparison {
 /// below `least` (before the runs are measured): what verification needs
 /// of most candidate pairs, which are not near-duplicates.
 fn compare_from(a: &ShingleSeq, b: &ShingleSeq, k: usize, least: f64) -> Option<Comparison> {
+    if a.sampled.is_some() || b.sampled.is_some() {
+        let c = compare_sampled(a, b, k);
+        return (c.jaccard >= least).then_some(c);
+    }
     crate::shingle_set::with_sets(|sa, sb| {
         sa.fill(&a.seq);
         // One pass over `b`: its set, the shingles both have, and its runs
@@ -195,7 +227,7 @@ fn compare_from(a: &ShingleSeq, b: &ShingleSeq, k: usize, least: f64) -> Option<
 
 /// The comparison of sets of `na` and `nb` distinct shingles with `shared`
 /// in common and these (head, longest) uncovered runs.
-fn comparison(
+pub(crate) fn comparison(
     na: usize,
     nb: usize,
     shared: usize,
@@ -234,7 +266,7 @@ fn uncovered_runs(a: &ShingleSeq, in_other: impl Fn(u32) -> bool, k: usize) -> (
 }
 
 /// The uncovered runs of [`uncovered_runs`], measured one shingle at a time.
-struct Runs {
+pub(crate) struct Runs {
     k: usize,
     /// Tokens below this index are covered.
     covered_until: usize,
@@ -245,7 +277,7 @@ struct Runs {
 }
 
 impl Runs {
-    fn new(k: usize) -> Runs {
+    pub(crate) fn new(k: usize) -> Runs {
         Runs {
             k: k.max(1),
             covered_until: 0,
@@ -257,7 +289,7 @@ impl Runs {
     /// The shingle at position `i` is (`covered`) or is not in the other
     /// document.
     #[inline]
-    fn step(&mut self, i: usize, covered: bool) {
+    pub(crate) fn step(&mut self, i: usize, covered: bool) {
         if covered {
             self.head.get_or_insert(i);
             self.best = self.best.max(i.saturating_sub(self.covered_until));
@@ -266,7 +298,7 @@ impl Runs {
     }
 
     /// (head run, longest run) of a sequence covering `tokens` tokens.
-    fn finish(self, tokens: usize) -> (usize, usize) {
+    pub(crate) fn finish(self, tokens: usize) -> (usize, usize) {
         let best = self.best.max(tokens.saturating_sub(self.covered_until));
         (self.head.unwrap_or(tokens), best)
     }
@@ -284,6 +316,9 @@ pub struct Verifier {
     /// Longest such run at the head of a document: a merged page puts the
     /// other article first, where an editor's note is short.
     pub max_head_run: usize,
+    /// Verify on a sketch of the shingles instead of all of them
+    /// ([`VerifySketch`]): [`Verifier::shingles`] makes sketches.
+    pub sketch: Option<VerifySketch>,
 }
 
 impl Default for Verifier {
@@ -293,6 +328,7 @@ impl Default for Verifier {
             threshold: 0.5,
             max_foreign_run: 160,
             max_head_run: 60,
+            sketch: None,
         }
     }
 }
@@ -304,16 +340,24 @@ impl Verifier {
     pub const PARAMS_VERSION: u8 = 1;
 
     /// The rule's parameters, versioned: magic `NDVP`, version (1), then
-    /// `k` (u32), the threshold (f64 bits), the two run limits (u32), all
-    /// little-endian, and an `xxh3_64` checksum of what precedes.
+    /// `k` (u32), the threshold (f64 bits), the two run limits (u32), with
+    /// a sketch (version 2) its least samples (u32) and coarsest level
+    /// (u8), all little-endian, and an `xxh3_64` checksum of what precedes.
     pub fn params_bytes(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(33);
+        let mut b = Vec::with_capacity(38);
         b.extend(Self::PARAMS_MAGIC);
-        b.push(Self::PARAMS_VERSION);
+        b.push(match self.sketch {
+            None => Self::PARAMS_VERSION,
+            Some(_) => Self::PARAMS_VERSION + 1,
+        });
         for n in [self.k, self.max_foreign_run, self.max_head_run] {
             b.extend(u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes());
         }
         b.extend(self.threshold.to_bits().to_le_bytes());
+        if let Some(s) = self.sketch {
+            b.extend(s.min_samples.to_le_bytes());
+            b.push(s.max_level);
+        }
         let sum = xxhash_rust::xxh3::xxh3_64(&b);
         b.extend(sum.to_le_bytes());
         b
@@ -322,8 +366,18 @@ impl Verifier {
     /// What this verifier compares of `text`: its `k`-gram shingles, with
     /// tokens cut by `method`'s segmenter, as the method's signatures cut
     /// them (CJK bigrams for the default method).
+    /// With a sketch, the sketch of them.
     pub fn shingles(&self, text: &str, method: &Method) -> ShingleSeq {
-        ShingleSeq::with_segmenter(text, self.k, method.segmenter())
+        self.sample(ShingleSeq::with_segmenter(text, self.k, method.segmenter()))
+    }
+
+    /// What this verifier keeps of a full shingle sequence: the sequence,
+    /// or its sketch.
+    pub fn sample(&self, seq: ShingleSeq) -> ShingleSeq {
+        match &self.sketch {
+            Some(s) => s.sample(seq),
+            None => seq,
+        }
     }
 
     /// `Some(jaccard)` when the pair is a near-duplicate.

@@ -11,8 +11,11 @@
 //! and bytes when its flag is set. The main text is kept for originals when
 //! exact verification is on, compressed with zstd when bit 5 is set (the
 //! frame's content size is the text length recorded, which bounds the
-//! decompression). Records written before bit 4 existed name their
-//! original by id only; before bit 5, texts are plain.
+//! decompression). With a verification sketch
+//! ([`neardup::dedup::VerifySketch`]) an original keeps the sketch's bytes
+//! instead of its text (bit 6, after the text's place). Records written
+//! before bit 4 existed name their original by id only; before bit 5,
+//! texts are plain.
 
 use crate::error::Error;
 
@@ -95,6 +98,8 @@ pub(crate) struct Record {
     pub original_seq: Option<u64>,
     /// The main text (originals, with exact verification).
     pub text: Option<String>,
+    /// The verification sketch's bytes (originals, with a sketch).
+    pub sketch: Option<Vec<u8>>,
 }
 
 impl Record {
@@ -111,6 +116,7 @@ impl Record {
             duplicate_of: None,
             original_seq: None,
             text: None,
+            sketch: None,
         }
     }
 
@@ -131,7 +137,8 @@ impl Record {
             32 + self.url.as_ref().map_or(0, |u| u.len() + 4)
                 + self.signature.as_ref().map_or(0, |s| s.len() + 4)
                 + self.duplicate_of.as_ref().map_or(0, |(d, _)| d.len() + 12)
-                + text.map_or(0, |t| t.0.len() + 4),
+                + text.map_or(0, |t| t.0.len() + 4)
+                + self.sketch.as_ref().map_or(0, |s| s.len() + 4),
         );
         out.push(RECORD_VERSION);
         out.extend_from_slice(&self.seq.to_le_bytes());
@@ -142,7 +149,8 @@ impl Record {
             | (u8::from(self.duplicate_of.is_some()) << 2)
             | (u8::from(text.is_some()) << 3)
             | (u8::from(self.duplicate_of.is_some() && self.original_seq.is_some()) << 4)
-            | (u8::from(text.is_some()) << 5);
+            | (u8::from(text.is_some()) << 5)
+            | (u8::from(self.sketch.is_some()) << 6);
         out.push(flags);
         if let Some(u) = &self.url {
             put_bytes(&mut out, u.as_bytes());
@@ -159,6 +167,9 @@ impl Record {
         }
         if let Some(t) = text {
             put_bytes(&mut out, &t.0);
+        }
+        if let Some(s) = &self.sketch {
+            put_bytes(&mut out, s);
         }
         out
     }
@@ -187,7 +198,7 @@ impl Record {
         let stored_at_ms = r.u64()?;
         let text_len = r.u32()?;
         let flags = r.take(1)?[0];
-        if flags & !0b11_1111 != 0
+        if flags & !0b111_1111 != 0
             || (flags & 0b1_0000 != 0 && flags & 0b100 == 0)
             || (flags & 0b10_0000 != 0 && flags & 0b1000 == 0)
         {
@@ -231,6 +242,11 @@ impl Record {
                 )
             }
         };
+        let sketch = if flags & 64 != 0 {
+            Some(r.bytes()?.to_vec())
+        } else {
+            None
+        };
         if r.pos != bytes.len() {
             return Err(Error::corrupt("trailing bytes in a record"));
         }
@@ -243,6 +259,7 @@ impl Record {
             duplicate_of,
             original_seq,
             text,
+            sketch,
         })
     }
 }
@@ -309,6 +326,7 @@ mod tests {
             duplicate_of: Some(("orig".into(), 0.875)),
             original_seq: Some(3),
             text: Some("main text".into()),
+            sketch: None,
         }
     }
 
@@ -325,6 +343,14 @@ mod tests {
             ..sample()
         };
         assert_eq!(Record::decode(&bare.encode()).unwrap(), bare);
+        let sketched = Record {
+            text: None,
+            duplicate_of: None,
+            original_seq: None,
+            sketch: Some(vec![3, 9, 1, 0, 7, 7]),
+            ..sample()
+        };
+        assert_eq!(Record::decode(&sketched.encode()).unwrap(), sketched);
         // As written before the original's sequence number was recorded.
         let legacy = Record {
             original_seq: None,

@@ -37,7 +37,8 @@ pub struct Prepared {
     pub(crate) text_len: u32,
     /// Token shingles for exact verification (when it is on).
     pub(crate) shingles: Option<ShingleSeq>,
-    /// The main text, stored for originals when exact verification is on.
+    /// The main text, stored for originals when exact verification is on
+    /// (not with a verification sketch: the sketch is stored).
     pub(crate) text: Option<String>,
     /// That text compressed, by the thread that sends it to the writer.
     pub(crate) packed: Option<PackedText>,
@@ -234,7 +235,11 @@ impl ContentSeen {
         let bytes = signature.as_ref().map(Signature::to_bytes);
         let key = bytes.as_deref().map_or(0, signature_key);
         let text_len = u32::try_from(page.text.len()).unwrap_or(u32::MAX);
-        let text = shingles.as_ref().map(|_| page.text);
+        // With a verification sketch, the sketch is kept instead.
+        let text = shingles
+            .as_ref()
+            .filter(|s| !s.is_sketch())
+            .map(|_| page.text);
         Ok(Prepared {
             id: page.id,
             url: page.url,

@@ -294,6 +294,7 @@ mod tests {
             duplicate_of: None,
             original_seq: None,
             text: None,
+            sketch: None,
         }
     }
 

@@ -1,7 +1,8 @@
 //! [`StoreDocs`]: the online engine's documents read from the store, by
 //! dense id (a document's dense id is its sequence number). The engine
 //! keeps only its candidate tables in RAM and reads here the signature,
-//! the text (cut into shingles again, as at insertion) and the verdict of
+//! the text (cut into shingles again, as at insertion) or the verification
+//! sketch (read back as it was made) and the verdict of
 //! each candidate; through the writer's transaction (which sees the
 //! operations of its own batch) or a read transaction (committed state).
 
@@ -98,10 +99,16 @@ where
             .transpose()
     }
 
-    fn shingles_of(&self, r: &Record) -> Option<ShingleSeq> {
-        match (self.verifier, &r.text) {
-            (Some(v), Some(t)) if r.duplicate_of.is_none() => Some(v.shingles(t, self.method)),
-            _ => None,
+    fn shingles_of(&self, r: &Record) -> Result<Option<ShingleSeq>, Error> {
+        if r.duplicate_of.is_some() {
+            return Ok(None);
+        }
+        match (self.verifier, &r.text, &r.sketch) {
+            (Some(v), Some(t), _) => Ok(Some(v.shingles(t, self.method))),
+            (Some(_), None, Some(s)) => ShingleSeq::from_sketch_bytes(s)
+                .map(Some)
+                .ok_or_else(|| Error::corrupt(format!("the sketch of document {}", r.seq))),
+            _ => Ok(None),
         }
     }
 }
@@ -127,13 +134,16 @@ where
         let Some(sig) = self.signature(d, &r).map_err(engine_error)? else {
             return Ok(None);
         };
-        let shingles = self.shingles_of(&r);
+        let shingles = self.shingles_of(&r).map_err(engine_error)?;
         Ok(Some(f(&sig, shingles.as_ref())))
     }
 
     fn shingles(&self, d: u32) -> Result<Option<ShingleSeq>, EngineError> {
         let r = self.by_seq(u64::from(d), true).map_err(engine_error)?;
-        Ok(r.and_then(|r| self.shingles_of(&r)))
+        match r {
+            Some(r) => self.shingles_of(&r).map_err(engine_error),
+            None => Ok(None),
+        }
     }
 
     fn key(&self, d: u32) -> Result<Option<u128>, EngineError> {

@@ -14,6 +14,7 @@ use crate::recover::save_snapshot;
 use crate::seen::Prepared;
 use crate::shared::{now_ms, Decision, Shared};
 use crate::store::Tables;
+use neardup::ShingleSeq;
 
 /// Operations between index snapshots: an eighth of the documents stored,
 /// at least [`SNAPSHOT_MIN`] and at most [`SNAPSHOT_MAX`]. A restart
@@ -297,6 +298,11 @@ fn apply(shared: &Shared, t: &mut Tables<'_>, op: Op) -> Result<Answer, Error> {
                 duplicate_of: verdict.duplicate_of.clone().zip(verdict.similarity),
                 original_seq: judgement.duplicate_of.map(|(d, _)| u64::from(d)),
                 text: None,
+                // With a verification sketch, originals keep the sketch.
+                sketch: shingles
+                    .as_ref()
+                    .filter(|_| judgement.duplicate_of.is_none())
+                    .and_then(ShingleSeq::to_sketch_bytes),
             };
             // Originals keep their text: candidates are verified on it.
             // (Every sender packs the text before it sends: `seen.rs`.)

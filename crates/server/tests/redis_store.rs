@@ -4,84 +4,17 @@
 //! that never show. The concurrency test is in redis_concurrency.rs.
 
 mod common;
+mod crawl;
 mod redis_server;
 
 use common::{article, edit, error_code, post_text, temp_dir};
-use neardup::io::{Content, RawDocument};
+use crawl::{run, stream, text, Step};
+use neardup::io::RawDocument;
 use neardup_server::client::Client;
 use neardup_server::http::Server;
 use neardup_server::redis::StoreUrl;
 use neardup_server::{Config, ContentSeen, ErrorKind, Verdict};
 use redis_server::RedisServer;
-
-fn text(id: &str, t: &str) -> RawDocument {
-    RawDocument {
-        id: id.into(),
-        url: Some(format!("https://example.com/{id}")),
-        content: Content::Text(t.into()),
-    }
-}
-
-/// One step of a stream: insert a text, check one, or delete an id.
-#[derive(Clone)]
-enum Step {
-    Insert(String, String),
-    Check(String, String),
-    Delete(String),
-}
-
-/// About 700 steps: originals, light and heavy edits, exact copies,
-/// re-posts (same content, and changed content replacing the stored
-/// version), checks, deletions of originals and texts without letters.
-fn stream() -> Vec<Step> {
-    let mut s = Vec::new();
-    for a in 0..235u64 {
-        let base = article(a, 120 + (a as usize % 5) * 40);
-        s.push(Step::Insert(format!("a{a}"), base.clone()));
-        if a % 2 == 0 {
-            s.push(Step::Insert(format!("a{a}-edit"), edit(&base, 25, 1)));
-        }
-        if a % 3 == 0 {
-            s.push(Step::Insert(format!("a{a}-copy"), base.clone()));
-            s.push(Step::Check(format!("a{a}-check"), edit(&base, 30, 7)));
-        }
-        if a % 5 == 0 {
-            s.push(Step::Insert(format!("a{a}-heavy"), edit(&base, 4, 2)));
-            s.push(Step::Insert(format!("a{a}"), base.clone()));
-        }
-        if a % 7 == 0 {
-            s.push(Step::Delete(format!("a{a}")));
-            s.push(Step::Insert(format!("a{a}-after"), edit(&base, 30, 3)));
-        }
-        if a % 11 == 0 {
-            s.push(Step::Insert(format!("a{a}-edit"), article(a + 1000, 90)));
-            s.push(Step::Insert(format!("e{a}"), " -- ".into()));
-        }
-    }
-    s
-}
-
-type Outcome = Result<Verdict, String>;
-
-fn run(seen: &ContentSeen, steps: &[Step]) -> Vec<Outcome> {
-    steps
-        .iter()
-        .map(|s| match s {
-            Step::Insert(id, t) => seen.insert(text(id, t)).map_err(|e| e.to_string()),
-            Step::Check(id, t) => seen.check(text(id, t)).map_err(|e| e.to_string()),
-            Step::Delete(id) => seen
-                .delete(id)
-                .map(|d| Verdict {
-                    id: id.clone(),
-                    empty: d,
-                    duplicate_of: None,
-                    similarity: None,
-                    stored: false,
-                })
-                .map_err(|e| e.to_string()),
-        })
-        .collect()
-}
 
 #[test]
 fn a_sequential_stream_gets_the_single_node_verdicts() {

@@ -39,6 +39,13 @@ pub struct ServeArgs {
     /// instance starts, else 0.
     #[arg(long, value_name = "N", requires = "store")]
     pub store_replicas: Option<u32>,
+    /// What the shared store keeps to verify candidates: `exact`, each
+    /// original's main text compressed (about 930 bytes for a 2 KB text),
+    /// or `sketch`, a sample of its token shingles (about 120 bytes; an
+    /// estimate of the same rule, see docs/serve.md). Every instance over
+    /// one store must use the same.
+    #[arg(long, value_name = "MODE", requires = "store", value_parser = ["exact", "sketch"])]
+    pub store_verify: Option<String>,
     /// Read the shared store's password from this file (its first line).
     #[arg(long, value_name = "FILE", requires = "store")]
     pub store_password_file: Option<PathBuf>,
@@ -159,7 +166,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
     let mut config = Config::new();
     config
         .method(args.method.method()?)
-        .verifier(args.method.verifier())
+        .verifier(store_verifier(&args)?)
         .composite(args.method.composite())
         .store_duplicates(!args.no_store_duplicates)
         .replace_changed(!args.conflict_on_change)
@@ -222,6 +229,22 @@ pub fn run(args: ServeArgs) -> Result<()> {
     }
     served.with_context(|| format!("serving on {addr}"))?;
     Ok(())
+}
+
+/// The verifier: the method's, with a verification sketch under
+/// `--store-verify sketch` (which needs verification on).
+fn store_verifier(args: &ServeArgs) -> Result<Option<neardup::Verifier>> {
+    let verifier = args.method.verifier();
+    if args.store_verify.as_deref() != Some("sketch") {
+        return Ok(verifier);
+    }
+    let Some(v) = verifier else {
+        bail!("--store-verify sketch needs verification on");
+    };
+    Ok(Some(neardup::Verifier {
+        sketch: Some(neardup::dedup::VerifySketch::default()),
+        ..v
+    }))
 }
 
 /// The first line of a secret's file, when given.

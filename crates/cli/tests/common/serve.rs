@@ -16,11 +16,16 @@ impl Serve {
     }
 
     pub fn start_with(dir: &std::path::Path, extra: &[&str]) -> Serve {
+        Serve::start_method(dir, "minhash", extra)
+    }
+
+    /// As [`Serve::start_with`], with `--method method`.
+    pub fn start_method(dir: &std::path::Path, method: &str, extra: &[&str]) -> Serve {
         let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
             .args([
                 "serve",
                 "--method",
-                "minhash",
+                method,
                 "--listen",
                 "127.0.0.1:0",
                 "--data-dir",

@@ -29,6 +29,12 @@ use crate::online::sampled::SampledPostings;
 use crate::rules::composite::CompositeCheck;
 use crate::verify::{verify_signatures, ShingleSeq, Verifier};
 
+/// Whether `verifier` keeps every shingle: the composite page check needs
+/// them, and is off without exact verification or with a sketch.
+fn exact_shingles(verifier: Option<&Verifier>) -> bool {
+    verifier.is_some_and(|v| v.sketch.is_none())
+}
+
 /// A verdict in dense ids.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Judgement {
@@ -57,7 +63,7 @@ pub struct OnlineCore {
 
 impl OnlineCore {
     /// An empty engine; the composite page check runs only with exact
-    /// verification.
+    /// verification on every shingle (not with a sketch).
     ///
     /// # Errors
     /// When the method's candidate index cannot be made.
@@ -70,7 +76,7 @@ impl OnlineCore {
             candidates: OnlineIndex::new(&method)?,
             method,
             postings: composite
-                .filter(|_| verifier.is_some())
+                .filter(|_| exact_shingles(verifier.as_ref()))
                 .map(SampledPostings::new),
             verifier,
             exact: CompactPostings::new(),
@@ -93,7 +99,7 @@ impl OnlineCore {
         store: Box<dyn PostingsStore>,
     ) -> Result<OnlineCore, Error> {
         let mut core = OnlineCore::new(method, verifier, None)?;
-        if let (Some(c), true) = (composite, core.verifier.is_some()) {
+        if let (Some(c), true) = (composite, exact_shingles(core.verifier.as_ref())) {
             core.postings = Some(SampledPostings::with_store(c, store));
         }
         Ok(core)

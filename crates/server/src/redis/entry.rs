@@ -1,14 +1,16 @@
 //! The shared log's entries, binary: an insertion (what the engine needs
 //! to judge the document again on every instance: id, URL, signature
 //! bytes, text length and, with exact verification, the main text
-//! compressed) or a deletion. Every entry starts with its kind and a
+//! compressed, or with a verification sketch
+//! ([`neardup::dedup::VerifySketch`]) the sketch's bytes in its place:
+//! a last field, which entries written before it lack) or a deletion. Every entry starts with its kind and a
 //! 16-byte token (the appending instance and its counter), which the log
 //! script compares to find out whether the log still holds what an
 //! instance applied.
 
 use neardup::dedup::signature_key;
 use neardup::sketch::Signature;
-use neardup::Dedup;
+use neardup::{Dedup, ShingleSeq};
 
 use crate::error::{Error, ErrorKind};
 use crate::seen::Prepared;
@@ -76,6 +78,10 @@ pub(crate) fn encode_insert(p: &Prepared, token: (u64, u64)) -> Vec<u8> {
         z
     });
     put_bytes(&mut out, packed.as_deref().filter(|z| !z.is_empty()));
+    let sketch = p.shingles.as_ref().and_then(ShingleSeq::to_sketch_bytes);
+    if sketch.is_some() {
+        put_bytes(&mut out, sketch.as_deref());
+    }
     out
 }
 
@@ -152,14 +158,24 @@ pub(crate) fn decode(bytes: &[u8], dedup: &Dedup) -> Result<Entry, Error> {
         }
         Some(_) => return Err(bad("short text")),
     };
+    let sketch = match r.0.is_empty() {
+        true => None,
+        false => r.bytes()?,
+    };
+    if !r.0.is_empty() {
+        return Err(bad("trailing bytes"));
+    }
     let signature = sig_bytes
         .as_deref()
         .map(Signature::from_bytes)
         .transpose()
         .map_err(|e| bad(&format!("signature: {e}")))?;
     let key = sig_bytes.as_deref().map_or(0, signature_key);
-    let shingles = match (&signature, &text) {
-        (Some(_), Some(t)) => dedup.shingles(t),
+    let shingles = match (&signature, &text, sketch) {
+        (Some(_), Some(t), _) => dedup.shingles(t),
+        (Some(_), None, Some(s)) => {
+            Some(ShingleSeq::from_sketch_bytes(s).ok_or_else(|| bad("bad sketch"))?)
+        }
         _ => None,
     };
     Ok(Entry::Insert(Box::new(Prepared {
