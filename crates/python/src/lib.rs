@@ -24,6 +24,7 @@ mod lsh;
 mod method;
 mod minhash;
 mod minhash_core;
+mod packed;
 mod read_parts;
 mod signature;
 mod spans;

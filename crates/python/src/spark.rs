@@ -14,6 +14,7 @@ use crate::document::HtmlArg;
 use crate::errors::err;
 use crate::keys::{candidate_keys, rule, verify};
 use crate::method::MethodSpec;
+use crate::packed::{i64_bytes, u32_bytes};
 use crate::spark_passes::encode_runs;
 
 pub(crate) fn spec_of(
@@ -131,30 +132,41 @@ pub(crate) fn decode(bytes: &[u8], what: &str, i: usize) -> Result<Sig, String> 
 }
 
 /// The candidate keys of a column of signatures, flattened: for each key,
-/// the row it belongs to, its table and its value (as a signed 64-bit
-/// integer, Spark's `long`).
+/// the row it belongs to (u32), its table (u32) and its value (as a signed
+/// 64-bit integer, Spark's `long`), each column as packed little-endian
+/// bytes ([`crate::packed`]).
 #[pyfunction]
-pub fn candidate_keys_batch(
-    py: Python<'_>,
+pub fn candidate_keys_batch<'py>(
+    py: Python<'py>,
     method: &str,
     threshold: Option<f64>,
     max_distance: Option<u32>,
     sigs: Vec<Vec<u8>>,
-) -> PyResult<(Vec<u32>, Vec<u32>, Vec<i64>)> {
+) -> PyResult<(
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+)> {
     let m = method_of(method, threshold, max_distance)?;
-    py.allow_threads(|| -> Result<_, String> {
-        let (mut rows, mut tables, mut keys) = (Vec::new(), Vec::new(), Vec::new());
-        for (i, b) in sigs.iter().enumerate() {
-            let sig = decode(b, "row", i)?;
-            for (t, k) in candidate_keys(&m, &sig).map_err(|e| format!("row {i}: {e}"))? {
-                rows.push(i as u32);
-                tables.push(t);
-                keys.push(k as i64);
+    let (rows, tables, keys) = py
+        .allow_threads(|| -> Result<_, String> {
+            let (mut rows, mut tables, mut keys) = (Vec::new(), Vec::new(), Vec::new());
+            for (i, b) in sigs.iter().enumerate() {
+                let sig = decode(b, "row", i)?;
+                for (t, k) in candidate_keys(&m, &sig).map_err(|e| format!("row {i}: {e}"))? {
+                    rows.push(i as u32);
+                    tables.push(t);
+                    keys.push(k as i64);
+                }
             }
-        }
-        Ok((rows, tables, keys))
-    })
-    .map_err(err)
+            Ok((u32_bytes(&rows), u32_bytes(&tables), i64_bytes(&keys)))
+        })
+        .map_err(err)?;
+    Ok((
+        PyBytes::new(py, &rows),
+        PyBytes::new(py, &tables),
+        PyBytes::new(py, &keys),
+    ))
 }
 
 /// Similarities of confirmed pairs (`None` for the others), the foreign

@@ -12,8 +12,10 @@
 
 use neardup::index::InvertedIndex;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 use crate::errors::err;
+use crate::packed::{i64_bytes, i64s, u32s};
 
 /// Pairs `(u, v)` with `u < v` and how many keys of this call they share.
 type Pairs = (Vec<i64>, Vec<i64>, Vec<u32>);
@@ -23,21 +25,40 @@ type Pairs = (Vec<i64>, Vec<i64>, Vec<u32>);
 /// rows of [`crate::spark::candidate_keys_batch`]), `u < v`, with the number
 /// of keys they share, sorted; keys of more than `max_posting` documents
 /// are left out, as the engine's index leaves them out. All the postings of
-/// a key must be in one call.
+/// a key must be in one call. Columns in and out are packed little-endian
+/// bytes ([`crate::packed`]): `ords` and `keys` 64-bit, `tables` 32-bit;
+/// out `u`, `v` and the counts, all 64-bit.
 #[pyfunction]
 #[pyo3(signature = (ords, tables, keys, max_posting=None))]
-pub fn bucket_pairs_batch(
-    py: Python<'_>,
-    ords: Vec<i64>,
-    tables: Vec<u32>,
-    keys: Vec<i64>,
+pub fn bucket_pairs_batch<'py>(
+    py: Python<'py>,
+    ords: &[u8],
+    tables: &[u8],
+    keys: &[u8],
     max_posting: Option<usize>,
-) -> PyResult<Pairs> {
+) -> PyResult<(
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+)> {
+    let ords = i64s(ords, "ords").map_err(err)?;
+    let tables = u32s(tables, "tables").map_err(err)?;
+    let keys = i64s(keys, "keys").map_err(err)?;
     if tables.len() != ords.len() || keys.len() != ords.len() {
         return Err(err("ords, tables and keys differ in length"));
     }
-    py.allow_threads(|| bucket_pairs(&ords, &tables, &keys, max_posting))
-        .map_err(err)
+    let (u, v, n) = py
+        .allow_threads(|| -> Result<_, String> {
+            let (u, v, n) = bucket_pairs(&ords, &tables, &keys, max_posting)?;
+            let n: Vec<i64> = n.into_iter().map(i64::from).collect();
+            Ok((i64_bytes(&u), i64_bytes(&v), i64_bytes(&n)))
+        })
+        .map_err(err)?;
+    Ok((
+        PyBytes::new(py, &u),
+        PyBytes::new(py, &v),
+        PyBytes::new(py, &n),
+    ))
 }
 
 fn bucket_pairs(

@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::errors::err;
+use crate::packed::i64s;
 use crate::spark::{seq_of, spec_of};
 
 /// The foreign runs of a pair as bytes: for each run, its side (0: a run
@@ -129,10 +130,17 @@ pub fn split_runs_batch(py: Python<'_>, runs: Vec<Vec<u8>>) -> PyResult<SplitRun
 
 /// The distinct sampled shingle hashes (those the composite check indexes)
 /// of a column of hash sequences (shingle sequences or runs, as bytes):
-/// the row and the hash of each.
+/// the row and the hash of each; with `among` (sorted 64-bit integers as
+/// packed little-endian bytes, [`crate::packed`]), only the hashes in it.
 #[pyfunction]
-pub fn sampled_hashes_batch(py: Python<'_>, seqs: Vec<Vec<u8>>) -> PyResult<(Vec<u32>, Vec<i64>)> {
+#[pyo3(signature = (seqs, among=None))]
+pub fn sampled_hashes_batch(
+    py: Python<'_>,
+    seqs: Vec<Vec<u8>>,
+    among: Option<&[u8]>,
+) -> PyResult<(Vec<u32>, Vec<i64>)> {
     let check = CompositeCheck::default();
+    let among = among.map(|b| i64s(b, "among")).transpose().map_err(err)?;
     py.allow_threads(|| -> Result<_, String> {
         let (mut rows, mut hashes) = (Vec::new(), Vec::new());
         for (i, b) in seqs.iter().enumerate() {
@@ -142,6 +150,11 @@ pub fn sampled_hashes_batch(py: Python<'_>, seqs: Vec<Vec<u8>>) -> PyResult<(Vec
                 .iter()
                 .copied()
                 .filter(|&h| check.is_sampled(h))
+                .filter(|&h| {
+                    among
+                        .as_ref()
+                        .is_none_or(|a| a.binary_search(&i64::from(h)).is_ok())
+                })
                 .collect();
             sampled.sort_unstable();
             sampled.dedup();

@@ -209,13 +209,16 @@ def _dedup(
     reps = _partitioned_by(with_sig.join(copies, "ord", "left_anti"), "ord", parts)
 
     def keys(batches):
+        import numpy as np
+
+        # Columns of keys cross as packed bytes, not one Python int a key.
         for b in batches:
             rows, tables, values = _nd.candidate_keys_batch(m, threshold, md, _col(b, "sig").to_pylist())
             yield pa.RecordBatch.from_arrays(
                 [
-                    _col(b, "ord").take(pa.array(rows, pa.uint32())),
-                    pa.array(tables, pa.int32()),
-                    pa.array(values, pa.int64()),
+                    _col(b, "ord").take(pa.array(np.frombuffer(rows, np.uint32))),
+                    pa.array(np.frombuffer(tables, np.int32)),
+                    pa.array(np.frombuffer(values, np.int64)),
                 ],
                 names=["ord", "t", "k"],
             )
@@ -226,12 +229,14 @@ def _dedup(
         got = list(batches)
         if not got:
             return
+        import numpy as np
+
         t = pa.Table.from_batches(got)
         u, v, n = _nd.bucket_pairs_batch(
-            t.column("ord").to_pylist(), t.column("t").to_pylist(), t.column("k").to_pylist(), max_posting
+            *[t.column(c).to_numpy().tobytes() for c in ("ord", "t", "k")], max_posting
         )
         yield pa.RecordBatch.from_arrays(
-            [pa.array(u, pa.int64()), pa.array(v, pa.int64()), pa.array(n, pa.int64())], names=["u", "v", "n"]
+            [pa.array(np.frombuffer(x, np.int64)) for x in (u, v, n)], names=["u", "v", "n"]
         )
 
     postings = reps.mapInArrow(keys, _KEY_SCHEMA).repartition(parts, "t", "k")

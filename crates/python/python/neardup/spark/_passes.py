@@ -146,14 +146,14 @@ def _composite_pairs(edges, reps, m, threshold, md):
 
 BROADCAST_HASHES = 4_000_000
 """The most distinct shingle hashes the composite check's runs may look up
-for them to go to every executor (4 bytes each, 16 MB at most), so that
+for them to go to every executor (8 bytes each, 32 MB at most), so that
 each document's sampled shingles are filtered where they are made; past
 it, every document's sampled shingles are joined with them in Spark."""
 
 
 def _broadcast_hashes(wanted):
-    """The sorted hashes of ``wanted`` (one column ``h``) as a broadcast
-    NumPy array, or ``None`` when there are more than
+    """The sorted hashes of ``wanted`` (one column ``h``) broadcast as
+    packed little-endian 64-bit integers, or ``None`` when there are more than
     ``BROADCAST_HASHES``."""
     import numpy as np
 
@@ -165,25 +165,23 @@ def _broadcast_hashes(wanted):
         hashes = np.array([r.h for r in first.collect()], dtype=np.int64)
     if len(hashes) > BROADCAST_HASHES:
         return None
-    return wanted.sparkSession.sparkContext.broadcast(np.sort(hashes))
+    # As packed little-endian bytes: the kernel filters with them as they are.
+    return wanted.sparkSession.sparkContext.broadcast(np.sort(hashes).astype("<i8").tobytes())
 
 
 def _sampled_among(looked_up):
     """A ``mapInArrow`` function: each document's sampled shingle hashes
-    ``(z, h)``, only those in the broadcast sorted array ``looked_up``."""
+    ``(z, h)``, only those in the broadcast sorted hashes ``looked_up``
+    (filtered by the kernel: the others never become Python objects)."""
 
     def run(batches):
-        import numpy as np
         import pyarrow as pa
 
         wanted = looked_up.value
         for b in batches:
-            rows, hashes = _nd.sampled_hashes_batch(_col(b, "sh").to_pylist())
-            rows = np.asarray(rows, dtype=np.uint32)
-            hashes = np.asarray(hashes, dtype=np.int64)
-            keep = np.isin(hashes, wanted, assume_unique=False)
+            rows, hashes = _nd.sampled_hashes_batch(_col(b, "sh").to_pylist(), among=wanted)
             yield pa.RecordBatch.from_arrays(
-                [_col(b, "z").take(pa.array(rows[keep])), pa.array(hashes[keep])],
+                [_col(b, "z").take(pa.array(rows, pa.uint32())), pa.array(hashes, pa.int64())],
                 names=["z", "h"],
             )
 
