@@ -137,16 +137,7 @@ fn sentinels_with_their_own_password() {
     let mut url = StoreUrl::parse(&with_data).unwrap();
     url.sentinel_password_if_missing(Some("Sentinel-pw-2".into()));
     assert!(!format!("{url} {url:?}").contains("pw-"));
-    let dir = temp_dir("redis-sentinel-auth");
-    let seen = ContentSeen::open_shared(&url, &dir, &config).unwrap();
-    let base = article(7, 150);
-    assert!(!seen.insert(text("first", &base)).unwrap().is_duplicate());
-    assert_eq!(
-        seen.insert(text("copy", &base)).unwrap().duplicate_of,
-        Some("first".into())
-    );
-    let master = s.master();
-    assert_eq!(s.data[master].logged_ids(), ["first", "copy"]);
+    keeps_the_first_and_logs_both(&s, &url, &config, "redis-sentinel-auth", 7);
 }
 
 #[test]
@@ -174,9 +165,21 @@ fn sentinels_with_an_acl_user_of_their_own() {
     url.sentinel_username_if_missing(Some("crawler".into()))
         .sentinel_password_if_missing(Some("Sentinel-pw-3".into()));
     assert!(!format!("{url} {url:?}").contains("pw-3"));
-    let dir = temp_dir("redis-sentinel-acl");
-    let seen = ContentSeen::open_shared(&url, &dir, &config).unwrap();
-    let base = article(8, 150);
+    keeps_the_first_and_logs_both(&s, &url, &config, "redis-sentinel-acl", 8);
+}
+
+/// An instance joined through the sentinels keeps a first article, marks
+/// its copy, and both are in the log of the master the sentinels name.
+fn keeps_the_first_and_logs_both(
+    s: &Sentinels,
+    url: &StoreUrl,
+    config: &Config,
+    dir: &str,
+    seed: u64,
+) {
+    let dir = temp_dir(dir);
+    let seen = ContentSeen::open_shared(url, &dir, config).unwrap();
+    let base = article(seed, 150);
     assert!(!seen.insert(text("first", &base)).unwrap().is_duplicate());
     assert_eq!(
         seen.insert(text("copy", &base)).unwrap().duplicate_of,
