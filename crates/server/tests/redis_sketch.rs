@@ -35,7 +35,8 @@ fn the_sketch_scores_beside_exact_verification_on_the_crawler_scenario() {
     let plain: Vec<_> = steps.iter().map(|(s, _)| s.clone()).collect();
     let mut scores = Vec::new();
     for (name, config) in [("exact", Config::new()), ("sketch", sketch_config())] {
-        let seen = ContentSeen::open(temp_dir(&format!("sketch-f1-{name}")), &config).unwrap();
+        let dir = temp_dir(&format!("sketch-f1-{name}"));
+        let seen = ContentSeen::open(&dir, &config).unwrap();
         let s = score(&steps, &run(&seen, &plain));
         eprintln!(
             "{name}: precision {:.3} recall {:.3} F1 {:.3} ({} true, {} false positives, {} false negatives)",
@@ -57,16 +58,17 @@ fn sketch_instances_over_one_store_give_the_verdicts_of_one() {
     let url = StoreUrl::parse(&redis.url()).unwrap();
     let steps = stream();
     let config = sketch_config();
-    let single = ContentSeen::open(temp_dir("sketch-single"), &config).unwrap();
+    let dirs = ["sketch-single", "sketch-a", "sketch-b", "sketch-late"].map(temp_dir);
+    let single = ContentSeen::open(&dirs[0], &config).unwrap();
     let expected = run(&single, &steps);
-    let a = ContentSeen::open_shared(&url, temp_dir("sketch-a"), &config).unwrap();
-    let b = ContentSeen::open_shared(&url, temp_dir("sketch-b"), &config).unwrap();
+    let a = ContentSeen::open_shared(&url, &dirs[1], &config).unwrap();
+    let b = ContentSeen::open_shared(&url, &dirs[2], &config).unwrap();
     let got = run_on(&[&a, &b], &steps);
     for ((step, e), g) in steps.iter().zip(&expected).zip(&got) {
         assert_eq!(g, e, "{}", step.id());
     }
     // A late instance replays the sketches from the log.
-    let late = ContentSeen::open_shared(&url, temp_dir("sketch-late"), &config).unwrap();
+    let late = ContentSeen::open_shared(&url, &dirs[3], &config).unwrap();
     assert_eq!(late.stats().originals, single.stats().originals);
     let fresh = article(9000, 150);
     assert!(!a.insert(text("fresh", &fresh)).unwrap().is_duplicate());
@@ -80,7 +82,8 @@ fn sketch_instances_over_one_store_give_the_verdicts_of_one() {
 fn entry_bytes(config: &Config, name: &str) -> usize {
     let redis = RedisServer::start(name, None);
     let url = StoreUrl::parse(&redis.url()).unwrap();
-    let seen = ContentSeen::open_shared(&url, temp_dir(name), config).unwrap();
+    let dir = temp_dir(name);
+    let seen = ContentSeen::open_shared(&url, &dir, config).unwrap();
     let n = 40;
     for i in 0..n {
         let t = article(20_000 + i, 340);
@@ -118,14 +121,15 @@ fn a_store_of_one_verification_is_refused_to_the_other() {
     }
     let redis = RedisServer::start("sketch-refused", None);
     let url = StoreUrl::parse(&redis.url()).unwrap();
-    let _first =
-        ContentSeen::open_shared(&url, temp_dir("refused-sketch"), &sketch_config()).unwrap();
+    let first_dir = temp_dir("refused-sketch");
+    let _first = ContentSeen::open_shared(&url, &first_dir, &sketch_config()).unwrap();
     let e = ContentSeen::open_shared(&url, temp_dir("refused-exact"), &Config::new()).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::MethodMismatch { .. }), "{e}");
     let other = Config::new();
     let redis2 = RedisServer::start("exact-refused", None);
     let url2 = StoreUrl::parse(&redis2.url()).unwrap();
-    let _exact = ContentSeen::open_shared(&url2, temp_dir("refused-exact2"), &other).unwrap();
+    let exact_dir = temp_dir("refused-exact2");
+    let _exact = ContentSeen::open_shared(&url2, &exact_dir, &other).unwrap();
     let e =
         ContentSeen::open_shared(&url2, temp_dir("refused-sketch2"), &sketch_config()).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::MethodMismatch { .. }), "{e}");
