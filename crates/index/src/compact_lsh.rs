@@ -10,7 +10,7 @@
 use std::io::{self, Read, Write};
 
 use crate::compact::CompactPostings;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::lsh::{band_key, check_signatures, SignatureValue};
 use crate::params::LshParams;
 
@@ -58,8 +58,14 @@ impl CompactLsh {
         self.params
     }
 
-    /// The folded band keys of a signature.
-    fn keys<T: SignatureValue>(&self, signature: &[T]) -> Result<Vec<u32>> {
+    /// The folded band keys of a signature: one 32-bit key a band, what
+    /// [`CompactLsh::insert_keys`] and [`CompactLsh::query_keys`] take.
+    /// A caller that keeps these instead of the signature (about
+    /// `4 * bands` bytes) can still insert and query it.
+    ///
+    /// # Errors
+    /// A signature shorter than `bands * rows`.
+    pub fn band_keys<T: SignatureValue>(&self, signature: &[T]) -> Result<Vec<u32>> {
         let p = self.params;
         check_signatures(std::iter::once(signature.len()), p.num_perm())?;
         let mut scratch = Vec::new();
@@ -73,6 +79,17 @@ impl CompactLsh {
             .collect())
     }
 
+    /// Fails unless `keys` has one key a band.
+    fn check_keys(&self, keys: &[u32]) -> Result<()> {
+        if keys.len() != self.params.bands() {
+            return Err(Error::new(ErrorKind::LengthMismatch {
+                expected: self.params.bands(),
+                got: keys.len(),
+            }));
+        }
+        Ok(())
+    }
+
     /// Adds document `id`; `alive` says which ids to keep when a table
     /// merges its levels. Fails on a signature shorter than `bands * rows`.
     pub fn insert<T: SignatureValue>(
@@ -81,8 +98,20 @@ impl CompactLsh {
         signature: &[T],
         alive: impl Fn(u32) -> bool,
     ) -> Result<()> {
-        let keys = self.keys(signature)?;
-        for (table, key) in self.tables.iter_mut().zip(keys) {
+        let keys = self.band_keys(signature)?;
+        self.insert_keys(id, &keys, alive)
+    }
+
+    /// Adds document `id` by its [`CompactLsh::band_keys`]. Fails unless
+    /// there is one key a band.
+    pub fn insert_keys(
+        &mut self,
+        id: u32,
+        keys: &[u32],
+        alive: impl Fn(u32) -> bool,
+    ) -> Result<()> {
+        self.check_keys(keys)?;
+        for (table, &key) in self.tables.iter_mut().zip(keys) {
             table.insert(key, id, &alive);
         }
         Ok(())
@@ -91,9 +120,15 @@ impl CompactLsh {
     /// Ids sharing a band with `signature` (or 32 bits of its key), sorted,
     /// each once; removed ids are returned until a merge drops them.
     pub fn query<T: SignatureValue>(&self, signature: &[T]) -> Result<Vec<u32>> {
-        let keys = self.keys(signature)?;
+        self.query_keys(&self.band_keys(signature)?)
+    }
+
+    /// [`CompactLsh::query`] by [`CompactLsh::band_keys`]. Fails unless
+    /// there is one key a band.
+    pub fn query_keys(&self, keys: &[u32]) -> Result<Vec<u32>> {
+        self.check_keys(keys)?;
         let mut out = Vec::new();
-        for (table, key) in self.tables.iter().zip(keys) {
+        for (table, &key) in self.tables.iter().zip(keys) {
             table.get(key, &mut out);
         }
         out.sort_unstable();
@@ -178,5 +213,27 @@ mod tests {
         );
         assert!(CompactLsh::read_from(&mut &bytes[..bytes.len() - 1]).is_err());
         assert!(compact.query(&[1u32; 3]).is_err(), "short signature");
+    }
+
+    #[test]
+    fn band_keys_insert_and_query_as_the_signature_does() {
+        let params = LshParams::new(8, 2).unwrap();
+        let (mut by_sig, mut by_keys) = (CompactLsh::new(params), CompactLsh::new(params));
+        let sig = |i: u32| -> Vec<u32> { (0..16).map(|j| (i * 7 + j * (i % 5)) % 23).collect() };
+        for i in 0..300 {
+            let keys = by_keys.band_keys(&sig(i)).unwrap();
+            assert_eq!(keys.len(), 8);
+            by_keys.insert_keys(i, &keys, |_| true).unwrap();
+            by_sig.insert(i, &sig(i), |_| true).unwrap();
+        }
+        for q in 0..350 {
+            let keys = by_sig.band_keys(&sig(q)).unwrap();
+            assert_eq!(
+                by_keys.query_keys(&keys).unwrap(),
+                by_sig.query(&sig(q)).unwrap()
+            );
+        }
+        assert!(by_keys.insert_keys(0, &[1, 2, 3], |_| true).is_err());
+        assert!(by_keys.query_keys(&[1; 9]).is_err());
     }
 }

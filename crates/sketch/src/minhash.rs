@@ -184,6 +184,11 @@ impl MinHash {
         self
     }
 
+    /// The number of permutations (the signature's length).
+    pub fn get_num_perm(&self) -> usize {
+        self.family.len()
+    }
+
     /// Sets the shingle unit and length (`k` clamped to 1..=65535).
     pub fn shingles(&mut self, unit: ShingleUnit, k: usize) -> &mut Self {
         self.unit = unit;

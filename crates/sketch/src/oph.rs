@@ -72,6 +72,11 @@ impl OphMinHash {
         self
     }
 
+    /// The number of bins (the signature's length).
+    pub fn get_num_bins(&self) -> usize {
+        self.bins
+    }
+
     /// Sets the shingle unit and length (`k` clamped to 1..=65535).
     pub fn shingles(&mut self, unit: ShingleUnit, k: usize) -> &mut Self {
         self.unit = unit;
