@@ -37,6 +37,27 @@ fn fold(key: u64) -> u32 {
     (key ^ (key >> 32)) as u32
 }
 
+/// The folded band keys of a signature under `params`: one 32-bit key a
+/// band, what [`CompactLsh::insert_keys`] and [`CompactLsh::query_keys`]
+/// take. A caller that keeps these instead of the signature (`4 * bands`
+/// bytes) can still insert and query it.
+///
+/// # Errors
+/// A signature shorter than `bands * rows`.
+pub fn folded_band_keys<T: SignatureValue>(params: LshParams, signature: &[T]) -> Result<Vec<u32>> {
+    let p = params;
+    check_signatures(std::iter::once(signature.len()), p.num_perm())?;
+    let mut scratch = Vec::new();
+    Ok((0..p.bands())
+        .map(|b| {
+            fold(band_key(
+                &signature[b * p.rows()..(b + 1) * p.rows()],
+                &mut scratch,
+            ))
+        })
+        .collect())
+}
+
 /// Table `b` of `n`, its merges staggered from the other tables'.
 fn stagger(b: usize, n: usize) -> CompactPostings {
     CompactPostings::staggered((b * 64 / n.max(1)) as u32)
@@ -58,25 +79,12 @@ impl CompactLsh {
         self.params
     }
 
-    /// The folded band keys of a signature: one 32-bit key a band, what
-    /// [`CompactLsh::insert_keys`] and [`CompactLsh::query_keys`] take.
-    /// A caller that keeps these instead of the signature (about
-    /// `4 * bands` bytes) can still insert and query it.
+    /// [`folded_band_keys`] of a signature with this index's parameters.
     ///
     /// # Errors
     /// A signature shorter than `bands * rows`.
     pub fn band_keys<T: SignatureValue>(&self, signature: &[T]) -> Result<Vec<u32>> {
-        let p = self.params;
-        check_signatures(std::iter::once(signature.len()), p.num_perm())?;
-        let mut scratch = Vec::new();
-        Ok((0..p.bands())
-            .map(|b| {
-                fold(band_key(
-                    &signature[b * p.rows()..(b + 1) * p.rows()],
-                    &mut scratch,
-                ))
-            })
-            .collect())
+        folded_band_keys(self.params, signature)
     }
 
     /// Fails unless `keys` has one key a band.

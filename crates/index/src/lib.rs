@@ -67,7 +67,7 @@ mod table;
 
 pub use cluster::{priority_order, Assignment, Clusterer, Clustering, Containment};
 pub use compact::{CompactPostings, FRESH_MIN};
-pub use compact_lsh::CompactLsh;
+pub use compact_lsh::{folded_band_keys, CompactLsh};
 pub use error::{Error, ErrorKind, Result};
 pub use eval::{Evaluator, KindRecall, PairScores, Role};
 pub use inverted::{InvertedIndex, SharedPair};

@@ -13,15 +13,18 @@
 //! original), or a new original. Confirmation is the batch engine's: exact
 //! verification on token shingles ([`Verifier::check`]) when it is on and
 //! both documents have shingles, else the method's `is_duplicate`, then
-//! `similarity`; with exact verification, the composite page check of the
+//! `similarity` when both keep their signature (else the pair is not
+//! confirmed: the rule and when it applies are in [`crate::CandidateKeys`]);
+//! with exact verification, the composite page check of the
 //! batch engine too, against the originals stored so far (see
 //! [`crate::CompositeCheck`]): a refused original leaves the next most
 //! similar one to try. Duplicates are never targets, so nothing chains.
 
 use neardup_index::CompactPostings;
-use neardup_sketch::{Method, Signature};
+use neardup_sketch::Method;
 
 use crate::error::Error;
+use crate::online::candidate_keys::CandidateKeys;
 use crate::online::docs::{Kind, OnlineDocs};
 use crate::online::index::OnlineIndex;
 use crate::online::postings_store::PostingsStore;
@@ -173,8 +176,9 @@ impl OnlineCore {
         self.kinds.len() as u32
     }
 
-    /// The verdict for a signature (with [`crate::signature_key`] of its
-    /// bytes) and shingles against the originals added so far, as if
+    /// The verdict for a document's keys (its signature or band keys, with
+    /// [`crate::signature_key`] of the signature's bytes; `None` without
+    /// text) and shingles against the originals added so far, as if
     /// document `without` (a dense id: the stored version a new version
     /// replaces) were gone; nothing changes.
     ///
@@ -183,13 +187,14 @@ impl OnlineCore {
     pub fn judge(
         &self,
         docs: &impl OnlineDocs,
-        sig: Option<(&Signature, u128)>,
+        doc: Option<CandidateKeys<'_>>,
         shingles: Option<&ShingleSeq>,
         without: Option<u32>,
     ) -> Result<Judgement, Error> {
-        let Some((sig, key)) = sig else {
+        let Some(doc) = doc else {
             return Ok(Judgement { duplicate_of: None });
         };
+        let key = doc.key;
         let live = |d: u32, kind: Kind| Some(d) != without && self.kind(d) == kind;
         if let Some(found) = self.same_signature(docs, key, &live)? {
             return Ok(Judgement {
@@ -198,7 +203,7 @@ impl OnlineCore {
         }
         // Confirmed originals, and whether each needs the composite check.
         let mut confirmed: Vec<(u32, f64, bool)> = Vec::new();
-        for c in self.candidates.query(sig)? {
+        for c in self.candidates.query(&doc)? {
             if !live(c, Kind::Original) {
                 continue;
             }
@@ -211,9 +216,12 @@ impl OnlineCore {
                             .is_some_and(|p| p.check().applies_to(&cmp));
                         (cmp.jaccard, long)
                     }),
-                    _ => verify_signatures(&self.method, sig, other)
-                        .ok()
-                        .flatten()
+                    // On signatures when both keep theirs (see
+                    // `CandidateKeys` for when one may not).
+                    _ => doc
+                        .signature
+                        .zip(other)
+                        .and_then(|(a, b)| verify_signatures(&self.method, a, b).ok().flatten())
                         .map(|s| (s, false)),
                 }
             })?;
@@ -321,7 +329,7 @@ impl OnlineCore {
     pub fn add(
         &mut self,
         d: u32,
-        sig: Option<(&Signature, u128)>,
+        doc: Option<CandidateKeys<'_>>,
         shingles: Option<&ShingleSeq>,
         judgement: Judgement,
     ) -> Result<(), Error> {
@@ -334,16 +342,16 @@ impl OnlineCore {
         let kinds = &self.kinds;
         let is_original = |z: u32| kinds.get(z as usize) == Some(&Kind::Original);
         let is_stored = |z: u32| kinds.get(z as usize).is_some_and(|k| k.is_live()) || z >= d;
-        let kind = match (sig, judgement.duplicate_of) {
+        let kind = match (doc, judgement.duplicate_of) {
             (None, _) => Kind::Empty,
-            (Some((_, key)), Some(_)) => {
-                self.exact.insert(key as u32, d, is_stored);
+            (Some(doc), Some(_)) => {
+                self.exact.insert(doc.key as u32, d, is_stored);
                 Kind::Duplicate
             }
-            (Some((sig, key)), None) => {
+            (Some(doc), None) => {
                 self.candidates
-                    .insert(d, sig, |z| is_original(z) || z == d)?;
-                self.exact.insert(key as u32, d, is_stored);
+                    .insert(d, &doc, |z| is_original(z) || z == d)?;
+                self.exact.insert(doc.key as u32, d, is_stored);
                 if let (Some(p), Some(seq)) = (&mut self.postings, shingles) {
                     p.insert(d, seq, &|z| is_original(z) || z == d)?;
                 }

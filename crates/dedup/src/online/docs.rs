@@ -17,15 +17,17 @@ pub trait OnlineDocs {
     /// The shingles an original's data is lent or given as.
     type Shingles: Borrow<ShingleSeq>;
 
-    /// Calls `f` with original `d`'s signature and its shingles (kept
-    /// with exact verification); `None` when `d` is not a stored original.
+    /// Calls `f` with original `d`'s signature (`None` when it keeps only
+    /// band keys: [`OnlineCore::keeps_signature`](crate::OnlineCore::keeps_signature))
+    /// and its shingles (kept with exact verification); `None` when `d` is
+    /// not a stored original.
     ///
     /// # Errors
     /// The data could not be read.
     fn with_original<R>(
         &self,
         d: u32,
-        f: impl FnOnce(&Signature, Option<&ShingleSeq>) -> R,
+        f: impl FnOnce(Option<&Signature>, Option<&ShingleSeq>) -> R,
     ) -> Result<Option<R>, Error>;
 
     /// Original `d`'s shingles, when kept (for the composite page check).

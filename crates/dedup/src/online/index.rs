@@ -8,18 +8,20 @@
 
 use std::io::{self, Read, Write};
 
-use neardup_index::{CompactLsh, InvertedIndex, LshParams, SimHashIndex};
+use neardup_index::{folded_band_keys, CompactLsh, InvertedIndex, LshParams, SimHashIndex};
 use neardup_sketch::{CandidateRule, Method, Signature, LSH_WEIGHTS};
 
 use crate::error::Error;
+use crate::online::candidate_keys::CandidateKeys;
 
 /// Candidate search over the originals inserted so far.
 #[derive(Debug)]
 pub(crate) enum OnlineIndex {
-    /// MinHash LSH, made at the first signature (its length sets the bands).
+    /// MinHash LSH, made at the first document inserted.
     Lsh {
-        /// Where the S-curve is centred (the rule's threshold).
-        threshold: f64,
+        /// The bands and rows of the method's signatures (the S-curve
+        /// centred on the rule's threshold); a saved index keeps its own.
+        params: LshParams,
         index: Option<CompactLsh>,
     },
     /// Permuted SimHash tables.
@@ -43,10 +45,18 @@ pub(crate) fn write_lsh(index: Option<&CompactLsh>, w: &mut impl Write) -> io::R
 impl OnlineIndex {
     pub fn new(method: &Method) -> Result<OnlineIndex, Error> {
         Ok(match method.candidate_rule() {
-            CandidateRule::Lsh { threshold } => OnlineIndex::Lsh {
-                threshold,
-                index: None,
-            },
+            CandidateRule::Lsh { threshold } => {
+                let (fp, fn_) = LSH_WEIGHTS;
+                let num_perm = match method {
+                    Method::MinHash(m) => m.get_num_perm(),
+                    Method::OphMinHash(m) => m.get_num_bins(),
+                    _ => return Err(Error::signature("LSH bands for a method without MinHash")),
+                };
+                OnlineIndex::Lsh {
+                    params: LshParams::optimal(threshold, num_perm, fp, fn_)?,
+                    index: None,
+                }
+            }
             CandidateRule::Hamming { max_distance } => {
                 let mut index = SimHashIndex::<u64>::new();
                 index.set_max_distance(max_distance)?;
@@ -64,46 +74,76 @@ impl OnlineIndex {
         })
     }
 
+    /// The bands and rows keys are made with: the saved index's, else the
+    /// method's.
+    fn lsh_params(&self) -> Option<LshParams> {
+        match self {
+            OnlineIndex::Lsh {
+                index: Some(ix), ..
+            } => Some(ix.params()),
+            OnlineIndex::Lsh { params, .. } => Some(*params),
+            _ => None,
+        }
+    }
+
+    /// The folded band keys of a MinHash signature; `None` for an index
+    /// that is not LSH bands.
+    pub fn band_keys(&self, sig: &Signature) -> Result<Option<Vec<u32>>, Error> {
+        match self.lsh_params() {
+            Some(params) => Ok(Some(folded_band_keys(params, minhash_values(sig)?)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The band keys of a document: given, or made from its signature.
+    fn keys_of<'k>(&self, doc: &CandidateKeys<'k>) -> Result<std::borrow::Cow<'k, [u32]>, Error> {
+        match (doc.band_keys, doc.signature) {
+            (Some(k), _) => Ok(std::borrow::Cow::Borrowed(k)),
+            (None, Some(sig)) => Ok(std::borrow::Cow::Owned(
+                self.band_keys(sig)?.unwrap_or_default(),
+            )),
+            (None, None) => Err(Error::signature("neither a signature nor band keys")),
+        }
+    }
+
     /// Adds an original under its dense id; `alive` says which originals
     /// are still stored, for the compact tables' merges.
     pub fn insert(
         &mut self,
         id: u32,
-        sig: &Signature,
+        doc: &CandidateKeys<'_>,
         alive: impl Fn(u32) -> bool,
     ) -> Result<(), Error> {
-        match self {
-            OnlineIndex::Lsh { threshold, index } => {
-                let values = minhash_values(sig)?;
-                if index.is_none() {
-                    let (fp, fn_) = LSH_WEIGHTS;
-                    let params = LshParams::optimal(*threshold, values.len(), fp, fn_)?;
-                    *index = Some(CompactLsh::new(params));
-                }
-                match index {
-                    Some(ix) => Ok(ix.insert(id, values, alive)?),
-                    None => Ok(()),
-                }
+        if let OnlineIndex::Lsh { .. } = self {
+            let keys = self.keys_of(doc)?;
+            if let OnlineIndex::Lsh { params, index } = self {
+                let ix = index.get_or_insert_with(|| CompactLsh::new(*params));
+                ix.insert_keys(id, &keys, alive)?;
             }
+            return Ok(());
+        }
+        let sig = full(doc)?;
+        match self {
+            OnlineIndex::Lsh { .. } => Ok(()),
             OnlineIndex::SimHash(ix) => Ok(ix.insert(id, simhash_value(sig))?),
             OnlineIndex::Inverted(ix) => Ok(ix.insert(id, &sig.index_keys())?),
         }
     }
 
-    /// Dense ids of the originals that may be near-duplicates of `sig`.
-    pub fn query(&self, sig: &Signature) -> Result<Vec<u32>, Error> {
+    /// Dense ids of the originals that may be near-duplicates of `doc`.
+    pub fn query(&self, doc: &CandidateKeys<'_>) -> Result<Vec<u32>, Error> {
         Ok(match self {
             OnlineIndex::Lsh { index: None, .. } => Vec::new(),
             OnlineIndex::Lsh {
                 index: Some(ix), ..
-            } => ix.query(minhash_values(sig)?)?,
+            } => ix.query_keys(&self.keys_of(doc)?)?,
             OnlineIndex::SimHash(ix) => ix
-                .query(simhash_value(sig))
+                .query(simhash_value(full(doc)?))
                 .into_iter()
                 .map(|(id, _)| id)
                 .collect(),
             OnlineIndex::Inverted(ix) => ix
-                .query(&sig.index_keys())
+                .query(&full(doc)?.index_keys())
                 .into_iter()
                 .map(|(id, _)| id)
                 .collect(),
@@ -148,6 +188,14 @@ impl OnlineIndex {
     }
 }
 
+/// The full signature, which the indexes of methods other than MinHash
+/// need.
+fn full<'k>(doc: &CandidateKeys<'k>) -> Result<&'k Signature, Error> {
+    doc.signature.ok_or_else(|| {
+        Error::signature("band keys without a signature for a method without LSH bands")
+    })
+}
+
 fn minhash_values(sig: &Signature) -> Result<&[u32], Error> {
     match sig {
         Signature::MinHash(m) if !m.values().is_empty() => Ok(m.values()),
@@ -180,10 +228,20 @@ mod tests {
             let m: Method = name.parse().unwrap();
             let text = "The council approved the new cycle lanes on the high street after a long debate.\nA second paragraph about the budget of the project and its timetable.";
             let sig = m.sketch(&DocText::from_text(text));
+            let doc = CandidateKeys::full(&sig, 1);
             let mut c = OnlineIndex::new(&m).unwrap();
-            assert!(c.query(&sig).unwrap().is_empty());
-            c.insert(0, &sig, |_| true).unwrap();
-            assert_eq!(c.query(&sig).unwrap(), [0], "{name}");
+            assert!(c.query(&doc).unwrap().is_empty());
+            c.insert(0, &doc, |_| true).unwrap();
+            assert_eq!(c.query(&doc).unwrap(), [0], "{name}");
+            // By band keys alone, for the LSH index.
+            if let Some(keys) = c.band_keys(&sig).unwrap() {
+                let by_keys = CandidateKeys::bands(&keys, 1);
+                assert_eq!(c.query(&by_keys).unwrap(), [0], "{name}");
+                c.insert(1, &by_keys, |_| true).unwrap();
+                assert_eq!(c.query(&doc).unwrap(), [0, 1], "{name}");
+            } else {
+                assert!(c.query(&CandidateKeys::bands(&[1, 2], 1)).is_err());
+            }
         }
     }
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use neardup_sketch::{Method, Signature};
 
 use crate::error::Error;
+use crate::online::candidate_keys::CandidateKeys;
 use crate::online::decisions::{Judgement, OnlineCore};
 use crate::online::docs::OnlineDocs;
 use crate::rules::composite::CompositeCheck;
@@ -61,7 +62,7 @@ impl OnlineDocs for MemoryDocs {
     fn with_original<R>(
         &self,
         d: u32,
-        f: impl FnOnce(&Signature, Option<&ShingleSeq>) -> R,
+        f: impl FnOnce(Option<&Signature>, Option<&ShingleSeq>) -> R,
     ) -> Result<Option<R>, Error> {
         Ok(match self.slots.get(d as usize) {
             Some(Slot {
@@ -69,7 +70,7 @@ impl OnlineDocs for MemoryDocs {
                 signature: Some(sig),
                 shingles,
                 ..
-            }) => Some(f(sig, shingles.as_ref())),
+            }) => Some(f(Some(sig), shingles.as_ref())),
             _ => None,
         })
     }
@@ -230,7 +231,8 @@ impl Online {
         sig: Option<(&Signature, u128)>,
         shingles: Option<&ShingleSeq>,
     ) -> Result<Judgement, Error> {
-        self.core.judge(&self.docs, sig, shingles, None)
+        self.core
+            .judge(&self.docs, sig.map(CandidateKeys::from), shingles, None)
     }
 
     /// As [`Online::judge`], as if document `without` (a dense id) were
@@ -245,7 +247,8 @@ impl Online {
         shingles: Option<&ShingleSeq>,
         without: Option<u32>,
     ) -> Result<Judgement, Error> {
-        self.core.judge(&self.docs, sig, shingles, without)
+        self.core
+            .judge(&self.docs, sig.map(CandidateKeys::from), shingles, without)
     }
 
     /// Adds a live document with its verdict (from [`Online::judge`] on
@@ -269,7 +272,7 @@ impl Online {
         let shingles = shingles.filter(|_| original && self.core.verifier().is_some());
         self.core.add(
             d,
-            sig.as_ref().map(|(s, k)| (s, *k)),
+            sig.as_ref().map(|(s, k)| CandidateKeys::full(s, *k)),
             shingles.as_ref(),
             judgement,
         )?;

@@ -341,7 +341,7 @@ pub fn check_snapshot(r: &mut impl Read) -> Result<u64, SnapshotRefusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{default_method, signature_key, CompositeCheck, Online, Verifier};
+    use crate::{default_method, signature_key, CandidateKeys, CompositeCheck, Online, Verifier};
     use neardup_sketch::{DocText, Sketcher};
 
     fn engine() -> OnlineCore {
@@ -385,7 +385,12 @@ mod tests {
         let seq = v.shingles(&probe, &method);
         let want = online.judge(Some((&sig, key)), Some(&seq)).unwrap();
         let got = back
-            .judge(online.docs(), Some((&sig, key)), Some(&seq), None)
+            .judge(
+                online.docs(),
+                Some(CandidateKeys::full(&sig, key)),
+                Some(&seq),
+                None,
+            )
             .unwrap();
         assert_eq!(got, want);
         // Any flipped byte or cut is refused.

@@ -1,0 +1,223 @@
+//! [`CandidateKeys`]: what the online engine reads of a document's
+//! signature, and the rule that says when the full signature can be left
+//! out.
+//!
+//! The engine needs three things of a signature: the keys of the candidate
+//! index (for MinHash methods, one folded 32-bit key a LSH band,
+//! [`OnlineCore::band_keys`]), its [`signature_key`](crate::signature_key)
+//! for exact copies, and the signature itself for the fallback
+//! verification on signatures ([`verify_signatures`](crate::verify_signatures))
+//! of a pair that cannot be verified on shingles.
+//!
+//! **The rule for a pair without shingles.** A candidate pair is confirmed
+//! on shingles ([`Verifier::check`](crate::Verifier::check)) when
+//! exact verification is on and both documents have them. Otherwise it is
+//! confirmed on signatures when both documents keep their full signature,
+//! and is not a duplicate when either keeps only band keys. A document
+//! may keep only band keys when [`OnlineCore::keeps_signature`] says so:
+//! its method's index is LSH bands and its shingles are a verification
+//! sketch (which is kept, and every document with text has one under a
+//! sketch verifier). So with a sketch verifier every pair of documents
+//! with text is verified on sketches and the fallback never runs: an
+//! instance that keeps band keys gives the verdicts of one that keeps
+//! every signature. Without a sketch every signature is kept, as before.
+
+use neardup_sketch::{CandidateRule, Signature};
+
+use crate::error::Error;
+use crate::online::decisions::OnlineCore;
+use crate::verify::ShingleSeq;
+
+/// What the online engine reads of a document with text: the key of its
+/// signature, and its full signature, its band keys, or both.
+#[derive(Debug, Clone, Copy)]
+pub struct CandidateKeys<'a> {
+    /// [`signature_key`](crate::signature_key) of the signature's bytes:
+    /// documents with equal keys are copies.
+    pub key: u128,
+    /// The full signature, when kept.
+    pub signature: Option<&'a Signature>,
+    /// The folded band keys ([`OnlineCore::band_keys`]), for a MinHash
+    /// method: what the candidate index inserts and queries, computed from
+    /// the signature when absent.
+    pub band_keys: Option<&'a [u32]>,
+}
+
+impl<'a> CandidateKeys<'a> {
+    /// A full signature and its key.
+    pub fn full(signature: &'a Signature, key: u128) -> CandidateKeys<'a> {
+        CandidateKeys {
+            key,
+            signature: Some(signature),
+            band_keys: None,
+        }
+    }
+
+    /// Band keys alone, and the signature's key.
+    pub fn bands(band_keys: &'a [u32], key: u128) -> CandidateKeys<'a> {
+        CandidateKeys {
+            key,
+            signature: None,
+            band_keys: Some(band_keys),
+        }
+    }
+}
+
+impl<'a> From<(&'a Signature, u128)> for CandidateKeys<'a> {
+    fn from((signature, key): (&'a Signature, u128)) -> CandidateKeys<'a> {
+        CandidateKeys::full(signature, key)
+    }
+}
+
+impl OnlineCore {
+    /// The folded LSH band keys of `sig` that the candidate index inserts
+    /// and queries, for a method whose index is LSH bands (MinHash);
+    /// `None` for other methods.
+    ///
+    /// # Errors
+    /// A signature that is not the method's MinHash signature.
+    pub fn band_keys(&self, sig: &Signature) -> Result<Option<Vec<u32>>, Error> {
+        self.candidates.band_keys(sig)
+    }
+
+    /// Whether a document with `shingles` must keep its full signature for
+    /// the engine (see the module documentation): false only for a method
+    /// whose candidate index is LSH bands when its shingles are a
+    /// verification sketch; a document that may leave it out keeps its
+    /// [`OnlineCore::band_keys`] instead.
+    pub fn keeps_signature(&self, shingles: Option<&ShingleSeq>) -> bool {
+        let bands = matches!(self.method.candidate_rule(), CandidateRule::Lsh { .. });
+        let sketch = self.verifier.is_some() && shingles.is_some_and(ShingleSeq::is_sketch);
+        !(bands && sketch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{signature_key, Online, OnlineDocs, Verifier, VerifySketch};
+    use neardup_sketch::{DocText, Method, Sketcher};
+
+    /// Documents that keep band keys only when the engine allows it.
+    #[derive(Default)]
+    struct BandDocs(
+        Vec<(
+            u128,
+            Option<Signature>,
+            Option<ShingleSeq>,
+            Option<(u32, f64)>,
+        )>,
+    );
+
+    impl OnlineDocs for BandDocs {
+        type Shingles = ShingleSeq;
+
+        fn with_original<R>(
+            &self,
+            d: u32,
+            f: impl FnOnce(Option<&Signature>, Option<&ShingleSeq>) -> R,
+        ) -> Result<Option<R>, Error> {
+            Ok(self
+                .0
+                .get(d as usize)
+                .filter(|x| x.3.is_none())
+                .map(|(_, sig, seq, _)| f(sig.as_ref(), seq.as_ref())))
+        }
+
+        fn shingles(&self, d: u32) -> Result<Option<ShingleSeq>, Error> {
+            Ok(self.0.get(d as usize).and_then(|x| x.2.clone()))
+        }
+
+        fn key(&self, d: u32) -> Result<Option<u128>, Error> {
+            Ok(self.0.get(d as usize).map(|x| x.0))
+        }
+
+        fn duplicate_of(&self, d: u32) -> Result<Option<(u32, f64)>, Error> {
+            Ok(self.0.get(d as usize).and_then(|x| x.3))
+        }
+    }
+
+    #[test]
+    fn band_keys_give_the_verdicts_of_full_signatures_with_a_sketch() {
+        let m: Method = "minhash".parse().unwrap();
+        let v = Verifier {
+            sketch: Some(VerifySketch::default()),
+            ..Verifier::default()
+        };
+        let mut online = Online::new(m.clone(), Some(v), None).unwrap();
+        let mut core = OnlineCore::new(m.clone(), Some(v), None).unwrap();
+        let mut docs = BandDocs::default();
+        let base: Vec<String> = (0..30)
+            .map(|i| {
+                (0..60 + i * 7)
+                    .map(|j| format!("w{} ", (j * 31 + i * 1009) % 997))
+                    .collect()
+            })
+            .collect();
+        let mut duplicates = 0;
+        for i in 0..90usize {
+            let mut t = base[i % 30].clone();
+            if i >= 30 {
+                t.push_str(&format!("edit {i} "));
+            }
+            if i % 11 == 0 {
+                t = format!("short {i}");
+            }
+            let sig = m.sketch(&DocText::from_text(&t));
+            let key = signature_key(&sig.to_bytes());
+            let seq = v.shingles(&t, &m);
+            let want = online.judge(Some((&sig, key)), Some(&seq)).unwrap();
+            online
+                .add(
+                    &i.to_string(),
+                    Some((sig.clone(), key)),
+                    Some(seq.clone()),
+                    want,
+                )
+                .unwrap();
+            let keys = core.band_keys(&sig).unwrap().unwrap();
+            let kept = core.keeps_signature(Some(&seq)).then_some(&sig);
+            assert!(kept.is_none());
+            let doc = CandidateKeys {
+                key,
+                signature: kept,
+                band_keys: Some(&keys),
+            };
+            let got = core.judge(&docs, Some(doc), Some(&seq), None).unwrap();
+            assert_eq!(got, want, "document {i}");
+            core.add(i as u32, Some(doc), Some(&seq), got).unwrap();
+            docs.0
+                .push((key, kept.cloned(), Some(seq), got.duplicate_of));
+            duplicates += usize::from(got.duplicate_of.is_some());
+        }
+        assert!(duplicates >= 50, "{duplicates}");
+    }
+
+    #[test]
+    fn only_a_sketched_minhash_document_leaves_its_signature_out() {
+        let text = "The council approved the new cycle lanes on the high street after a long debate on Monday evening.";
+        let sketch = Verifier {
+            sketch: Some(VerifySketch::default()),
+            ..Verifier::default()
+        };
+        for (name, verifier, keeps) in [
+            ("minhash", Some(sketch), false),
+            ("minhash", Some(Verifier::default()), true),
+            ("minhash", None, true),
+            ("simhash", Some(sketch), true),
+        ] {
+            let m: Method = name.parse().unwrap();
+            let core = OnlineCore::new(m.clone(), verifier, None).unwrap();
+            let seq = verifier.map(|v| v.shingles(text, &m));
+            assert_eq!(core.keeps_signature(seq.as_ref()), keeps, "{name}");
+            let sig = m.sketch(&DocText::from_text(text));
+            let keys = core.band_keys(&sig).unwrap();
+            assert_eq!(keys.is_some(), name == "minhash");
+            if let Some(k) = &keys {
+                assert!(k.len() > 8 && k.len() < 64, "{}", k.len());
+                let c = CandidateKeys::bands(k, signature_key(&sig.to_bytes()));
+                assert!(c.signature.is_none());
+            }
+        }
+    }
+}
