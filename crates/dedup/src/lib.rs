@@ -75,7 +75,7 @@ pub use explain::{PairExplanation, PairVerdict};
 pub use host::host_of;
 pub use keep::{glob_match, KeepKey, KeepPolicy};
 pub use method::{build_method, engine_description, method_name};
-pub use online::candidate_keys::CandidateKeys;
+pub use online::candidate_keys::{CandidateKeys, KeyRule};
 pub use online::decisions::{Judgement, OnlineCore};
 pub use online::docs::{Kind, OnlineDocs};
 pub use online::memory::{signature_key, MemoryDocs, Online, Role, Slot};

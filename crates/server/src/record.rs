@@ -13,9 +13,13 @@
 //! frame's content size is the text length recorded, which bounds the
 //! decompression). With a verification sketch
 //! ([`neardup::dedup::VerifySketch`]) an original keeps the sketch's bytes
-//! instead of its text (bit 6, after the text's place). Records written
-//! before bit 4 existed name their original by id only; before bit 5,
-//! texts are plain.
+//! instead of its text (bit 6, after the text's place), and, when the
+//! engine allows it ([`neardup::dedup::OnlineCore::keeps_signature`]), its
+//! band keys instead of its signature (bit 7, last: the 16-byte signature
+//! key, then one `u32` a band, as one length-prefixed field; bit 1 is then
+//! clear). Records written before bit 4 existed name their original by id
+//! only; before bit 5, texts are plain; a binary older than bit 7 refuses
+//! a record that has it (unknown flags).
 
 use crate::error::Error;
 
@@ -100,6 +104,9 @@ pub(crate) struct Record {
     pub text: Option<String>,
     /// The verification sketch's bytes (originals, with a sketch).
     pub sketch: Option<Vec<u8>>,
+    /// The signature's key and its folded band keys, kept instead of the
+    /// signature when the engine allows it.
+    pub band_keys: Option<(u128, Vec<u32>)>,
 }
 
 impl Record {
@@ -117,6 +124,22 @@ impl Record {
             original_seq: None,
             text: None,
             sketch: None,
+            band_keys: None,
+        }
+    }
+
+    /// Whether the document has text (a signature or band keys).
+    pub fn has_text(&self) -> bool {
+        self.signature.is_some() || self.band_keys.is_some()
+    }
+
+    /// The key of the signature ([`neardup::dedup::signature_key`] of its
+    /// bytes, or the one kept with the band keys); `None` without text.
+    pub fn key(&self) -> Option<u128> {
+        match (&self.signature, &self.band_keys) {
+            (Some(b), _) => Some(neardup::dedup::signature_key(b)),
+            (None, Some((key, _))) => Some(*key),
+            (None, None) => None,
         }
     }
 
@@ -138,7 +161,8 @@ impl Record {
                 + self.signature.as_ref().map_or(0, |s| s.len() + 4)
                 + self.duplicate_of.as_ref().map_or(0, |(d, _)| d.len() + 12)
                 + text.map_or(0, |t| t.0.len() + 4)
-                + self.sketch.as_ref().map_or(0, |s| s.len() + 4),
+                + self.sketch.as_ref().map_or(0, |s| s.len() + 4)
+                + self.band_keys.as_ref().map_or(0, |(_, k)| 20 + 4 * k.len()),
         );
         out.push(RECORD_VERSION);
         out.extend_from_slice(&self.seq.to_le_bytes());
@@ -150,7 +174,8 @@ impl Record {
             | (u8::from(text.is_some()) << 3)
             | (u8::from(self.duplicate_of.is_some() && self.original_seq.is_some()) << 4)
             | (u8::from(text.is_some()) << 5)
-            | (u8::from(self.sketch.is_some()) << 6);
+            | (u8::from(self.sketch.is_some()) << 6)
+            | (u8::from(self.band_keys.is_some()) << 7);
         out.push(flags);
         if let Some(u) = &self.url {
             put_bytes(&mut out, u.as_bytes());
@@ -170,6 +195,12 @@ impl Record {
         }
         if let Some(s) = &self.sketch {
             put_bytes(&mut out, s);
+        }
+        if let Some((key, keys)) = &self.band_keys {
+            let mut b = Vec::with_capacity(16 + 4 * keys.len());
+            b.extend_from_slice(&key.to_le_bytes());
+            keys.iter().for_each(|k| b.extend_from_slice(&k.to_le_bytes()));
+            put_bytes(&mut out, &b);
         }
         out
     }
@@ -198,7 +229,7 @@ impl Record {
         let stored_at_ms = r.u64()?;
         let text_len = r.u32()?;
         let flags = r.take(1)?[0];
-        if flags & !0b111_1111 != 0
+        if (flags & 0b10 != 0 && flags & 0b1000_0000 != 0)
             || (flags & 0b1_0000 != 0 && flags & 0b100 == 0)
             || (flags & 0b10_0000 != 0 && flags & 0b1000 == 0)
         {
@@ -247,6 +278,17 @@ impl Record {
         } else {
             None
         };
+        let band_keys = if flags & 128 != 0 {
+            let b = r.bytes()?;
+            if b.len() < 16 || b.len() % 4 != 0 {
+                return Err(Error::corrupt("a record's band keys"));
+            }
+            let key = u128::from_le_bytes(fixed(&b[..16]));
+            let keys = b[16..].chunks_exact(4).map(|c| u32::from_le_bytes(fixed(c)));
+            Some((key, keys.collect()))
+        } else {
+            None
+        };
         if r.pos != bytes.len() {
             return Err(Error::corrupt("trailing bytes in a record"));
         }
@@ -260,6 +302,7 @@ impl Record {
             original_seq,
             text,
             sketch,
+            band_keys,
         })
     }
 }
@@ -327,6 +370,7 @@ mod tests {
             original_seq: Some(3),
             text: Some("main text".into()),
             sketch: None,
+            band_keys: None,
         }
     }
 
@@ -351,6 +395,16 @@ mod tests {
             ..sample()
         };
         assert_eq!(Record::decode(&sketched.encode()).unwrap(), sketched);
+        let banded = Record {
+            signature: None,
+            band_keys: Some((u128::MAX - 5, vec![7, u32::MAX, 0, 12])),
+            ..sketched.clone()
+        };
+        let bytes = banded.encode();
+        assert_eq!(Record::decode(&bytes).unwrap(), banded);
+        assert_eq!(banded.key(), Some(u128::MAX - 5));
+        assert!(banded.has_text() && !Record { band_keys: None, ..banded }.has_text());
+        assert!(bytes.len() < sketched.encode().len() + 16 + 20);
         // As written before the original's sequence number was recorded.
         let legacy = Record {
             original_seq: None,

@@ -295,6 +295,7 @@ mod tests {
             original_seq: None,
             text: None,
             sketch: None,
+            band_keys: None,
         }
     }
 

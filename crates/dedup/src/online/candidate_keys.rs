@@ -4,7 +4,7 @@
 //!
 //! The engine needs three things of a signature: the keys of the candidate
 //! index (for MinHash methods, one folded 32-bit key a LSH band,
-//! [`OnlineCore::band_keys`]), its [`signature_key`](crate::signature_key)
+//! [`KeyRule::band_keys`]), its [`signature_key`](crate::signature_key)
 //! for exact copies, and the signature itself for the fallback
 //! verification on signatures ([`verify_signatures`](crate::verify_signatures))
 //! of a pair that cannot be verified on shingles.
@@ -14,7 +14,7 @@
 //! exact verification is on and both documents have them. Otherwise it is
 //! confirmed on signatures when both documents keep their full signature,
 //! and is not a duplicate when either keeps only band keys. A document
-//! may keep only band keys when [`OnlineCore::keeps_signature`] says so:
+//! may keep only band keys when [`KeyRule::keeps_signature`] says so:
 //! its method's index is LSH bands and its shingles are a verification
 //! sketch (which is kept, and every document with text has one under a
 //! sketch verifier). So with a sketch verifier every pair of documents
@@ -22,11 +22,12 @@
 //! instance that keeps band keys gives the verdicts of one that keeps
 //! every signature. Without a sketch every signature is kept, as before.
 
-use neardup_sketch::{CandidateRule, Signature};
+use neardup_index::{folded_band_keys, LshParams};
+use neardup_sketch::{CandidateRule, Method, Signature, LSH_WEIGHTS};
 
 use crate::error::Error;
 use crate::online::decisions::OnlineCore;
-use crate::verify::ShingleSeq;
+use crate::verify::{ShingleSeq, Verifier};
 
 /// What the online engine reads of a document with text: the key of its
 /// signature, and its full signature, its band keys, or both.
@@ -37,7 +38,7 @@ pub struct CandidateKeys<'a> {
     pub key: u128,
     /// The full signature, when kept.
     pub signature: Option<&'a Signature>,
-    /// The folded band keys ([`OnlineCore::band_keys`]), for a MinHash
+    /// The folded band keys ([`KeyRule::band_keys`]), for a MinHash
     /// method: what the candidate index inserts and queries, computed from
     /// the signature when absent.
     pub band_keys: Option<&'a [u32]>,
@@ -69,7 +70,44 @@ impl<'a> From<(&'a Signature, u128)> for CandidateKeys<'a> {
     }
 }
 
-impl OnlineCore {
+/// The bands and rows of the LSH index of a method whose candidate index
+/// is LSH bands (the S-curve centred on its rule's threshold); `None` for
+/// other methods.
+pub(crate) fn lsh_params(method: &Method) -> Result<Option<LshParams>, Error> {
+    let CandidateRule::Lsh { threshold } = method.candidate_rule() else {
+        return Ok(None);
+    };
+    let num_perm = match method {
+        Method::MinHash(m) => m.get_num_perm(),
+        Method::OphMinHash(m) => m.get_num_bins(),
+        _ => return Err(Error::signature("LSH bands for a method without MinHash")),
+    };
+    let (fp, fn_) = LSH_WEIGHTS;
+    Ok(Some(LshParams::optimal(threshold, num_perm, fp, fn_)?))
+}
+
+/// The rule of the module documentation for one engine's method and
+/// verifier: what a document keeps of its signature, and its band keys.
+/// Cheap to copy, so that a service fingerprints documents on many threads
+/// without the engine's lock ([`OnlineCore::key_rule`]).
+#[derive(Debug, Clone, Copy)]
+pub struct KeyRule {
+    params: Option<LshParams>,
+    sketch: bool,
+}
+
+impl KeyRule {
+    /// The rule for `method` and `verifier`.
+    ///
+    /// # Errors
+    /// A method whose LSH bands cannot be made.
+    pub fn new(method: &Method, verifier: Option<&Verifier>) -> Result<KeyRule, Error> {
+        Ok(KeyRule {
+            params: lsh_params(method)?,
+            sketch: verifier.is_some_and(|v| v.sketch.is_some()),
+        })
+    }
+
     /// The folded LSH band keys of `sig` that the candidate index inserts
     /// and queries, for a method whose index is LSH bands (MinHash);
     /// `None` for other methods.
@@ -77,26 +115,52 @@ impl OnlineCore {
     /// # Errors
     /// A signature that is not the method's MinHash signature.
     pub fn band_keys(&self, sig: &Signature) -> Result<Option<Vec<u32>>, Error> {
-        self.candidates.band_keys(sig)
+        let Some(params) = self.params else {
+            return Ok(None);
+        };
+        let values = match sig {
+            Signature::MinHash(m) if !m.values().is_empty() => m.values(),
+            _ => return Err(Error::signature("expected a MinHash signature with values")),
+        };
+        Ok(Some(folded_band_keys(params, values)?))
     }
 
-    /// Whether a document with `shingles` must keep its full signature for
-    /// the engine (see the module documentation): false only for a method
-    /// whose candidate index is LSH bands when its shingles are a
-    /// verification sketch; a document that may leave it out keeps its
-    /// [`OnlineCore::band_keys`] instead.
+    /// Whether a document with `shingles` must keep its full signature
+    /// (see the module documentation): false only for a method whose
+    /// candidate index is LSH bands when its shingles are a verification
+    /// sketch; a document that may leave it out keeps its
+    /// [`KeyRule::band_keys`] instead.
     pub fn keeps_signature(&self, shingles: Option<&ShingleSeq>) -> bool {
-        let bands = matches!(self.method.candidate_rule(), CandidateRule::Lsh { .. });
-        let sketch = self.verifier.is_some() && shingles.is_some_and(ShingleSeq::is_sketch);
-        !(bands && sketch)
+        let sketch = self.sketch && shingles.is_some_and(ShingleSeq::is_sketch);
+        !(self.params.is_some() && sketch)
+    }
+}
+
+impl OnlineCore {
+    /// The engine's [`KeyRule`].
+    pub fn key_rule(&self) -> KeyRule {
+        self.key_rule
+    }
+
+    /// [`KeyRule::band_keys`] of the engine's rule.
+    ///
+    /// # Errors
+    /// As there.
+    pub fn band_keys(&self, sig: &Signature) -> Result<Option<Vec<u32>>, Error> {
+        self.key_rule.band_keys(sig)
+    }
+
+    /// [`KeyRule::keeps_signature`] of the engine's rule.
+    pub fn keeps_signature(&self, shingles: Option<&ShingleSeq>) -> bool {
+        self.key_rule.keeps_signature(shingles)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{signature_key, Online, OnlineDocs, Verifier, VerifySketch};
-    use neardup_sketch::{DocText, Method, Sketcher};
+    use crate::{signature_key, Online, OnlineDocs, VerifySketch};
+    use neardup_sketch::{DocText, Sketcher};
 
     /// Documents that keep band keys only when the engine allows it.
     #[derive(Default)]

@@ -24,7 +24,7 @@ use neardup_index::CompactPostings;
 use neardup_sketch::Method;
 
 use crate::error::Error;
-use crate::online::candidate_keys::CandidateKeys;
+use crate::online::candidate_keys::{CandidateKeys, KeyRule};
 use crate::online::docs::{Kind, OnlineDocs};
 use crate::online::index::OnlineIndex;
 use crate::online::postings_store::PostingsStore;
@@ -54,6 +54,8 @@ pub struct OnlineCore {
     pub(crate) method: Method,
     pub(crate) verifier: Option<Verifier>,
     pub(crate) candidates: OnlineIndex,
+    /// What documents keep of their signatures, and their band keys.
+    pub(crate) key_rule: KeyRule,
     /// The low 32 bits of every stored signature key, to the documents.
     pub(crate) exact: CompactPostings,
     /// The originals' sampled shingles, for the composite page check.
@@ -77,6 +79,7 @@ impl OnlineCore {
     ) -> Result<OnlineCore, Error> {
         Ok(OnlineCore {
             candidates: OnlineIndex::new(&method)?,
+            key_rule: KeyRule::new(&method, verifier.as_ref())?,
             method,
             postings: composite
                 .filter(|_| exact_shingles(verifier.as_ref()))

@@ -9,10 +9,10 @@
 use std::io::{self, Read, Write};
 
 use neardup_index::{folded_band_keys, CompactLsh, InvertedIndex, LshParams, SimHashIndex};
-use neardup_sketch::{CandidateRule, Method, Signature, LSH_WEIGHTS};
+use neardup_sketch::{CandidateRule, Method, Signature};
 
 use crate::error::Error;
-use crate::online::candidate_keys::CandidateKeys;
+use crate::online::candidate_keys::{lsh_params, CandidateKeys};
 
 /// Candidate search over the originals inserted so far.
 #[derive(Debug)]
@@ -45,18 +45,11 @@ pub(crate) fn write_lsh(index: Option<&CompactLsh>, w: &mut impl Write) -> io::R
 impl OnlineIndex {
     pub fn new(method: &Method) -> Result<OnlineIndex, Error> {
         Ok(match method.candidate_rule() {
-            CandidateRule::Lsh { threshold } => {
-                let (fp, fn_) = LSH_WEIGHTS;
-                let num_perm = match method {
-                    Method::MinHash(m) => m.get_num_perm(),
-                    Method::OphMinHash(m) => m.get_num_bins(),
-                    _ => return Err(Error::signature("LSH bands for a method without MinHash")),
-                };
-                OnlineIndex::Lsh {
-                    params: LshParams::optimal(threshold, num_perm, fp, fn_)?,
-                    index: None,
-                }
-            }
+            CandidateRule::Lsh { .. } => OnlineIndex::Lsh {
+                params: lsh_params(method)?
+                    .ok_or_else(|| Error::signature("LSH bands without parameters"))?,
+                index: None,
+            },
             CandidateRule::Hamming { max_distance } => {
                 let mut index = SimHashIndex::<u64>::new();
                 index.set_max_distance(max_distance)?;
@@ -163,7 +156,7 @@ impl OnlineIndex {
     /// Reads what [`OnlineIndex::write_to`] wrote into an empty index of
     /// the same method.
     pub fn read_from(&mut self, r: &mut impl Read) -> Result<(), Error> {
-        let OnlineIndex::Lsh { index, .. } = self else {
+        let OnlineIndex::Lsh { index, params } = self else {
             return Err(Error::snapshot("this method's index is not saved"));
         };
         let mut tag = [0u8];
@@ -171,7 +164,15 @@ impl OnlineIndex {
             .map_err(|_| Error::snapshot("truncated"))?;
         match tag[0] {
             0 => {}
-            1 => *index = Some(CompactLsh::read_from(r)?),
+            1 => {
+                let saved = CompactLsh::read_from(r)?;
+                // Band keys made without the engine (`KeyRule`) use the
+                // method's bands: a saved index must have them too.
+                if saved.params() != *params {
+                    return Err(Error::snapshot("an index of other LSH bands"));
+                }
+                *index = Some(saved);
+            }
             _ => return Err(Error::snapshot("bad candidate index bytes")),
         }
         Ok(())
