@@ -16,6 +16,10 @@ use crate::seen::ContentSeen;
 /// (with it on, the verifier's `k`).
 pub const PASSAGE_K: usize = 3;
 
+/// The first line of an explanation whose original is stored by its band
+/// keys (a verification sketch and a MinHash method keep no signature).
+pub(crate) const BAND_KEYS_ONLY: &str = "The original is stored by its LSH band keys and verification sketch, without its signature (sketch mode): its signature similarity cannot be shown; the verdict was confirmed on the sketches.";
+
 /// The stored original a document was matched with.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Original {
@@ -113,12 +117,17 @@ impl ContentSeen {
             },
         };
         let explanation = dedup.explain(&original, &doc);
+        let mut lines = explanation.lines(dedup.verifier());
+        if record.signature.is_none() && record.band_keys.is_some() {
+            // A sketch-mode store keeps band keys, not the signature.
+            lines.insert(0, BAND_KEYS_ONLY.to_string());
+        }
         let (of_original, of_doc) = match &record.text {
             Some(t) => shared_passages(t, &page.text, k),
             None => (Vec::new(), shared_passages("", &page.text, k).1),
         };
         Ok(Explained {
-            lines: explanation.lines(dedup.verifier()),
+            lines,
             explanation: Some(explanation),
             verdict,
             text: page.text,

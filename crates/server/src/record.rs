@@ -199,7 +199,8 @@ impl Record {
         if let Some((key, keys)) = &self.band_keys {
             let mut b = Vec::with_capacity(16 + 4 * keys.len());
             b.extend_from_slice(&key.to_le_bytes());
-            keys.iter().for_each(|k| b.extend_from_slice(&k.to_le_bytes()));
+            keys.iter()
+                .for_each(|k| b.extend_from_slice(&k.to_le_bytes()));
             put_bytes(&mut out, &b);
         }
         out
@@ -284,7 +285,9 @@ impl Record {
                 return Err(Error::corrupt("a record's band keys"));
             }
             let key = u128::from_le_bytes(fixed(&b[..16]));
-            let keys = b[16..].chunks_exact(4).map(|c| u32::from_le_bytes(fixed(c)));
+            let keys = b[16..]
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes(fixed(c)));
             Some((key, keys.collect()))
         } else {
             None
@@ -403,7 +406,14 @@ mod tests {
         let bytes = banded.encode();
         assert_eq!(Record::decode(&bytes).unwrap(), banded);
         assert_eq!(banded.key(), Some(u128::MAX - 5));
-        assert!(banded.has_text() && !Record { band_keys: None, ..banded }.has_text());
+        assert!(
+            banded.has_text()
+                && !Record {
+                    band_keys: None,
+                    ..banded
+                }
+                .has_text()
+        );
         assert!(bytes.len() < sketched.encode().len() + 16 + 20);
         // As written before the original's sequence number was recorded.
         let legacy = Record {

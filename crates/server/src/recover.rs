@@ -17,14 +17,13 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use neardup::dedup::{FrozenCore, Judgement, OnlineCore};
+use neardup::dedup::{CandidateKeys, FrozenCore, Judgement, OnlineCore};
 use neardup::sketch::{Method, Signature};
 use neardup::{ShingleSeq, Verifier};
 
 use crate::error::{Error, ErrorKind};
 use crate::record::Record;
 use crate::store::{Position, Store};
-use neardup::dedup::signature_key;
 
 /// The snapshot's file name in the data directory.
 pub const SNAPSHOT_FILE: &str = "index.snap";
@@ -177,24 +176,25 @@ fn replay(store: &Store, core: &mut OnlineCore, from: u64) -> Result<u64, Error>
     Ok(added)
 }
 
-type Decoded = Result<(Option<(Signature, u128)>, Option<ShingleSeq>), Error>;
+type Decoded = Result<(Option<Signature>, Option<u128>, Option<ShingleSeq>), Error>;
 
+/// A record's signature (none when it keeps band keys instead), its key
+/// and the shingles of its text for the composite check.
 fn decode(r: &Record, cut: Option<&Verifier>, method: &Method) -> Decoded {
     let sig = match &r.signature {
-        Some(b) => {
-            let s = Signature::from_bytes(b)
-                .map_err(|e| Error::corrupt(format!("signature of document {}: {e}", r.seq)))?;
-            Some((s, signature_key(b)))
-        }
+        Some(b) => Some(
+            Signature::from_bytes(b)
+                .map_err(|e| Error::corrupt(format!("signature of document {}: {e}", r.seq)))?,
+        ),
         None => None,
     };
     let shingles = match (cut, &r.text) {
-        (Some(v), Some(t)) if r.duplicate_of.is_none() && sig.is_some() => {
+        (Some(v), Some(t)) if r.duplicate_of.is_none() && r.has_text() => {
             Some(v.shingles(t, method))
         }
         _ => None,
     };
-    Ok((sig, shingles))
+    Ok((sig, r.key(), shingles))
 }
 
 /// Adds a chunk of records, in order, decoding them on every core first.
@@ -229,7 +229,7 @@ fn add_chunk(
     })?;
     let n = chunk.len() as u64;
     for (r, d) in chunk.drain(..).zip(decoded) {
-        let (sig, shingles) = d?;
+        let (sig, key, shingles) = d?;
         let dense = u32::try_from(r.seq)
             .ok()
             .filter(|&d| d < u32::MAX)
@@ -246,12 +246,12 @@ fn add_chunk(
                 *sim,
             )),
         };
-        core.add(
-            dense,
-            sig.as_ref().map(|(s, k)| (s, *k)),
-            shingles.as_ref(),
-            Judgement { duplicate_of },
-        )?;
+        let keys = key.map(|key| CandidateKeys {
+            key,
+            signature: sig.as_ref(),
+            band_keys: r.band_keys.as_ref().map(|(_, k)| k.as_slice()),
+        });
+        core.add(dense, keys, shingles.as_ref(), Judgement { duplicate_of })?;
     }
     Ok(n)
 }

@@ -21,7 +21,7 @@ use crate::redis::Replica;
 use crate::shared::{Decision, Shared};
 use crate::store::Store;
 use crate::writer::{self, Op, Reply};
-use neardup::dedup::{signature_key, OnlineCore};
+use neardup::dedup::{signature_key, CandidateKeys, OnlineCore};
 
 /// The longest document id accepted, in bytes.
 pub const MAX_ID_BYTES: usize = 4096;
@@ -31,8 +31,14 @@ pub const MAX_ID_BYTES: usize = 4096;
 pub struct Prepared {
     pub(crate) id: String,
     pub(crate) url: Option<String>,
+    /// The signature, unless the engine keeps band keys instead
+    /// ([`neardup::dedup::KeyRule`]).
     pub(crate) signature: Option<Signature>,
+    /// The signature's bytes, with the signature.
     pub(crate) bytes: Option<Vec<u8>>,
+    /// The folded band keys, in place of the signature.
+    pub(crate) band_keys: Option<Vec<u32>>,
+    /// [`signature_key`] of the signature's bytes (0 without text).
     pub(crate) key: u128,
     pub(crate) text_len: u32,
     /// Token shingles for exact verification (when it is on).
@@ -48,6 +54,20 @@ impl Prepared {
     /// The document's id.
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// Whether the document has text (a signature or its band keys).
+    pub(crate) fn has_text(&self) -> bool {
+        self.signature.is_some() || self.band_keys.is_some()
+    }
+
+    /// What the engine reads of the signature; `None` without text.
+    pub(crate) fn candidate_keys(&self) -> Option<CandidateKeys<'_>> {
+        self.has_text().then(|| CandidateKeys {
+            key: self.key,
+            signature: self.signature.as_ref(),
+            band_keys: self.band_keys.as_deref(),
+        })
     }
 }
 
@@ -172,7 +192,9 @@ impl ContentSeen {
             Box::new(postings),
         )?;
         let recovery = recover::open_index(dir.as_ref(), &store, &mut state)?;
+        let key_rule = state.key_rule();
         let shared = Arc::new(Shared {
+            key_rule,
             state: RwLock::new(state),
             store,
             dir: dir.as_ref().to_path_buf(),
@@ -234,6 +256,15 @@ impl ContentSeen {
         let (signature, shingles) = dedup.fingerprint_with_shingles(&page.text, &page.paragraphs);
         let bytes = signature.as_ref().map(Signature::to_bytes);
         let key = bytes.as_deref().map_or(0, signature_key);
+        // The engine's rule: band keys in place of the signature when it
+        // never reads the signature (a document with a sketch).
+        let rule = &self.shared().key_rule;
+        let (signature, bytes, band_keys) = match signature {
+            Some(sig) if !rule.keeps_signature(shingles.as_ref()) => {
+                (None, None, rule.band_keys(&sig)?)
+            }
+            sig => (sig, bytes, None),
+        };
         let text_len = u32::try_from(page.text.len()).unwrap_or(u32::MAX);
         // With a verification sketch, the sketch is kept instead.
         let text = shingles
@@ -245,6 +276,7 @@ impl ContentSeen {
             url: page.url,
             signature,
             bytes,
+            band_keys,
             key,
             text_len,
             shingles,
@@ -387,17 +419,16 @@ impl ContentSeen {
             return Ok(None);
         };
         // Every stored signature was made by the store's method (checked
-        // at open); the signature must still decode.
-        let method = match &r.signature {
-            Some(b) => {
-                Signature::from_bytes(b)
-                    .map_err(|e| Error::corrupt(format!("signature of {id:?}: {e}")))?;
-                Some(neardup::dedup::method_name(
-                    self.shared().config.get_method(),
-                ))
-            }
-            None => None,
-        };
+        // at open); the signature must still decode. A document stored by
+        // its band keys has no signature bytes.
+        if let Some(b) = &r.signature {
+            Signature::from_bytes(b)
+                .map_err(|e| Error::corrupt(format!("signature of {id:?}: {e}")))?;
+        }
+        let signature_hash = r.key().map(|k| format!("{k:032x}"));
+        let method = r
+            .has_text()
+            .then(|| neardup::dedup::method_name(self.shared().config.get_method()));
         Ok(Some(DocumentInfo {
             id: id.to_string(),
             url: r.url,
@@ -406,10 +437,7 @@ impl ContentSeen {
             duplicate_of: r.duplicate_of,
             method,
             signature_bytes: r.signature.as_ref().map_or(0, Vec::len),
-            signature_hash: r
-                .signature
-                .as_deref()
-                .map(|b| format!("{:032x}", signature_key(b))),
+            signature_hash,
         }))
     }
 

@@ -18,11 +18,14 @@ use crate::recover::Recovery;
 use crate::seen::Prepared;
 use crate::store::Store;
 use crate::store_docs::StoreDocs;
-use neardup::dedup::{signature_key, Judgement, OnlineCore};
+use neardup::dedup::{Judgement, KeyRule, OnlineCore};
 use redb::ReadableTable;
 
 pub(crate) struct Shared {
     pub(crate) state: RwLock<OnlineCore>,
+    /// The engine's rule for what a document keeps of its signature, for
+    /// the threads that prepare documents without the state's lock.
+    pub key_rule: KeyRule,
     pub store: Store,
     /// The data directory (the index snapshot lives there).
     pub dir: PathBuf,
@@ -87,7 +90,7 @@ impl Shared {
         };
         Ok(Verdict {
             id: p.id.clone(),
-            empty: p.signature.is_none(),
+            empty: !p.has_text(),
             duplicate_of,
             similarity: j.duplicate_of.map(|(_, s)| s),
             stored: false,
@@ -112,12 +115,7 @@ impl Shared {
             Existing::Replace(d) => Some(d),
             Existing::New => None,
         };
-        let judgement = state.judge(
-            docs,
-            p.signature.as_ref().map(|s| (s, p.key)),
-            p.shingles.as_ref(),
-            replacing,
-        )?;
+        let judgement = state.judge(docs, p.candidate_keys(), p.shingles.as_ref(), replacing)?;
         let verdict = self.verdict(docs, p, judgement)?;
         Ok(Decision::Judged {
             judgement,
@@ -149,8 +147,8 @@ impl Shared {
         else {
             return Ok(Existing::New);
         };
-        let key = p.signature.as_ref().map(|_| p.key);
-        if r.signature.as_deref().map(signature_key) != key {
+        let key = p.has_text().then_some(p.key);
+        if r.key() != key {
             if self.config.get_replace_changed() {
                 return Ok(Existing::Replace(d));
             }
@@ -158,7 +156,7 @@ impl Shared {
         }
         Ok(Existing::Stored(Verdict {
             id: p.id.clone(),
-            empty: p.signature.is_none(),
+            empty: !p.has_text(),
             similarity: r.duplicate_of.as_ref().map(|(_, s)| *s),
             duplicate_of: r.duplicate_of.map(|(o, _)| o),
             stored: true,

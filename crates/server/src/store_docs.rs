@@ -1,12 +1,13 @@
 //! [`StoreDocs`]: the online engine's documents read from the store, by
 //! dense id (a document's dense id is its sequence number). The engine
-//! keeps only its candidate tables in RAM and reads here the signature,
+//! keeps only its candidate tables in RAM and reads here the signature
+//! (absent from a record that keeps band keys instead),
 //! the text (cut into shingles again, as at insertion) or the verification
 //! sketch (read back as it was made) and the verdict of
 //! each candidate; through the writer's transaction (which sees the
 //! operations of its own batch) or a read transaction (committed state).
 
-use neardup::dedup::{signature_key, Error as EngineError, OnlineDocs};
+use neardup::dedup::{Error as EngineError, OnlineDocs};
 use neardup::sketch::{Method, Signature};
 use neardup::{ShingleSeq, Verifier};
 use redb::ReadableTable;
@@ -123,19 +124,18 @@ where
     fn with_original<R>(
         &self,
         d: u32,
-        f: impl FnOnce(&Signature, Option<&ShingleSeq>) -> R,
+        f: impl FnOnce(Option<&Signature>, Option<&ShingleSeq>) -> R,
     ) -> Result<Option<R>, EngineError> {
         let Some(r) = self.by_seq(u64::from(d), true).map_err(engine_error)? else {
             return Ok(None);
         };
-        if r.duplicate_of.is_some() {
+        if r.duplicate_of.is_some() || !r.has_text() {
             return Ok(None);
         }
-        let Some(sig) = self.signature(d, &r).map_err(engine_error)? else {
-            return Ok(None);
-        };
+        // A document kept by its band keys has no signature.
+        let sig = self.signature(d, &r).map_err(engine_error)?;
         let shingles = self.shingles_of(&r).map_err(engine_error)?;
-        Ok(Some(f(&sig, shingles.as_ref())))
+        Ok(Some(f(sig.as_ref(), shingles.as_ref())))
     }
 
     fn shingles(&self, d: u32) -> Result<Option<ShingleSeq>, EngineError> {
@@ -148,7 +148,7 @@ where
 
     fn key(&self, d: u32) -> Result<Option<u128>, EngineError> {
         let r = self.by_seq(u64::from(d), false).map_err(engine_error)?;
-        Ok(r.and_then(|r| r.signature.as_deref().map(signature_key)))
+        Ok(r.and_then(|r| r.key()))
     }
 
     fn duplicate_of(&self, d: u32) -> Result<Option<(u32, f64)>, EngineError> {

@@ -226,6 +226,18 @@ fn answer_of(op: Op, err: Result<(), Error>) -> Answer {
     }
 }
 
+/// The dense id of the next document stored: its sequence number.
+fn dense_of(t: &Tables<'_>) -> Result<u32, Error> {
+    u32::try_from(t.next_seq)
+        .ok()
+        .filter(|&d| d < u32::MAX)
+        .ok_or_else(|| {
+            Error::new(ErrorKind::Index(
+                "the store used every sequence number (2^32 - 1)".into(),
+            ))
+        })
+}
+
 /// Applies one operation to memory and to the open transaction. An error
 /// of the store aborts the whole batch; a per-document error (conflict) is
 /// the answer to that document only.
@@ -263,38 +275,33 @@ fn apply(shared: &Shared, t: &mut Tables<'_>, op: Op) -> Result<Answer, Error> {
             if judgement.duplicate_of.is_some() && !shared.config.get_store_duplicates() {
                 return Ok(Answer::Insert(tx, Ok(verdict)));
             }
+            state.add(
+                dense_of(t)?,
+                p.candidate_keys(),
+                p.shingles.as_ref(),
+                judgement,
+            )?;
+            drop(state);
             let Prepared {
                 id,
                 url,
-                signature,
+                signature: _,
                 bytes,
+                band_keys,
                 key,
                 text_len,
                 shingles,
                 text: _,
                 packed,
             } = *p;
-            let dense = u32::try_from(t.next_seq)
-                .ok()
-                .filter(|&d| d < u32::MAX)
-                .ok_or_else(|| {
-                    Error::new(ErrorKind::Index(
-                        "the store used every sequence number (2^32 - 1)".into(),
-                    ))
-                })?;
-            state.add(
-                dense,
-                signature.as_ref().map(|s| (s, key)),
-                shingles.as_ref(),
-                judgement,
-            )?;
-            drop(state);
+            let dense = dense_of(t)?;
             let mut record = Record {
                 seq: 0,
                 stored_at_ms: now_ms(),
                 text_len,
                 url,
                 signature: bytes,
+                band_keys: band_keys.map(|k| (key, k)),
                 duplicate_of: verdict.duplicate_of.clone().zip(verdict.similarity),
                 original_seq: judgement.duplicate_of.map(|(d, _)| u64::from(d)),
                 text: None,

@@ -125,6 +125,13 @@ impl KeyRule {
         Ok(Some(folded_band_keys(params, values)?))
     }
 
+    /// Whether some documents may keep band keys instead of their
+    /// signature under this rule (a method with LSH bands and a
+    /// verification sketch): what a format that carries them records.
+    pub fn may_leave_signatures_out(&self) -> bool {
+        self.params.is_some() && self.sketch
+    }
+
     /// Whether a document with `shingles` must keep its full signature
     /// (see the module documentation): false only for a method whose
     /// candidate index is LSH bands when its shingles are a verification

@@ -3,7 +3,13 @@
 //! bytes, text length and, with exact verification, the main text
 //! compressed, or with a verification sketch
 //! ([`neardup::dedup::VerifySketch`]) the sketch's bytes in its place:
-//! a last field, which entries written before it lack) or a deletion. Every entry starts with its kind and a
+//! a last field, which entries written before it lack) or a deletion.
+//! When the engine keeps band keys instead of the signature (a MinHash
+//! method with a verification sketch: [`neardup::dedup::KeyRule`]), an
+//! insertion of kind 3 carries, in the signature's place, the 16-byte
+//! signature key and one `u32` band key a band (about 120 bytes instead
+//! of about 550); a document without a sketch keeps kind 1 and its
+//! signature. Every entry starts with its kind and a
 //! 16-byte token (the appending instance and its counter), which the log
 //! script compares to find out whether the log still holds what an
 //! instance applied.
@@ -17,6 +23,9 @@ use crate::seen::Prepared;
 
 const INSERT: u8 = 1;
 const DELETE: u8 = 2;
+/// An insertion that carries the signature's key and band keys in place of
+/// its signature ([`neardup::dedup::KeyRule`]).
+const INSERT_KEYS: u8 = 3;
 
 /// Bytes of an entry's kind and token.
 pub(crate) const HEAD: usize = 17;
@@ -63,10 +72,14 @@ fn put_bytes(out: &mut Vec<u8>, b: Option<&[u8]>) {
 
 /// An insertion's bytes.
 pub(crate) fn encode_insert(p: &Prepared, token: (u64, u64)) -> Vec<u8> {
-    let mut out = head(INSERT, token);
+    let keys = match (&p.bytes, &p.band_keys) {
+        (None, Some(k)) => Some(band_key_bytes(p.key, k)),
+        _ => None,
+    };
+    let mut out = head(if keys.is_some() { INSERT_KEYS } else { INSERT }, token);
     put_bytes(&mut out, Some(p.id.as_bytes()));
     put_bytes(&mut out, p.url.as_deref().map(str::as_bytes));
-    put_bytes(&mut out, p.bytes.as_deref());
+    put_bytes(&mut out, keys.as_deref().or(p.bytes.as_deref()));
     out.extend_from_slice(&p.text_len.to_le_bytes());
     let packed = p.text.as_deref().map(|t| {
         let mut z = (t.len() as u32).to_le_bytes().to_vec();
@@ -83,6 +96,30 @@ pub(crate) fn encode_insert(p: &Prepared, token: (u64, u64)) -> Vec<u8> {
         put_bytes(&mut out, sketch.as_deref());
     }
     out
+}
+
+/// The signature's key (16 bytes) then each band key (`u32`), little
+/// endian.
+fn band_key_bytes(key: u128, keys: &[u32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(16 + 4 * keys.len());
+    out.extend_from_slice(&key.to_le_bytes());
+    keys.iter()
+        .for_each(|k| out.extend_from_slice(&k.to_le_bytes()));
+    out
+}
+
+/// Reads [`band_key_bytes`].
+fn read_band_keys(b: &[u8]) -> Result<(u128, Vec<u32>), Error> {
+    if b.len() < 16 || b.len() % 4 != 0 {
+        return Err(bad("bad band keys"));
+    }
+    let mut key = [0u8; 16];
+    key.copy_from_slice(&b[..16]);
+    let keys = b[16..]
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    Ok((u128::from_le_bytes(key), keys))
 }
 
 /// A deletion's bytes.
@@ -143,7 +180,7 @@ pub(crate) fn decode(bytes: &[u8], dedup: &Dedup) -> Result<Entry, Error> {
     if kind == DELETE {
         return Ok(Entry::Delete(id));
     }
-    if kind != INSERT {
+    if kind != INSERT && kind != INSERT_KEYS {
         return Err(bad("unknown kind"));
     }
     let url = r.string()?;
@@ -165,15 +202,29 @@ pub(crate) fn decode(bytes: &[u8], dedup: &Dedup) -> Result<Entry, Error> {
     if !r.0.is_empty() {
         return Err(bad("trailing bytes"));
     }
+    let (sig_bytes, band_keys, key) = match (kind, sig_bytes) {
+        (INSERT_KEYS, Some(b)) => {
+            if sketch.is_none() {
+                return Err(bad("band keys without a sketch"));
+            }
+            let (key, keys) = read_band_keys(&b)?;
+            (None, Some(keys), key)
+        }
+        (INSERT_KEYS, None) => return Err(bad("no band keys")),
+        (_, b) => {
+            let key = b.as_deref().map_or(0, signature_key);
+            (b, None, key)
+        }
+    };
     let signature = sig_bytes
         .as_deref()
         .map(Signature::from_bytes)
         .transpose()
         .map_err(|e| bad(&format!("signature: {e}")))?;
-    let key = sig_bytes.as_deref().map_or(0, signature_key);
-    let shingles = match (&signature, &text, sketch) {
-        (Some(_), Some(t), _) => dedup.shingles(t),
-        (Some(_), None, Some(s)) => {
+    let has_text = signature.is_some() || band_keys.is_some();
+    let shingles = match (has_text, &text, sketch) {
+        (true, Some(t), _) => dedup.shingles(t),
+        (true, None, Some(s)) => {
             Some(ShingleSeq::from_sketch_bytes(s).ok_or_else(|| bad("bad sketch"))?)
         }
         _ => None,
@@ -183,10 +234,99 @@ pub(crate) fn decode(bytes: &[u8], dedup: &Dedup) -> Result<Entry, Error> {
         url,
         signature,
         bytes: sig_bytes,
+        band_keys,
         key,
         text_len,
         shingles,
         text,
         packed: None,
     })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Config, ContentSeen};
+    use neardup::dedup::VerifySketch;
+    use neardup::io::{Content, RawDocument};
+    use neardup::Verifier;
+    use neardup_testkit::TempDir;
+
+    fn sketch_config() -> Config {
+        let mut config = Config::new();
+        config.verifier(Some(Verifier {
+            sketch: Some(VerifySketch::default()),
+            ..Verifier::default()
+        }));
+        config
+    }
+
+    /// About 2 KB of text.
+    fn article() -> String {
+        (0..330)
+            .map(|i| format!("w{} ", (i * 7919) % 10_007))
+            .collect()
+    }
+
+    fn prepare(seen: &ContentSeen, text: &str) -> Prepared {
+        seen.prepare(RawDocument {
+            id: "doc-17".into(),
+            url: Some("https://example.com/a/17".into()),
+            content: Content::Text(text.into()),
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_sketch_entry_carries_band_keys_and_round_trips() {
+        let dir = TempDir::new("entry-band-keys");
+        let seen = ContentSeen::open(&dir, &sketch_config()).unwrap();
+        let text = article();
+        assert!((1_800..2_600).contains(&text.len()), "{}", text.len());
+        let p = prepare(&seen, &text);
+        assert!(p.signature.is_none() && p.band_keys.is_some());
+        let bytes = encode_insert(&p, (7, 9));
+        assert_eq!(bytes[0], INSERT_KEYS);
+        eprintln!(
+            "a sketch entry of a {} B text: {} bytes ({} bands, sketch {} bytes)",
+            text.len(),
+            bytes.len(),
+            p.band_keys.as_ref().map_or(0, Vec::len),
+            p.shingles
+                .as_ref()
+                .and_then(ShingleSeq::to_sketch_bytes)
+                .map_or(0, |s| s.len())
+        );
+        assert!(bytes.len() < 350, "{} bytes", bytes.len());
+        let Entry::Insert(back) = decode(&bytes, &seen.shared().dedup).unwrap() else {
+            panic!("not an insertion");
+        };
+        assert_eq!((&back.id, &back.url), (&p.id, &p.url));
+        assert_eq!((back.key, &back.band_keys), (p.key, &p.band_keys));
+        assert!(back.signature.is_none() && back.bytes.is_none());
+        assert_eq!(back.text_len, p.text_len);
+        assert_eq!(
+            back.shingles.as_ref().and_then(ShingleSeq::to_sketch_bytes),
+            p.shingles.as_ref().and_then(ShingleSeq::to_sketch_bytes)
+        );
+        // Every cut is refused.
+        for n in HEAD..bytes.len() {
+            assert!(decode(&bytes[..n], &seen.shared().dedup).is_err(), "{n}");
+        }
+    }
+
+    #[test]
+    fn exact_entries_keep_the_signature() {
+        let dir = TempDir::new("entry-signature");
+        let seen = ContentSeen::open(&dir, &Config::new()).unwrap();
+        let p = prepare(&seen, &article());
+        assert!(p.signature.is_some() && p.band_keys.is_none());
+        let bytes = encode_insert(&p, (1, 2));
+        assert_eq!(bytes[0], INSERT);
+        let Entry::Insert(back) = decode(&bytes, &seen.shared().dedup).unwrap() else {
+            panic!("not an insertion");
+        };
+        assert_eq!((back.key, &back.bytes), (p.key, &p.bytes));
+        assert!(back.band_keys.is_none());
+    }
 }

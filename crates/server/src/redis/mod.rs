@@ -28,13 +28,19 @@ use crate::writer::Op;
 
 /// What every instance over one shared store must agree on, recorded in
 /// the store by the first one: the engine (method, parameters, exact
-/// verification) and the settings that change verdicts.
+/// verification), the settings that change verdicts, and, when entries
+/// may carry band keys instead of signatures (a MinHash method with a
+/// verification sketch: [`neardup::dedup::KeyRule`]), that they do, so
+/// that an instance which cannot read them refuses the store.
 pub(crate) fn description(engine: &str, config: &Config) -> String {
+    let bands = neardup::dedup::KeyRule::new(config.get_method(), config.get_verifier())
+        .is_ok_and(|r| r.may_leave_signatures_out());
     format!(
-        "{engine}; composite {:?}; store duplicates {}; replace changed {}",
+        "{engine}; composite {:?}; store duplicates {}; replace changed {}{}",
         config.get_composite(),
         config.get_store_duplicates(),
-        config.get_replace_changed()
+        config.get_replace_changed(),
+        if bands { "; entries band keys" } else { "" }
     )
 }
 

@@ -76,12 +76,12 @@ pub fn run(n: usize, dup_share: f64, dir: &Path, every: usize) -> Res<()> {
             let j = Judgement {
                 duplicate_of: Some((last, 0.9)),
             };
-            core.add(d, Some((&sig, key)), None, j)?;
+            core.add(d, Some((&sig, key).into()), None, j)?;
         } else {
             let seq = verifier.shingles(&text, &method);
             core.add(
                 d,
-                Some((&sig, key)),
+                Some((&sig, key).into()),
                 Some(&seq),
                 Judgement { duplicate_of: None },
             )?;
