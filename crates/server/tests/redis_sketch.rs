@@ -9,7 +9,7 @@ mod crawl;
 mod redis_server;
 
 use common::{article, edit, temp_dir};
-use crawl::{labelled_stream, run, run_on, score, stream, text};
+use crawl::{labelled_stream, run, run_on, score, stream, text, Step};
 use neardup::dedup::VerifySketch;
 use neardup::Verifier;
 use neardup_server::redis::StoreUrl;
@@ -47,6 +47,50 @@ fn the_sketch_scores_beside_exact_verification_on_the_crawler_scenario() {
     assert!(scores[0].tp > 100, "{:?}", scores[0]);
     assert!(scores[0].f1 > 0.95, "{:?}", scores[0]);
     assert!(scores[1].f1 >= scores[0].f1 - 0.03, "{scores:?}");
+}
+
+#[test]
+fn a_sketch_store_reopened_judges_from_its_band_keys() {
+    let steps = stream();
+    let config = sketch_config();
+    let whole_dir = temp_dir("sketch-whole");
+    let whole = ContentSeen::open(&whole_dir, &config).unwrap();
+    let expected = run(&whole, &steps);
+    let half = steps.len() / 2;
+    for (name, keep_snapshot) in [("sketch-reopened", true), ("sketch-rebuilt", false)] {
+        let dir = temp_dir(name);
+        let seen = ContentSeen::open(&dir, &config).unwrap();
+        let mut got = run(&seen, &steps[..half]);
+        drop(seen);
+        if !keep_snapshot {
+            let _ = std::fs::remove_file(dir.join(neardup_server::SNAPSHOT_FILE));
+        }
+        let seen = ContentSeen::open(&dir, &config).unwrap();
+        assert_eq!(seen.recovery().from_snapshot, keep_snapshot, "{name}");
+        got.extend(run(&seen, &steps[half..]));
+        for ((step, e), g) in steps.iter().zip(&expected).zip(&got) {
+            assert_eq!(g, e, "{name}: {}", step.id());
+        }
+        assert_eq!(seen.stats().originals, whole.stats().originals);
+        // A stored document keeps the key of its signature, not its bytes.
+        let id = steps
+            .iter()
+            .map(Step::id)
+            .find(|id| {
+                whole
+                    .get(id)
+                    .unwrap()
+                    .is_some_and(|i| i.duplicate_of.is_none())
+            })
+            .unwrap();
+        let info = seen.get(id).unwrap().unwrap();
+        assert_eq!(info.signature_bytes, 0);
+        assert_eq!(
+            info.signature_hash,
+            whole.get(id).unwrap().unwrap().signature_hash
+        );
+        assert!(info.signature_hash.is_some() && info.method.is_some());
+    }
 }
 
 #[test]
@@ -108,10 +152,11 @@ fn sketch_entries_carry_no_text() {
     let exact = entry_bytes(&Config::new(), "entries-exact");
     let sketch = entry_bytes(&sketch_config(), "entries-sketch");
     eprintln!("mean entry: exact {exact} bytes, sketch {sketch} bytes");
-    // The compressed text (about 900 bytes) is gone; the sketch is about
-    // 120 bytes beside the 551 of the signature.
+    // The compressed text (about 900 bytes) is gone; the sketch (about
+    // 120 bytes) and the band keys (about 130) replace the 551 bytes of
+    // the signature.
     assert!(exact > 1_200, "{exact}");
-    assert!(sketch < 800, "{sketch}");
+    assert!(sketch < 400, "{sketch}");
 }
 
 #[test]
