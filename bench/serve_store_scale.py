@@ -411,9 +411,10 @@ def decode_entry(e):
         return 5 + n, n, i + 5 + n
 
     out["id_field"], _, i = field(i)
-    if e[0] != 1:
+    if e[0] not in (1, 3):
         return out
     out["url_field"], _, i = field(i)
+    # Kind 3 (sketch mode): the signature key and band keys in its place.
     out["signature_field"], out["signature"], i = field(i)
     out["text_len"] = struct.unpack_from("<I", e, i)[0]
     i += 4
@@ -445,12 +446,13 @@ def entry_sample(port, windows=20, width=100):
         dbsize = r.cmd("DBSIZE")
     finally:
         r.close()
-    ins = [x for x in rows if x["kind"] == 1]
+    ins = [x for x in rows if x["kind"] in (1, 3)]
     avg = lambda k: round(sum(x.get(k, 0) for x in ins) / max(len(ins), 1), 1)
     return {
         "log_entries": n,
         "sampled": len(rows),
         "insertions_sampled": len(ins),
+        "band_key_insertions_sampled": sum(1 for x in ins if x["kind"] == 3),
         "avg_entry_bytes": avg("entry"),
         "avg_head_bytes": 17,
         "avg_id_field": avg("id_field"),
