@@ -63,7 +63,7 @@ impl Prepared {
 
     /// What the engine reads of the signature; `None` without text.
     pub(crate) fn candidate_keys(&self) -> Option<CandidateKeys<'_>> {
-        self.has_text().then(|| CandidateKeys {
+        self.has_text().then_some(CandidateKeys {
             key: self.key,
             signature: self.signature.as_ref(),
             band_keys: self.band_keys.as_deref(),

@@ -169,16 +169,17 @@ mod tests {
     use crate::{signature_key, Online, OnlineDocs, VerifySketch};
     use neardup_sketch::{DocText, Sketcher};
 
+    /// A document's key, kept signature, shingles and verdict.
+    type Doc = (
+        u128,
+        Option<Signature>,
+        Option<ShingleSeq>,
+        Option<(u32, f64)>,
+    );
+
     /// Documents that keep band keys only when the engine allows it.
     #[derive(Default)]
-    struct BandDocs(
-        Vec<(
-            u128,
-            Option<Signature>,
-            Option<ShingleSeq>,
-            Option<(u32, f64)>,
-        )>,
-    );
+    struct BandDocs(Vec<Doc>);
 
     impl OnlineDocs for BandDocs {
         type Shingles = ShingleSeq;
