@@ -6,7 +6,7 @@
 use neardup::dedup::{shared_passages, PairExplanation, Segment};
 use neardup::io::RawDocument;
 use neardup::sketch::Signature;
-use neardup::{Fingerprinted, Page};
+use neardup::{Fingerprinted, Page, ShingleSeq};
 
 use crate::answers::Verdict;
 use crate::error::{Error, ErrorKind};
@@ -18,7 +18,7 @@ pub const PASSAGE_K: usize = 3;
 
 /// The first line of an explanation whose original is stored by its band
 /// keys (a verification sketch and a MinHash method keep no signature).
-pub(crate) const BAND_KEYS_ONLY: &str = "The original is stored by its LSH band keys and verification sketch, without its signature (sketch mode): its signature similarity cannot be shown; the verdict was confirmed on the sketches.";
+pub(crate) const BAND_KEYS_ONLY: &str = "The original is stored by its LSH band keys and verification sketch, without its signature (sketch mode): the pair is explained by its sketches only.";
 
 /// The stored original a document was matched with.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,7 +48,8 @@ pub struct Explained {
     /// stored.
     pub original: Option<Original>,
     /// The engine's explanation of the pair (A the original, B the
-    /// document), when there is an original.
+    /// document), when there is an original and its signature is stored
+    /// (not for one kept by its band keys: then `lines` say so).
     pub explanation: Option<PairExplanation>,
     /// The explanation as lines of text.
     pub lines: Vec<String>,
@@ -116,19 +117,36 @@ impl ContentSeen {
                 error: None,
             },
         };
-        let explanation = dedup.explain(&original, &doc);
-        let mut lines = explanation.lines(dedup.verifier());
-        if record.signature.is_none() && record.band_keys.is_some() {
-            // A sketch-mode store keeps band keys, not the signature.
-            lines.insert(0, BAND_KEYS_ONLY.to_string());
-        }
+        let (explanation, lines) = if record.signature.is_none() && record.band_keys.is_some() {
+            // A sketch-mode store keeps band keys, not the signature: the
+            // pair is shown as it was verified, on the two sketches.
+            let sketch = record
+                .sketch
+                .as_deref()
+                .and_then(ShingleSeq::from_sketch_bytes);
+            let line = match (dedup.verifier(), sketch, &doc.shingles) {
+                (Some(v), Some(a), Some(b)) => match v.check(&a, b) {
+                    Some(c) => format!(
+                        "verification sketch: Jaccard {:.3} (threshold {}): a near-duplicate",
+                        c.jaccard, v.threshold
+                    ),
+                    None => "verification sketch: not a near-duplicate".to_string(),
+                },
+                _ => "verification sketch: not stored".to_string(),
+            };
+            (None, vec![BAND_KEYS_ONLY.to_string(), line])
+        } else {
+            let explanation = dedup.explain(&original, &doc);
+            let lines = explanation.lines(dedup.verifier());
+            (Some(explanation), lines)
+        };
         let (of_original, of_doc) = match &record.text {
             Some(t) => shared_passages(t, &page.text, k),
             None => (Vec::new(), shared_passages("", &page.text, k).1),
         };
         Ok(Explained {
             lines,
-            explanation: Some(explanation),
+            explanation,
             verdict,
             text: page.text,
             segments: of_doc,
@@ -199,5 +217,43 @@ mod tests {
         let empty = seen.explain(text("e", " -- ")).unwrap();
         assert_eq!(empty.verdict.kind(), "empty");
         assert!(empty.original.is_none() && empty.lines.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod sketch_tests {
+    use super::*;
+    use crate::config::Config;
+    use neardup::dedup::VerifySketch;
+    use neardup::io::Content;
+    use neardup::Verifier;
+    use neardup_testkit::TempDir;
+
+    #[test]
+    fn an_original_kept_by_band_keys_is_said_so() {
+        let dir = TempDir::new("explain-band-keys");
+        let mut config = Config::new();
+        config.verifier(Some(Verifier {
+            sketch: Some(VerifySketch::default()),
+            ..Verifier::default()
+        }));
+        let seen = ContentSeen::open(&dir, &config).unwrap();
+        let story: String = (0..300)
+            .map(|i| format!("w{} ", (i * 7919) % 10_007))
+            .collect();
+        let doc = |id: &str, t: String| RawDocument {
+            id: id.into(),
+            url: None,
+            content: Content::Text(t),
+        };
+        seen.insert(doc("a", story.clone())).unwrap();
+        let e = seen.explain(doc("b", format!("{story} tail"))).unwrap();
+        assert_eq!(e.verdict.duplicate_of.as_deref(), Some("a"));
+        assert_eq!(e.lines[0], BAND_KEYS_ONLY, "{:?}", e.lines);
+        assert!(e.lines[1].contains("a near-duplicate"), "{:?}", e.lines);
+        assert!(e.explanation.is_none() && e.original.is_some());
+        let info = seen.get("a").unwrap().unwrap();
+        assert_eq!(info.signature_bytes, 0);
+        assert!(info.signature_hash.is_some());
     }
 }
