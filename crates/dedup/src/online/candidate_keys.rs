@@ -27,6 +27,7 @@ use neardup_sketch::{CandidateRule, Method, Signature, LSH_WEIGHTS};
 
 use crate::error::Error;
 use crate::online::decisions::OnlineCore;
+use crate::online::docs::{Kind, OnlineDocs};
 use crate::verify::{ShingleSeq, Verifier};
 
 /// What the online engine reads of a document with text: the key of its
@@ -160,6 +161,37 @@ impl OnlineCore {
     /// [`KeyRule::keeps_signature`] of the engine's rule.
     pub fn keeps_signature(&self, shingles: Option<&ShingleSeq>) -> bool {
         self.key_rule.keeps_signature(shingles)
+    }
+
+    /// The original a document with signature key `key` duplicates
+    /// exactly: a live original with that key, else what the earliest live
+    /// duplicate with that key duplicates, when that original is live.
+    pub(crate) fn same_signature(
+        &self,
+        docs: &impl OnlineDocs,
+        key: u128,
+        live: &impl Fn(u32, Kind) -> bool,
+    ) -> Result<Option<(u32, f64)>, Error> {
+        let mut holders = Vec::new();
+        self.exact.get(key as u32, &mut holders);
+        holders.sort_unstable();
+        holders.dedup();
+        let mut via_duplicate = None;
+        for d in holders {
+            let original = live(d, Kind::Original);
+            if !(original || live(d, Kind::Duplicate)) || docs.key(d)? != Some(key) {
+                continue;
+            }
+            if original {
+                return Ok(Some((d, 1.0)));
+            }
+            if via_duplicate.is_none() {
+                via_duplicate = docs
+                    .duplicate_of(d)?
+                    .filter(|&(of, _)| live(of, Kind::Original));
+            }
+        }
+        Ok(via_duplicate)
     }
 }
 

@@ -245,37 +245,6 @@ impl OnlineCore {
         Ok(Judgement { duplicate_of: None })
     }
 
-    /// The original a document with signature key `key` duplicates
-    /// exactly: a live original with that key, else what the earliest live
-    /// duplicate with that key duplicates, when that original is live.
-    fn same_signature(
-        &self,
-        docs: &impl OnlineDocs,
-        key: u128,
-        live: &impl Fn(u32, Kind) -> bool,
-    ) -> Result<Option<(u32, f64)>, Error> {
-        let mut holders = Vec::new();
-        self.exact.get(key as u32, &mut holders);
-        holders.sort_unstable();
-        holders.dedup();
-        let mut via_duplicate = None;
-        for d in holders {
-            let original = live(d, Kind::Original);
-            if !(original || live(d, Kind::Duplicate)) || docs.key(d)? != Some(key) {
-                continue;
-            }
-            if original {
-                return Ok(Some((d, 1.0)));
-            }
-            if via_duplicate.is_none() {
-                via_duplicate = docs
-                    .duplicate_of(d)?
-                    .filter(|&(of, _)| live(of, Kind::Original));
-            }
-        }
-        Ok(via_duplicate)
-    }
-
     /// Whether a document with `shingles` and original `c` are a composite
     /// page and a page of one of its articles, by the originals stored.
     fn is_composite(
