@@ -24,7 +24,7 @@
 
 use neardup_sketch::intersection_size;
 
-use crate::verify::{comparison, Comparison, Runs, ShingleSeq};
+use crate::verify::{comparison, Comparison, ShingleSeq};
 
 /// Settings of the verification sketch (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,11 +141,7 @@ pub(crate) fn compare_sampled(a: &ShingleSeq, b: &ShingleSeq, k: usize) -> Compa
     // covered samples is measured that much longer than it is.
     let gap = (1usize << at) - 1;
     let runs = |kv: &[(u32, u32)], other: &[u32], tokens: usize| {
-        let mut runs = Runs::new(k);
-        for &(p, key) in kv {
-            runs.step(p as usize, other.binary_search(&key).is_ok());
-        }
-        let (head, run) = runs.finish(tokens);
+        let (head, run) = sampled_runs(kv, other, tokens, k, at);
         (head.saturating_sub(gap), run.saturating_sub(gap))
     };
     let shared = intersection_size(&sa, &sb);
@@ -156,6 +152,59 @@ pub(crate) fn compare_sampled(a: &ShingleSeq, b: &ShingleSeq, k: usize) -> Compa
         runs(&ka, &sb, a.tokens()),
         runs(&kb, &sa, b.tokens()),
     )
+}
+
+/// The uncovered runs (head, longest) of a sketch's samples `kv` against
+/// the other document's keys, in tokens, as exact verification measures them on
+/// every shingle, with what a sample can tell: a run reaches from the
+/// covered text before it to the covered text after it, but no further
+/// than `5 * 2^level` tokens past its outermost uncovered samples.
+///
+/// Samples are content-defined: a shingle repeated over a long stretch (a
+/// run of one token, a repeated line) is kept at every position or at
+/// none, so a stretch without samples is no evidence of text the other
+/// document lacks. Distinct text goes that far without a sample about
+/// once in 200 (`(1 - 2^-level)^(5 * 2^level)`), so the bound leaves
+/// ordinary runs as they were.
+fn sampled_runs(
+    kv: &[(u32, u32)],
+    other: &[u32],
+    tokens: usize,
+    k: usize,
+    level: u32,
+) -> (usize, usize) {
+    let reach = 5usize << level;
+    let mut covered_until = 0usize;
+    let mut head: Option<usize> = None;
+    let mut best = 0usize;
+    // The first and last uncovered samples since the last covered one.
+    let mut uncovered: Option<(usize, usize)> = None;
+    let mut close = |end: usize,
+                     uncovered: Option<(usize, usize)>,
+                     covered_until: usize,
+                     head: &mut Option<usize>| {
+        let (start, run) = match uncovered {
+            None => (covered_until, 0),
+            Some((first, last)) => {
+                let start = covered_until.max(first.saturating_sub(reach));
+                (start, end.min(last + k + reach).saturating_sub(start))
+            }
+        };
+        head.get_or_insert(if start == 0 { run } else { 0 });
+        best = best.max(run);
+    };
+    for &(p, key) in kv {
+        let p = p as usize;
+        if other.binary_search(&key).is_ok() {
+            close(p, uncovered.take(), covered_until, &mut head);
+            covered_until = covered_until.max(p + k);
+        } else if p + k > covered_until {
+            let p = p.max(covered_until);
+            uncovered = Some(uncovered.map_or((p, p), |(first, _)| (first, p)));
+        }
+    }
+    close(tokens, uncovered, covered_until, &mut head);
+    (head.unwrap_or(0), best)
 }
 
 fn put_varint(out: &mut Vec<u8>, mut n: u64) {

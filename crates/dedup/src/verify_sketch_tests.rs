@@ -77,6 +77,38 @@ fn the_run_rules_hold_on_the_sketch() {
 }
 
 #[test]
+fn a_stretch_without_samples_is_no_foreign_run() {
+    // A long run of one repeated token is one shingle, which the sample
+    // keeps at every position or at none: for several such tokens, the
+    // copy of a page ending (or starting) with the run still verifies.
+    let v = sketcher();
+    let head = words(70, 5);
+    let mut unsampled = 0;
+    for w in 0..16 {
+        let run = vec![format!("r{w}"); 230].join(" ");
+        let ending = sketch(&format!("{head} {run}"));
+        let starting = sketch(&format!("{run} {head}"));
+        unsampled += usize::from(ending.len() < 40);
+        assert_eq!(v.verify(&ending, &ending), Some(1.0), "r{w} at the end");
+        assert_eq!(
+            v.verify(&starting, &starting),
+            Some(1.0),
+            "r{w} at the head"
+        );
+        let edited = sketch(&format!("{head} a short note {run}"));
+        assert!(v.verify(&edited, &ending).is_some(), "r{w} edited");
+    }
+    assert!(
+        unsampled > 0,
+        "no run went unsampled: the test tests nothing"
+    );
+    // A foreign run of distinct tokens is still one.
+    let body = words(300, 1);
+    let glued = sketch(&format!("{body} {}", words(200, 3)));
+    assert_eq!(v.verify(&glued, &sketch(&body)), None);
+}
+
+#[test]
 fn the_jaccard_estimate_is_close() {
     // Documents sharing a varying part: the estimate within 0.2 of the
     // exact value.
