@@ -22,7 +22,10 @@ without collecting the corpus anywhere:
    postings become pairs ``(u, v)``, ``u`` earlier than ``v``, in one call
    to the engine's inverted index (Rust): over-long postings dropped and
    shared keys counted as the engine does, the counts of a pair summed
-   across partitions.
+   across partitions. Keys are counted first (a combinable aggregation):
+   those over the engine's cap are dropped before the shuffle, and hot
+   ones (boilerplate: more than ``hot_key_rows`` documents) are split
+   into blocks, each pair of blocks a task (``_pair_inputs``).
 4. **Verification** — executors check each pair with the method's own rule
    and keep its similarity. **Composite pages** (``default`` method): a
    verified pair in which one page has a long run the other lacks gets
@@ -64,7 +67,7 @@ HOT_KEY_ROWS = 2_000
 """A candidate key (a band bucket) with more documents than this is hot:
 its documents are split into blocks of about this many, and each pair of
 blocks is made into pairs by a task of its own (about 2 x 2,000 rows and
-4 million pairs, 64 MB, a task)."""
+4 million pairs, 96 MB as pandas columns, a task)."""
 
 
 def dedup(
@@ -113,6 +116,13 @@ def dedup(
     composite page check (``composite_check=False`` is
     ``--no-composite-check``) and the partial copy check
     (``partial_check=False`` is ``--no-partial-check``).
+
+    A candidate key of more than ``hot_key_rows`` documents (a band
+    bucket of boilerplate) is not shuffled whole to one task: its
+    documents are split into blocks of about that many, and each pair of
+    blocks is one task; keys over the method's cap on postings (the key
+    methods') are dropped before the shuffle, as the engine ignores them.
+    Same pairs, same groups.
 
     The Spark jobs it runs are described ``neardup.spark.dedup: <step>``
     in the Spark UI. While it runs, the session's
