@@ -372,19 +372,31 @@ def _pair_inputs(postings, parts: int, max_posting: Optional[int], hot_key_rows:
       the method has one) make no pairs in the engine: they are dropped
       here, before any shuffle.
 
-    The documents of each key are counted first by a combinable
-    aggregation (one row per key and map task crosses the shuffle), and
-    the hot keys (at most ``postings / hot_key_rows``) are broadcast to
-    where the postings already are."""
+    Hot keys are found without shuffling every key: a key of more than
+    ``hot_key_rows`` postings over ``P`` partitions has more than
+    ``hot_key_rows / P`` of them in one partition (pigeonhole), so each
+    partition gives only its keys that common (counted in NumPy where the
+    postings are), and only those are counted exactly (a combinable
+    aggregation, one row per key and map task crosses the shuffle). The
+    hot keys (at most ``postings / hot_key_rows``) are broadcast to where
+    the postings already are."""
     from pyspark.sql import functions as F
 
+    common = _materialize(
+        postings.mapInArrow(_locally_common(postings.rdd.getNumPartitions(), hot_key_rows), "t int, k long").distinct()
+    )
+    if common.isEmpty():
+        return postings.repartition(parts, "t", "k"), None
+    if common.count() <= BROADCAST_KEYS:
+        common = F.broadcast(common)
     n = F.col("n")
     blocks = F.ceil(n / F.lit(hot_key_rows))
     if max_posting is not None:
         # The engine ignores the key: no block, no pair.
         blocks = F.when(n > max_posting, F.lit(0)).otherwise(blocks)
     hot = _materialize(
-        postings.groupBy("t", "k")
+        postings.join(common, ["t", "k"])
+        .groupBy("t", "k")
         .agg(F.count(F.lit(1)).alias("n"))
         .where(n > hot_key_rows)
         .select("t", "k", blocks.cast("long").alias("nb"))
@@ -401,6 +413,43 @@ def _pair_inputs(postings, parts: int, max_posting: Optional[int], hot_key_rows:
         .select("ord", "t", "k", "b", F.least(b, F.col("j")).alias("a"), F.greatest(b, F.col("j")).alias("c"))
     )
     return cold, tiles
+
+
+BROADCAST_KEYS = 4_000_000
+"""The most locally common keys (candidates for hot keys) broadcast to
+the postings for their exact count (12 bytes each); past it, joined by a
+shuffle."""
+
+
+def _locally_common(n_parts: int, hot_key_rows: int):
+    """A ``mapInArrow`` function: the distinct keys ``(t, k)`` of a
+    partition of postings with more than ``hot_key_rows / n_parts``
+    postings in it (every key of more than ``hot_key_rows`` postings in
+    all is one in some partition)."""
+
+    def run(batches):
+        import numpy as np
+        import pyarrow as pa
+
+        got = [(_col(b, "t").to_numpy(), _col(b, "k").to_numpy()) for b in batches if b.num_rows]
+        if not got:
+            return
+        t = np.concatenate([t for t, _ in got])
+        k = np.concatenate([k for _, k in got])
+        # Counted by one 64-bit mix of table and key (sorting int64 is
+        # fast); keys that collide are counted together, which only adds
+        # candidates: all the keys of a common mix are given.
+        mixed = k ^ (t.astype(np.int64) * np.int64(-7046029254386353131))
+        distinct, counts = np.unique(mixed, return_counts=True)
+        at = np.isin(mixed, distinct[counts * n_parts > hot_key_rows])
+        t, k = t[at], k[at]
+        order = np.lexsort((k, t))
+        t, k = t[order], k[order]
+        first = np.ones(len(t), bool)
+        first[1:] = (t[1:] != t[:-1]) | (k[1:] != k[:-1])
+        yield pa.RecordBatch.from_arrays([pa.array(t[first]), pa.array(k[first])], names=["t", "k"])
+
+    return run
 
 
 def _tile_pairs(key, pdf):
