@@ -123,16 +123,17 @@ def boilerplate_corpus(n):
     return docs
 
 
-def test_boilerplate_in_every_document_is_joined_where_it_is(spark):
-    """A paragraph in every document: its key is broadcast to the
+@pytest.mark.parametrize("unit", ["paragraph", "line"])
+def test_boilerplate_in_every_document_is_joined_where_it_is(spark, unit):
+    """A paragraph (a line) in every document: its key is broadcast to the
     occurrences (no task gets them all), and the spans stay the CLI's."""
     from neardup.spark._spans import _join_hot
     from pyspark.sql import functions as F
 
     docs = boilerplate_corpus(3000)
     df = spark.createDataFrame([(i, d, t) for i, (d, t) in enumerate(docs)], ["o", "id", "text"])
-    got = nds.span_rows(nds.spans(df.repartition(4), order_col="o", hot_key_rows=500))
-    want = neardup.SpanFinder().spans([t for _, t in docs], ids=[d for d, _ in docs])
+    got = nds.span_rows(nds.spans(df.repartition(4), unit=unit, order_col="o", hot_key_rows=500))
+    want = neardup.SpanFinder(unit).spans([t for _, t in docs], ids=[d for d, _ in docs])
     assert got == want
     # The footer 2999 times, and Report 0 again in b2950.
     assert sum(1 for r in want for s in r["spans"] if s["first"] == "b0") == 2999 + 1

@@ -1,0 +1,164 @@
+"""neardup.spark.dedup on boilerplate (issue 35, skew): a paragraph in
+every document, and a band key shared by most documents. No kernel call
+gets more than about ``2 * hot_key_rows`` postings of one key, and the
+groups stay the engine's (`neardup dedup`)."""
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+import neardup
+from corpus import WORDS, edit
+
+pytest.importorskip("pyspark", reason="pyspark is not installed (pip install pyspark)")
+pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install pyarrow)")
+
+from neardup import _neardup as _nd  # noqa: E402
+from neardup import spark as nds  # noqa: E402
+from neardup.spark import _dedup  # noqa: E402
+
+FOOTER = "Copyright 2024 The Harbour Gazette. All rights reserved. Terms of use apply to every page."
+
+
+def boilerplate_corpus(n, own=40, shared=60, seed=3):
+    """`n` documents: a paragraph of their own (every seventh a one-word
+    edit of an earlier one: near-duplicates), a long paragraph shared by
+    all (60% of a document's words: many documents share a band key,
+    without being near-duplicates) and the footer."""
+    rng = random.Random(seed)
+    body = " ".join(rng.choice(WORDS) for _ in range(shared))
+    owns = []
+    for d in range(n):
+        if d % 7 == 6:
+            owns.append(edit(rng, WORDS, owns[rng.randrange(d)], 1))
+        else:
+            owns.append([rng.choice(WORDS) for _ in range(own)])
+    return [(f"d{d:05d}", f"{' '.join(w)}\n\n{body}\n\n{FOOTER}") for d, w in enumerate(owns)]
+
+
+def normalize(rows):
+    return sorted((r["id"], r["cluster"], r["duplicate_of"], r["similarity"]) for r in rows)
+
+
+def engine_and_spark(spark, tmp_path, docs, method, **kw):
+    path = tmp_path / "docs.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in docs))
+    want = normalize(neardup.dedup_files([str(path)], method))
+    df = spark.createDataFrame([(n, i, t) for n, (i, t) in enumerate(docs)], "n long, id string, body string")
+    got = nds.dedup(df.repartition(3), text_col="body", order_col="n", method=method, **kw)
+    return normalize(r.asDict() for r in got.collect()), want
+
+
+def postings_of(spark, docs, method):
+    """The candidate keys ``(ord, t, k)`` of ``docs`` (each signature
+    once, as in ``dedup``) as a DataFrame over 3 partitions."""
+    sigs, _, _, _, _ = _nd.fingerprint_batch(method, None, None, [i for i, _ in docs], texts=[t for _, t in docs])
+    first = {}
+    for o, s in enumerate(sigs):
+        first.setdefault(s, o)
+    ords = sorted(first.values())
+    rows, t, k = _nd.candidate_keys_batch(method, None, None, [sigs[o] for o in ords])
+    rows = np.frombuffer(rows, np.uint32)
+    t, k = np.frombuffer(t, np.int32), np.frombuffer(k, np.int64)
+    postings = [(ords[r], int(a), int(b)) for r, a, b in zip(rows, t, k)]
+    return spark.createDataFrame(postings, "ord long, t int, k long").repartition(3), postings
+
+
+def most_rows_of_one_key(cold, tiles):
+    """The most postings of one key that one pair kernel call gets: a
+    partition of ``cold`` (one ``mapInArrow`` call), a tile of ``tiles``
+    (one ``applyInPandas`` call)."""
+    from pyspark.sql import functions as F
+
+    per_call = [cold.groupBy(F.spark_partition_id().alias("p"), "t", "k").count()]
+    if tiles is not None:
+        per_call.append(tiles.groupBy("t", "k", "a", "c").count())
+    return max(r["count"] for df in per_call for r in df.collect())
+
+
+def pairs_of(cold, tiles, max_posting):
+    """The pairs ``(u, v) -> shared keys`` made from the kernels' inputs."""
+    got = {}
+    for p in cold.rdd.glom().collect():
+        if p:
+            types = (("ord", np.int64), ("t", np.int32), ("k", np.int64))
+            cols = [np.array([r[c] for r in p], dt).tobytes() for c, dt in types]
+            u, v, n = (np.frombuffer(x, np.int64) for x in _nd.bucket_pairs_batch(*cols, max_posting))
+            for x, y, z in zip(u, v, n):
+                got[(x, y)] = got.get((x, y), 0) + z
+    if tiles is not None:
+        for r in tiles.groupBy("t", "k", "a", "c").applyInPandas(_dedup._tile_pairs, _dedup._PAIR_SCHEMA).collect():
+            got[(r["u"], r["v"])] = got.get((r["u"], r["v"]), 0) + r["n"]
+    return got
+
+
+def brute_pairs(postings, max_posting):
+    keys = {}
+    for o, t, k in postings:
+        keys.setdefault((t, k), []).append(o)
+    got = {}
+    for docs in keys.values():
+        if max_posting is not None and len(docs) > max_posting:
+            continue
+        docs.sort()
+        for i, u in enumerate(docs):
+            for v in docs[i + 1:]:
+                got[(u, v)] = got.get((u, v), 0) + 1
+    return got
+
+
+def test_a_hot_band_key_is_split_into_tiles(spark, tmp_path):
+    """Most documents share a band key (the shared paragraph): with
+    ``hot_key_rows=32`` each of its pair tiles is one call of about 64
+    postings, not one call of all of them, and the groups are the
+    engine's."""
+    docs = boilerplate_corpus(250)
+    postings_df, postings = postings_of(spark, docs, "default")
+    sizes = {}
+    for _, t, k in postings:
+        sizes[(t, k)] = sizes.get((t, k), 0) + 1
+    assert max(sizes.values()) > 100
+    cold, tiles = _dedup._pair_inputs(postings_df, 2, None, 32)
+    most = most_rows_of_one_key(cold, tiles)
+    print("most postings of one key in one call:", most, "of", max(sizes.values()))
+    assert most <= 3 * 32
+
+    # The whole pipeline (MinHash: the same band keys, without the default
+    # method's corpus-level passes, which take long on local[2]).
+    got, want = engine_and_spark(spark, tmp_path, docs, "minhash", hot_key_rows=32)
+    assert got == want
+    kept = sum(r[2] is None for r in want)
+    assert 1 < kept < len(docs)
+
+
+@pytest.mark.parametrize("method", ["paragraph", "supershingle"])
+def test_keys_over_the_engines_cap_are_dropped_before_the_shuffle(spark, method):
+    """A paragraph in every document, with the methods that ignore keys of
+    more than the engine's cap (10,000 documents, from the method's rule):
+    past it, the key's postings never cross a shuffle (its documents would
+    all go to one task); a hot key under the cap is split into tiles, and
+    the pairs and their shared keys are the engine's."""
+    _, max_posting = _nd.candidate_rule(method)
+    rng = random.Random(5)
+    n = max_posting + 200
+    postings = [(o, 0, -1) for o in range(n)]  # the footer's key, in every document
+    postings += [(o, 0, rng.randrange(3000)) for o in range(n)]  # a few documents a key
+    postings += [(o, 0, 10_000 + o // 3) for o in range(0, n, 2)]
+    postings += [(o, 1, -1) for o in range(0, n, 37)]  # a hot key under the cap: tiles
+    df = spark.createDataFrame(postings, "ord long, t int, k long").repartition(3)
+    cold, tiles = _dedup._pair_inputs(df, 2, max_posting, 50)
+    assert most_rows_of_one_key(cold, tiles) <= 3 * 50
+    assert pairs_of(cold, tiles, max_posting) == brute_pairs(postings, max_posting)
+
+
+@pytest.mark.parametrize("method", ["paragraph", "supershingle"])
+def test_boilerplate_in_every_document_keeps_the_engines_groups(spark, tmp_path, method):
+    """The whole pipeline with the key methods, the shared paragraphs' keys
+    split into tiles (``hot_key_rows=24``, below the cap): the pairs'
+    shared keys are counted once per key (super-shingles need two)."""
+    docs = boilerplate_corpus(300, seed=8)
+    got, want = engine_and_spark(spark, tmp_path, docs, method, hot_key_rows=24)
+    assert got == want
+    assert any(r[2] is not None for r in want)
