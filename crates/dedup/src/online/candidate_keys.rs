@@ -87,6 +87,16 @@ pub(crate) fn lsh_params(method: &Method) -> Result<Option<LshParams>, Error> {
     Ok(Some(LshParams::optimal(threshold, num_perm, fp, fn_)?))
 }
 
+/// The folded band keys of a MinHash signature under `params`: what the
+/// candidate index ([`neardup_index::CompactLsh`]) keys it by.
+pub(crate) fn band_keys_of(params: LshParams, sig: &Signature) -> Result<Vec<u32>, Error> {
+    let values = match sig {
+        Signature::MinHash(m) if !m.values().is_empty() => m.values(),
+        _ => return Err(Error::signature("expected a MinHash signature with values")),
+    };
+    Ok(folded_band_keys(params, values)?)
+}
+
 /// The rule of the module documentation for one engine's method and
 /// verifier: what a document keeps of its signature, and its band keys.
 /// Cheap to copy, so that a service fingerprints documents on many threads
@@ -116,14 +126,7 @@ impl KeyRule {
     /// # Errors
     /// A signature that is not the method's MinHash signature.
     pub fn band_keys(&self, sig: &Signature) -> Result<Option<Vec<u32>>, Error> {
-        let Some(params) = self.params else {
-            return Ok(None);
-        };
-        let values = match sig {
-            Signature::MinHash(m) if !m.values().is_empty() => m.values(),
-            _ => return Err(Error::signature("expected a MinHash signature with values")),
-        };
-        Ok(Some(folded_band_keys(params, values)?))
+        self.params.map(|p| band_keys_of(p, sig)).transpose()
     }
 
     /// Whether some documents may keep band keys instead of their

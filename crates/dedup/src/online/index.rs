@@ -6,13 +6,14 @@
 //! ([`CompactLsh`]: about six bytes per band per original) and saved in
 //! the service's index snapshot.
 
+use std::borrow::Cow;
 use std::io::{self, Read, Write};
 
-use neardup_index::{folded_band_keys, CompactLsh, InvertedIndex, LshParams, SimHashIndex};
+use neardup_index::{CompactLsh, InvertedIndex, LshParams, SimHashIndex};
 use neardup_sketch::{CandidateRule, Method, Signature};
 
 use crate::error::Error;
-use crate::online::candidate_keys::{lsh_params, CandidateKeys};
+use crate::online::candidate_keys::{band_keys_of, lsh_params, CandidateKeys};
 
 /// Candidate search over the originals inserted so far.
 #[derive(Debug)]
@@ -67,38 +68,6 @@ impl OnlineIndex {
         })
     }
 
-    /// The bands and rows keys are made with: the saved index's, else the
-    /// method's.
-    fn lsh_params(&self) -> Option<LshParams> {
-        match self {
-            OnlineIndex::Lsh {
-                index: Some(ix), ..
-            } => Some(ix.params()),
-            OnlineIndex::Lsh { params, .. } => Some(*params),
-            _ => None,
-        }
-    }
-
-    /// The folded band keys of a MinHash signature; `None` for an index
-    /// that is not LSH bands.
-    pub fn band_keys(&self, sig: &Signature) -> Result<Option<Vec<u32>>, Error> {
-        match self.lsh_params() {
-            Some(params) => Ok(Some(folded_band_keys(params, minhash_values(sig)?)?)),
-            None => Ok(None),
-        }
-    }
-
-    /// The band keys of a document: given, or made from its signature.
-    fn keys_of<'k>(&self, doc: &CandidateKeys<'k>) -> Result<std::borrow::Cow<'k, [u32]>, Error> {
-        match (doc.band_keys, doc.signature) {
-            (Some(k), _) => Ok(std::borrow::Cow::Borrowed(k)),
-            (None, Some(sig)) => Ok(std::borrow::Cow::Owned(
-                self.band_keys(sig)?.unwrap_or_default(),
-            )),
-            (None, None) => Err(Error::signature("neither a signature nor band keys")),
-        }
-    }
-
     /// Adds an original under its dense id; `alive` says which originals
     /// are still stored, for the compact tables' merges.
     pub fn insert(
@@ -107,19 +76,14 @@ impl OnlineIndex {
         doc: &CandidateKeys<'_>,
         alive: impl Fn(u32) -> bool,
     ) -> Result<(), Error> {
-        if let OnlineIndex::Lsh { .. } = self {
-            let keys = self.keys_of(doc)?;
-            if let OnlineIndex::Lsh { params, index } = self {
-                let ix = index.get_or_insert_with(|| CompactLsh::new(*params));
-                ix.insert_keys(id, &keys, alive)?;
-            }
-            return Ok(());
-        }
-        let sig = full(doc)?;
         match self {
-            OnlineIndex::Lsh { .. } => Ok(()),
-            OnlineIndex::SimHash(ix) => Ok(ix.insert(id, simhash_value(sig))?),
-            OnlineIndex::Inverted(ix) => Ok(ix.insert(id, &sig.index_keys())?),
+            OnlineIndex::Lsh { params, index } => {
+                let keys = keys_of(*params, doc)?;
+                let ix = index.get_or_insert_with(|| CompactLsh::new(*params));
+                Ok(ix.insert_keys(id, &keys, alive)?)
+            }
+            OnlineIndex::SimHash(ix) => Ok(ix.insert(id, simhash_value(full(doc)?))?),
+            OnlineIndex::Inverted(ix) => Ok(ix.insert(id, &full(doc)?.index_keys())?),
         }
     }
 
@@ -128,8 +92,9 @@ impl OnlineIndex {
         Ok(match self {
             OnlineIndex::Lsh { index: None, .. } => Vec::new(),
             OnlineIndex::Lsh {
-                index: Some(ix), ..
-            } => ix.query_keys(&self.keys_of(doc)?)?,
+                index: Some(ix),
+                params,
+            } => ix.query_keys(&keys_of(*params, doc)?)?,
             OnlineIndex::SimHash(ix) => ix
                 .query(simhash_value(full(doc)?))
                 .into_iter()
@@ -197,10 +162,13 @@ fn full<'k>(doc: &CandidateKeys<'k>) -> Result<&'k Signature, Error> {
     })
 }
 
-fn minhash_values(sig: &Signature) -> Result<&[u32], Error> {
-    match sig {
-        Signature::MinHash(m) if !m.values().is_empty() => Ok(m.values()),
-        _ => Err(Error::signature("expected a MinHash signature with values")),
+/// The band keys of a document: given, or made from its signature (a
+/// saved index has the method's bands: [`OnlineIndex::read_from`]).
+fn keys_of<'k>(params: LshParams, doc: &CandidateKeys<'k>) -> Result<Cow<'k, [u32]>, Error> {
+    match (doc.band_keys, doc.signature) {
+        (Some(k), _) => Ok(Cow::Borrowed(k)),
+        (None, Some(sig)) => Ok(Cow::Owned(band_keys_of(params, sig)?)),
+        (None, None) => Err(Error::signature("neither a signature nor band keys")),
     }
 }
 
@@ -235,7 +203,8 @@ mod tests {
             c.insert(0, &doc, |_| true).unwrap();
             assert_eq!(c.query(&doc).unwrap(), [0], "{name}");
             // By band keys alone, for the LSH index.
-            if let Some(keys) = c.band_keys(&sig).unwrap() {
+            let rule = crate::KeyRule::new(&m, None).unwrap();
+            if let Some(keys) = rule.band_keys(&sig).unwrap() {
                 let by_keys = CandidateKeys::bands(&keys, 1);
                 assert_eq!(c.query(&by_keys).unwrap(), [0], "{name}");
                 c.insert(1, &by_keys, |_| true).unwrap();
