@@ -1,8 +1,9 @@
 //! `neardup serve --store redis://...` as processes over a real
 //! redis-server (skipped, saying so, when it is not installed): refusals
 //! that never show the password, two instances that share verdicts (also
-//! with `--store-verify sketch`, which refuses an exact instance), and one
-//! killed mid-load that blocks no other.
+//! with `--store-verify sketch`, which refuses an exact instance, and with
+//! a document limit, which refuses another limit), and one killed
+//! mid-load that blocks no other.
 
 mod common;
 #[path = "../../server/tests/redis_server/launcher.rs"]
@@ -98,6 +99,54 @@ fn two_processes_over_one_redis_share_their_verdicts() {
         .unwrap();
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["duplicate_of"], json!("first"));
+    drop((a, b, redis));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn two_processes_with_a_document_limit_evict_as_one_and_refuse_another_limit() {
+    let dir = common::temp_dir("serve-store-evict");
+    let Some(redis) = start_redis(
+        "serve-store-evict",
+        "two_processes_with_a_document_limit_evict_as_one_and_refuse_another_limit",
+    ) else {
+        return;
+    };
+    let url = store_url(&redis);
+    let limit = ["--store", &url, "--max-documents", "2"];
+    let a = Serve::start_with(&dir.join("a"), &limit);
+    let b = Serve::start_with(&dir.join("b"), &limit);
+    let post = |at: &Serve, id: &str, i: u64| {
+        let r = Client::new(at.addr)
+            .post_json("/v1/documents", &json!({"id": id, "text": text(i)}))
+            .unwrap();
+        assert_eq!(r.status, 200, "{id}");
+        r.json()["duplicate_of"].clone()
+    };
+    for (i, at) in [&a, &b, &a].into_iter().enumerate() {
+        assert_eq!(post(at, &format!("d{i}"), 10 + i as u64), json!(null));
+    }
+    // d0 was evicted when d2 came (on both), d2 is live.
+    assert_eq!(post(&b, "copy-of-d0", 10), json!(null));
+    assert_eq!(post(&a, "copy-of-d2", 12), json!("d2"));
+    let stats = Client::new(b.addr).get("/v1/stats").unwrap().json();
+    assert_eq!(stats["documents"], json!(2), "{stats}");
+    let out = common::neardup(&[
+        "serve",
+        "--method",
+        "minhash",
+        "--listen",
+        "127.0.0.1:0",
+        "--data-dir",
+        dir.join("c").to_str().unwrap(),
+        "--store",
+        &url,
+        "--max-documents",
+        "3",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("max documents 2"), "{err}");
     drop((a, b, redis));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -83,15 +83,17 @@ impl Config {
     }
 
     /// Keeps at most this many documents: past it, the oldest are evicted
-    /// (deleted) at each commit, so that the index does not grow forever.
-    /// Default: no limit.
+    /// (deleted) after each operation, so that the index does not grow
+    /// forever. Default: no limit.
     pub fn max_documents(&mut self, n: Option<u64>) -> &mut Config {
         self.inner.max_documents = n;
         self
     }
 
-    /// Evicts documents stored longer ago than this, at each commit.
-    /// Default: none.
+    /// Evicts documents stored longer ago than this, after each
+    /// operation: by the service's clock, or over a shared store by the
+    /// log's time (see [`crate::ContentSeen::open_shared`]). Default:
+    /// none.
     pub fn max_age(&mut self, age: Option<std::time::Duration>) -> &mut Config {
         self.inner.max_age = age;
         self

@@ -43,6 +43,7 @@ mod answers;
 pub mod client;
 mod config;
 mod error;
+mod evict;
 mod explain;
 pub mod http;
 mod journal;

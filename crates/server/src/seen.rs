@@ -14,6 +14,7 @@ use neardup::{Dedup, Page, ShingleSeq};
 use crate::answers::{DocumentInfo, Stats, Verdict};
 use crate::config::Config;
 use crate::error::{Error, ErrorKind};
+use crate::evict::At;
 use crate::postings::{DiskPostings, POSTINGS_DIR};
 use crate::record::PackedText;
 use crate::recover::{self, Recovery};
@@ -305,7 +306,7 @@ impl ContentSeen {
             .into_iter()
             .map(|p| {
                 let (tx, rx) = mpsc::sync_channel(1);
-                self.send_local(Op::Insert(self.pack(p?), Reply::Thread(tx)))?;
+                self.send_local(Op::Insert(self.pack(p?), Reply::Thread(tx), At::Now))?;
                 Ok(rx)
             })
             .collect();
@@ -361,7 +362,7 @@ impl ContentSeen {
             return v.pop().unwrap_or_else(|| Err(ErrorKind::Failed.into()));
         }
         let (tx, rx) = mpsc::sync_channel(1);
-        self.send_local(Op::Insert(self.pack(p), Reply::Thread(tx)))?;
+        self.send_local(Op::Insert(self.pack(p), Reply::Thread(tx), At::Now))?;
         rx.recv().unwrap_or_else(|_| Err(ErrorKind::Failed.into()))
     }
 
@@ -381,7 +382,7 @@ impl ContentSeen {
             drop(permit);
             return Ok(rx);
         }
-        self.send_local(Op::Insert(self.pack(p), Reply::Task(tx, permit)))?;
+        self.send_local(Op::Insert(self.pack(p), Reply::Task(tx, permit), At::Now))?;
         Ok(rx)
     }
 
@@ -401,7 +402,7 @@ impl ContentSeen {
             return r.delete(self, id);
         }
         let (tx, rx) = mpsc::sync_channel(1);
-        self.send_local(Op::Delete(id.to_string(), tx))?;
+        self.send_local(Op::Delete(id.to_string(), tx, At::Now))?;
         rx.recv().unwrap_or_else(|_| Err(ErrorKind::Failed.into()))
     }
 

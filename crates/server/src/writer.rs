@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use crate::answers::Verdict;
 use crate::error::{Error, ErrorKind};
+use crate::evict::{evict, At};
 use crate::record::Record;
 use crate::recover::save_snapshot;
 use crate::seen::Prepared;
@@ -33,9 +34,11 @@ pub(crate) const SNAPSHOT_MIN: u64 = 100_000;
 pub(crate) const SNAPSHOT_MAX: u64 = 250_000;
 
 /// One operation for the writer, with where its answer goes.
+/// Each is applied at its time ([`At`]), and eviction is evaluated
+/// after each ([`crate::evict`]).
 pub(crate) enum Op {
-    Insert(Box<Prepared>, Reply),
-    Delete(String, SyncSender<Result<bool, Error>>),
+    Insert(Box<Prepared>, Reply, At),
+    Delete(String, SyncSender<Result<bool, Error>>, At),
 }
 
 /// Where the verdict of an insertion goes: a thread waiting for it, or an
@@ -110,10 +113,13 @@ pub(crate) fn run(shared: Arc<Shared>, rx: Receiver<Op>) {
                 t.prune_removed(below)?;
             }
             for op in ops {
-                let a = apply(&shared, t, op)?;
-                answers.push(a);
+                let at = match &op {
+                    Op::Insert(_, _, at) | Op::Delete(_, _, at) => at.ms(),
+                };
+                answers.push(apply(&shared, t, op, at)?);
+                evict(&shared, t, at)?;
             }
-            evict(&shared, t)
+            Ok(())
         });
         if result.is_err() {
             // Memory may now hold operations the store does not: stop
@@ -190,39 +196,11 @@ impl Snapshot {
     }
 }
 
-/// Deletes the oldest documents while there are more than the document
-/// limit or they are older than the age limit, in the batch's transaction.
-fn evict(shared: &Shared, t: &mut Tables<'_>) -> Result<(), Error> {
-    let (max_docs, max_age) = (
-        shared.config.get_max_documents(),
-        shared.config.get_max_age(),
-    );
-    if max_docs.is_none() && max_age.is_none() {
-        return Ok(());
-    }
-    let now = now_ms();
-    while let Some((id, at, seq)) = t.oldest()? {
-        let mut state = shared.write_state();
-        let over = max_docs.is_some_and(|m| state.len() as u64 > m);
-        let old = max_age.is_some_and(|a| now.saturating_sub(at) > a.as_millis() as u64);
-        if !(over || old) {
-            break;
-        }
-        if let Ok(d) = u32::try_from(seq) {
-            state.remove(d);
-        }
-        drop(state);
-        t.delete(&id)?;
-        shared.evicted.fetch_add(1, Ordering::Relaxed);
-    }
-    Ok(())
-}
-
 fn answer_of(op: Op, err: Result<(), Error>) -> Answer {
     let e = err.err().unwrap_or_else(|| Error::new(ErrorKind::Failed));
     match op {
-        Op::Insert(_, tx) => Answer::Insert(tx, Err(e)),
-        Op::Delete(_, tx) => Answer::Delete(tx, Err(e)),
+        Op::Insert(_, tx, _) => Answer::Insert(tx, Err(e)),
+        Op::Delete(_, tx, _) => Answer::Delete(tx, Err(e)),
     }
 }
 
@@ -238,19 +216,20 @@ fn dense_of(t: &Tables<'_>) -> Result<u32, Error> {
         })
 }
 
-/// Applies one operation to memory and to the open transaction. An error
-/// of the store aborts the whole batch; a per-document error (conflict) is
-/// the answer to that document only.
-fn apply(shared: &Shared, t: &mut Tables<'_>, op: Op) -> Result<Answer, Error> {
+/// Applies one operation to memory and to the open transaction, at `at`
+/// (a document's storing time). An error of the store aborts the whole
+/// batch; a per-document error (conflict) is the answer to that document
+/// only.
+fn apply(shared: &Shared, t: &mut Tables<'_>, op: Op, at: Option<u64>) -> Result<Answer, Error> {
     match op {
-        Op::Delete(id, tx) => {
+        Op::Delete(id, tx, _) => {
             let seq = t.seq_of(&id)?;
             let removed =
                 seq.is_some_and(|s| u32::try_from(s).is_ok_and(|d| shared.write_state().remove(d)));
             let stored = t.delete(&id)?;
             Ok(Answer::Delete(tx, Ok(removed || stored)))
         }
-        Op::Insert(p, tx) => {
+        Op::Insert(p, tx, _) => {
             let mut state = shared.write_state();
             // Judging only reads: a record that cannot be read (damaged)
             // fails this document, not the batch nor the service.
@@ -297,7 +276,7 @@ fn apply(shared: &Shared, t: &mut Tables<'_>, op: Op) -> Result<Answer, Error> {
             let dense = dense_of(t)?;
             let mut record = Record {
                 seq: 0,
-                stored_at_ms: now_ms(),
+                stored_at_ms: at.unwrap_or_else(now_ms),
                 text_len,
                 url,
                 signature: bytes,

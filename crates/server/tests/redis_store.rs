@@ -238,8 +238,8 @@ fn the_example_crawl_gets_the_single_node_verdicts() {
 }
 
 #[test]
-fn other_settings_and_unsupported_options_are_refused() {
-    if !redis_server::available("other_settings_and_unsupported_options_are_refused") {
+fn other_settings_and_a_used_replica_directory_are_refused() {
+    if !redis_server::available("other_settings_and_a_used_replica_directory_are_refused") {
         return;
     }
     let redis = RedisServer::start("refused", None);
@@ -253,7 +253,7 @@ fn other_settings_and_unsupported_options_are_refused() {
     let mut evicting = Config::new();
     evicting.max_documents(Some(10));
     let e = ContentSeen::open_shared(&url, dir.join("c"), &evicting).unwrap_err();
-    assert!(e.to_string().contains("eviction"), "{e}");
+    assert!(matches!(e.kind(), ErrorKind::MethodMismatch { .. }), "{e}");
     drop(first);
     // The replica directory must not hold a store already.
     let e = ContentSeen::open_shared(&url, dir.join("a"), &Config::new()).unwrap_err();

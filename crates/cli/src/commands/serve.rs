@@ -93,12 +93,16 @@ pub struct ServeArgs {
     /// replacing the stored version with it.
     #[arg(long)]
     pub conflict_on_change: bool,
-    /// Keep at most N documents: past it the oldest are evicted at each
-    /// commit (default: no limit).
+    /// Keep at most N documents: past it the oldest are evicted, after
+    /// each operation (default: no limit). With --store, every instance
+    /// must give the same limit.
     #[arg(long, value_name = "N")]
     pub max_documents: Option<u64>,
-    /// Evict documents stored more than this many seconds ago, at each
-    /// commit (default: never).
+    /// Evict documents stored more than this many seconds ago, after each
+    /// operation (default: never). With --store, age is measured in log
+    /// time (the store server's clock when entries are appended: pages
+    /// age out as new entries arrive), and every instance must give the
+    /// same limit.
     #[arg(long, value_name = "SECONDS")]
     pub max_age: Option<u64>,
     /// Bytes of documents extracted at once, all requests together (at

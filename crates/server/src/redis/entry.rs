@@ -12,7 +12,10 @@
 //! signature. Every entry starts with its kind and a
 //! 16-byte token (the appending instance and its counter), which the log
 //! script compares to find out whether the log still holds what an
-//! instance applied.
+//! instance applied. Over a store with an age limit, every entry is
+//! stamped: its kind has the [`TIMED`] bit, and the log script appends
+//! the store server's time (`TIME`, milliseconds since the Unix epoch,
+//! `u64` little endian) when it appends the entry: its log time.
 
 use neardup::dedup::signature_key;
 use neardup::sketch::Signature;
@@ -26,6 +29,13 @@ const DELETE: u8 = 2;
 /// An insertion that carries the signature's key and band keys in place of
 /// its signature ([`neardup::dedup::KeyRule`]).
 const INSERT_KEYS: u8 = 3;
+
+/// The bit of a kind that marks an entry stamped with its log time (its
+/// last 8 bytes, appended by the log script).
+pub(crate) const TIMED: u8 = 0x10;
+
+/// Bytes of a log time.
+const TIME: usize = 8;
 
 /// Bytes of an entry's kind and token.
 pub(crate) const HEAD: usize = 17;
@@ -70,13 +80,32 @@ fn put_bytes(out: &mut Vec<u8>, b: Option<&[u8]>) {
     }
 }
 
-/// An insertion's bytes.
-pub(crate) fn encode_insert(p: &Prepared, token: (u64, u64)) -> Vec<u8> {
+/// The kind byte, with the [`TIMED`] bit when `timed`.
+fn kind(kind: u8, timed: bool) -> u8 {
+    if timed {
+        kind | TIMED
+    } else {
+        kind
+    }
+}
+
+/// An entry's log time, when it is stamped.
+pub(crate) fn log_time(bytes: &[u8]) -> Option<u64> {
+    if bytes.first()? & TIMED == 0 || bytes.len() < HEAD + TIME {
+        return None;
+    }
+    let t = bytes[bytes.len() - TIME..].try_into().ok()?;
+    Some(u64::from_le_bytes(t))
+}
+
+/// An insertion's bytes; `timed`: to be stamped with its log time.
+pub(crate) fn encode_insert(p: &Prepared, token: (u64, u64), timed: bool) -> Vec<u8> {
     let keys = match (&p.bytes, &p.band_keys) {
         (None, Some(k)) => Some(band_key_bytes(p.key, k)),
         _ => None,
     };
-    let mut out = head(if keys.is_some() { INSERT_KEYS } else { INSERT }, token);
+    let plain = if keys.is_some() { INSERT_KEYS } else { INSERT };
+    let mut out = head(kind(plain, timed), token);
     put_bytes(&mut out, Some(p.id.as_bytes()));
     put_bytes(&mut out, p.url.as_deref().map(str::as_bytes));
     put_bytes(&mut out, keys.as_deref().or(p.bytes.as_deref()));
@@ -122,9 +151,9 @@ fn read_band_keys(b: &[u8]) -> Result<(u128, Vec<u32>), Error> {
     Ok((u128::from_le_bytes(key), keys))
 }
 
-/// A deletion's bytes.
-pub(crate) fn encode_delete(id: &str, token: (u64, u64)) -> Vec<u8> {
-    let mut out = head(DELETE, token);
+/// A deletion's bytes; `timed`: to be stamped with its log time.
+pub(crate) fn encode_delete(id: &str, token: (u64, u64), timed: bool) -> Vec<u8> {
+    let mut out = head(kind(DELETE, timed), token);
     put_bytes(&mut out, Some(id.as_bytes()));
     out
 }
@@ -170,12 +199,19 @@ fn bad(why: &str) -> Error {
     )))
 }
 
-/// Decodes an entry; the shingles of an insertion are cut from its text
-/// as [`crate::ContentSeen::prepare`] cut them (the same function), so
-/// every instance judges the same [`Prepared`].
+/// Decodes an entry (its log time, if stamped, is [`log_time`]'s); the
+/// shingles of an insertion are cut from its text as
+/// [`crate::ContentSeen::prepare`] cut them (the same function), so every
+/// instance judges the same [`Prepared`].
 pub(crate) fn decode(bytes: &[u8], dedup: &Dedup) -> Result<Entry, Error> {
+    let first = *bytes.first().ok_or_else(|| bad("empty"))?;
+    let bytes = match first & TIMED {
+        0 => bytes,
+        _ if bytes.len() < HEAD + TIME => return Err(bad("truncated")),
+        _ => &bytes[..bytes.len() - TIME],
+    };
     let mut r = Reader(bytes);
-    let kind = r.take(HEAD)?[0];
+    let kind = r.take(HEAD)?[0] & !TIMED;
     let id = r.string()?.ok_or_else(|| bad("no id"))?;
     if kind == DELETE {
         return Ok(Entry::Delete(id));
@@ -285,7 +321,7 @@ mod tests {
         assert!((1_800..2_600).contains(&text.len()), "{}", text.len());
         let p = prepare(&seen, &text);
         assert!(p.signature.is_none() && p.band_keys.is_some());
-        let bytes = encode_insert(&p, (7, 9));
+        let bytes = encode_insert(&p, (7, 9), false);
         assert_eq!(bytes[0], INSERT_KEYS);
         eprintln!(
             "a sketch entry of a {} B text: {} bytes ({} bands, sketch {} bytes)",
@@ -321,12 +357,37 @@ mod tests {
         let seen = ContentSeen::open(&dir, &Config::new()).unwrap();
         let p = prepare(&seen, &article());
         assert!(p.signature.is_some() && p.band_keys.is_none());
-        let bytes = encode_insert(&p, (1, 2));
+        let bytes = encode_insert(&p, (1, 2), false);
         assert_eq!(bytes[0], INSERT);
         let Entry::Insert(back) = decode(&bytes, &seen.shared().dedup).unwrap() else {
             panic!("not an insertion");
         };
         assert_eq!((back.key, &back.bytes), (p.key, &p.bytes));
         assert!(back.band_keys.is_none());
+    }
+
+    #[test]
+    fn a_stamped_entry_carries_its_log_time() {
+        let dir = TempDir::new("entry-timed");
+        let seen = ContentSeen::open(&dir, &Config::new()).unwrap();
+        let p = prepare(&seen, &article());
+        let mut bytes = encode_insert(&p, (1, 2), true);
+        assert_eq!(bytes[0], INSERT | TIMED);
+        let plain = encode_insert(&p, (1, 2), false);
+        assert_eq!(bytes[1..], plain[1..]);
+        // What the log script appends.
+        bytes.extend_from_slice(&1_764_000_000_123u64.to_le_bytes());
+        assert_eq!(log_time(&bytes), Some(1_764_000_000_123));
+        assert_eq!(log_time(&plain), None);
+        let Entry::Insert(back) = decode(&bytes, &seen.shared().dedup).unwrap() else {
+            panic!("not an insertion");
+        };
+        assert_eq!((&back.id, back.key), (&p.id, p.key));
+        let mut del = encode_delete("gone", (1, 3), true);
+        del.extend_from_slice(&7u64.to_le_bytes());
+        assert_eq!(log_time(&del), Some(7));
+        assert!(
+            matches!(decode(&del, &seen.shared().dedup), Ok(Entry::Delete(id)) if id == "gone")
+        );
     }
 }

@@ -30,7 +30,12 @@ pub(crate) const SYNC_KEY: &str = "{neardup}:sync";
 /// position (entries applied), the most entries to return, the token of
 /// the last entry it applied (empty at position 0), whether to write the
 /// sync key when nothing is appended ("1"), then the entries to append.
-/// Returns the log's length and the entries from the position on.
+/// An entry whose kind has the [`entry::TIMED`] bit is stamped first: the
+/// server's `TIME` in milliseconds, 8 bytes little endian, appended to it
+/// (one clock for the whole log; `redis.replicate_commands` makes the
+/// script replicated by its effects on servers older than 7, where
+/// `TIME` would otherwise be refused before a write). Returns the log's
+/// length and the entries from the position on.
 const SCRIPT: &str = r#"
 local meta = redis.call('GET', KEYS[1])
 if meta ~= ARGV[1] then
@@ -45,7 +50,27 @@ if from > 0 then
 end
 local n
 if #ARGV > 5 then
-  n = redis.call('RPUSH', KEYS[2], unpack(ARGV, 6))
+  local entries = {}
+  local stamp = nil
+  for i = 6, #ARGV do
+    local e = ARGV[i]
+    if string.byte(e, 1) >= 16 then
+      if not stamp then
+        if redis.replicate_commands then redis.replicate_commands() end
+        local t = redis.call('TIME')
+        local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        local b = {}
+        for j = 1, 8 do
+          b[j] = string.char(ms % 256)
+          ms = math.floor(ms / 256)
+        end
+        stamp = table.concat(b)
+      end
+      e = e .. stamp
+    end
+    entries[#entries + 1] = e
+  end
+  n = redis.call('RPUSH', KEYS[2], unpack(entries))
 else
   n = redis.call('LLEN', KEYS[2])
   if ARGV[5] == '1' then

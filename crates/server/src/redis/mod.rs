@@ -23,6 +23,7 @@ pub(crate) use replica::Replica;
 
 use crate::config::Config;
 use crate::error::{Error, ErrorKind};
+use crate::evict::At;
 use crate::seen::ContentSeen;
 use crate::writer::Op;
 
@@ -31,12 +32,25 @@ use crate::writer::Op;
 /// verification), the settings that change verdicts, and, when entries
 /// may carry band keys instead of signatures (a MinHash method with a
 /// verification sketch: [`neardup::dedup::KeyRule`]), that they do, so
-/// that an instance which cannot read them refuses the store.
+/// that an instance which cannot read them refuses the store; and the
+/// eviction limits, with an age limit that entries carry their log time
+/// ([`entry::TIMED`]). A store without limits keeps the description (and
+/// the entries) of the instances that had none.
 pub(crate) fn description(engine: &str, config: &Config) -> String {
     let bands = neardup::dedup::KeyRule::new(config.get_method(), config.get_verifier())
         .is_ok_and(|r| r.may_leave_signatures_out());
+    let mut evict = String::new();
+    if let Some(n) = config.get_max_documents() {
+        evict.push_str(&format!("; max documents {n}"));
+    }
+    if let Some(age) = config.get_max_age() {
+        evict.push_str(&format!(
+            "; max age {} ms; entries log time",
+            age.as_millis()
+        ));
+    }
     format!(
-        "{engine}; composite {:?}; store duplicates {}; replace changed {}{}",
+        "{engine}; composite {:?}; store duplicates {}; replace changed {}{}{evict}",
         config.get_composite(),
         config.get_store_duplicates(),
         config.get_replace_changed(),
@@ -52,11 +66,6 @@ pub(crate) fn open(
     config: &Config,
     engine: &str,
 ) -> Result<ContentSeen, Error> {
-    if config.get_max_documents().is_some() || config.get_max_age().is_some() {
-        return Err(Error::new(ErrorKind::SharedStore(
-            "eviction (--max-documents, --max-age) is not supported with a shared store yet".into(),
-        )));
-    }
     if dir.join(crate::FILE_NAME).exists() {
         return Err(Error::new(ErrorKind::SharedStore(format!(
             "{}: the replica directory already holds a store; give an empty one",
@@ -65,7 +74,8 @@ pub(crate) fn open(
     }
     let log = log::Log::join(url, &description(engine, config))?;
     let local = ContentSeen::open(dir, config)?;
-    let replica = Arc::new(Replica::new(log, local.shared().dedup.clone()));
+    let timed = config.get_max_age().is_some();
+    let replica = Arc::new(Replica::new(log, local.shared().dedup.clone(), timed));
     let seen = local.with_replica(replica.clone());
     replica.catch_up(&seen)?;
     replica.keep_up(seen.downgrade())?;
@@ -80,11 +90,16 @@ impl ContentSeen {
     /// log is kept in `dir`, which must hold no store; it is filled from
     /// the log at open.
     ///
+    /// The eviction limits ([`Config::max_documents`],
+    /// [`Config::max_age`]) hold over the log: every instance evicts the
+    /// same documents at the same entry, and with a shared store age is
+    /// measured in log time (the store server's clock when an entry was
+    /// appended), so documents age out as new entries arrive.
+    ///
     /// # Errors
-    /// [`ErrorKind::SharedStore`]: the server cannot be reached, or the
-    /// configuration takes what is not supported with a shared store
-    /// (eviction); [`ErrorKind::MethodMismatch`]: the store was made with
-    /// other settings.
+    /// [`ErrorKind::SharedStore`]: the server cannot be reached;
+    /// [`ErrorKind::MethodMismatch`]: the store was made with other
+    /// settings (eviction limits among them).
     pub fn open_shared(
         url: &StoreUrl,
         dir: impl AsRef<Path>,
@@ -130,7 +145,7 @@ impl ContentSeen {
         // No document has the empty id (`check_id`): deleting it changes
         // nothing, and its answer comes after the earlier operations.
         let (tx, rx) = mpsc::sync_channel(1);
-        self.send_local(Op::Delete(String::new(), tx))?;
+        self.send_local(Op::Delete(String::new(), tx, At::Untimed))?;
         rx.recv()
             .unwrap_or_else(|_| Err(ErrorKind::Failed.into()))
             .map(drop)

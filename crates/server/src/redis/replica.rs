@@ -5,6 +5,9 @@
 //! single-node engine's verdict of the log's prefix, whichever instance
 //! computes it. An instance appends its document, then applies every
 //! entry up to it (its own among them) and answers with its verdict.
+//! Over a store with an age limit, each entry is applied at its log time
+//! ([`At::Log`]): the latest time stamped on the entries up to it, so
+//! that the times never go back, whichever server's clock stamped them.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,6 +19,7 @@ use neardup::Dedup;
 
 use crate::answers::Verdict;
 use crate::error::{Error, ErrorKind};
+use crate::evict::At;
 use crate::redis::entry::{self, Entry};
 use crate::redis::log::Log;
 use crate::seen::{ContentSeen, Prepared, WeakSeen};
@@ -47,6 +51,8 @@ struct Applier {
     last: Vec<u8>,
     /// Own entries' answers, by their counter.
     mine: HashMap<u64, Pending>,
+    /// The log time: the latest stamped on the entries applied.
+    clock: u64,
 }
 
 /// The shared log and this instance's position in it.
@@ -57,6 +63,9 @@ pub(crate) struct Replica {
     counter: AtomicU64,
     applier: Mutex<Applier>,
     dedup: Dedup,
+    /// Whether entries are stamped with their log time (the store has an
+    /// age limit).
+    timed: bool,
 }
 
 fn counter_of(bytes: &[u8]) -> Option<u64> {
@@ -67,7 +76,8 @@ fn counter_of(bytes: &[u8]) -> Option<u64> {
 }
 
 impl Replica {
-    pub fn new(log: Log, dedup: Dedup) -> Replica {
+    /// `timed`: whether entries are stamped with their log time.
+    pub fn new(log: Log, dedup: Dedup, timed: bool) -> Replica {
         let origin = xxhash_rust::xxh3::xxh3_64(
             format!(
                 "{:?} {} {:?}",
@@ -85,8 +95,10 @@ impl Replica {
                 next: 0,
                 last: Vec::new(),
                 mine: HashMap::new(),
+                clock: 0,
             }),
             dedup,
+            timed,
         }
     }
 
@@ -178,15 +190,22 @@ impl Replica {
     fn apply(&self, seen: &ContentSeen, a: &mut Applier, bytes: Vec<u8>) -> Result<(), Error> {
         let own = entry::origin(&bytes) == Some(self.origin);
         let counter = counter_of(&bytes).unwrap_or(u64::MAX);
+        let at = match self.timed {
+            true => {
+                a.clock = a.clock.max(entry::log_time(&bytes).unwrap_or(0));
+                At::Log(a.clock)
+            }
+            false => At::Now,
+        };
         let pending = match entry::decode(&bytes, &self.dedup) {
             Ok(Entry::Insert(p)) => {
                 let (tx, rx) = mpsc::sync_channel(1);
-                seen.send_local(Op::Insert(seen.pack(*p), Reply::Thread(tx)))?;
+                seen.send_local(Op::Insert(seen.pack(*p), Reply::Thread(tx), at))?;
                 Pending::Insert(rx)
             }
             Ok(Entry::Delete(id)) => {
                 let (tx, rx) = mpsc::sync_channel(1);
-                seen.send_local(Op::Delete(id, tx))?;
+                seen.send_local(Op::Delete(id, tx, at))?;
                 Pending::Delete(rx)
             }
             // Every instance reads the same bytes: an entry that cannot
@@ -249,7 +268,7 @@ impl Replica {
         let entries: Vec<Vec<u8>> = docs
             .iter()
             .flatten()
-            .map(|p| entry::encode_insert(p, self.token()))
+            .map(|p| entry::encode_insert(p, self.token(), self.timed))
             .collect();
         let mut pending = match self.append_and_apply(seen, entries) {
             Ok(p) => p.into_iter(),
@@ -276,7 +295,7 @@ impl Replica {
 
     /// Deletes a document through the log.
     pub fn delete(&self, seen: &ContentSeen, id: &str) -> Result<bool, Error> {
-        let entries = vec![entry::encode_delete(id, self.token())];
+        let entries = vec![entry::encode_delete(id, self.token(), self.timed)];
         match self.append_and_apply(seen, entries)?.pop() {
             Some(Pending::Delete(rx)) => {
                 rx.recv().unwrap_or_else(|_| Err(ErrorKind::Failed.into()))

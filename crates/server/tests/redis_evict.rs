@@ -1,0 +1,238 @@
+//! Eviction over the shared store (`--store` with `--max-documents`,
+//! `--max-age`) against a real redis-server: two instances, posted to in
+//! turn, give the verdicts of one single-node service with the same
+//! limit, near-duplicates of evicted documents and of live ones among
+//! them; age is measured in the log's time; and an instance with other
+//! limits refuses the store.
+
+mod common;
+mod crawl;
+mod redis_server;
+
+use std::time::{Duration, Instant};
+
+use common::{article, edit, temp_dir};
+use crawl::text;
+use neardup::io::RawDocument;
+use neardup_server::redis::StoreUrl;
+use neardup_server::{Config, ContentSeen, ErrorKind, Verdict};
+use redis_server::RedisServer;
+
+/// 300 documents: an article each step, and every second step a light
+/// edit of the article 20 steps before (live under a limit of 50
+/// documents), every third one of the article 70 steps before (evicted
+/// by then), every 25th a deletion of the last article.
+fn stream() -> Vec<(String, Option<String>)> {
+    let mut s = Vec::new();
+    for a in 0..180u64 {
+        s.push((
+            format!("a{a}"),
+            Some(article(a, 70 + (a as usize % 4) * 10)),
+        ));
+        if a % 2 == 0 && a >= 20 {
+            let t = edit(&article(a - 20, 70 + ((a - 20) as usize % 4) * 10), 25, 1);
+            s.push((format!("a{a}-live-edit"), Some(t)));
+        }
+        if a % 3 == 0 && a >= 70 {
+            let t = edit(&article(a - 70, 70 + ((a - 70) as usize % 4) * 10), 25, 2);
+            s.push((format!("a{a}-gone-edit"), Some(t)));
+        }
+        if a % 25 == 24 {
+            s.push((format!("a{a}"), None));
+        }
+    }
+    s
+}
+
+/// Inserts (or deletes) each step on `at(i)`: the duplicate each verdict
+/// names ("deleted" for a deletion).
+fn run<'a>(
+    steps: &[(String, Option<String>)],
+    at: impl Fn(usize) -> &'a ContentSeen,
+) -> Vec<Option<String>> {
+    steps
+        .iter()
+        .enumerate()
+        .map(|(i, (id, t))| match t {
+            Some(t) => at(i).insert(text(id, t)).unwrap().duplicate_of,
+            None => at(i).delete(id).unwrap().then(|| "deleted".into()),
+        })
+        .collect()
+}
+
+#[test]
+fn two_instances_evict_as_one_by_the_document_limit() {
+    if !redis_server::available("two_instances_evict_as_one_by_the_document_limit") {
+        return;
+    }
+    let redis = RedisServer::start("evict-docs", None);
+    let url = StoreUrl::parse(&redis.url()).unwrap();
+    let mut config = Config::new();
+    config.max_documents(Some(50));
+    let steps = stream();
+    assert!(steps.len() >= 300, "{}", steps.len());
+    let single_dir = temp_dir("redis-evict-single");
+    let single = ContentSeen::open(&single_dir, &config).unwrap();
+    let expected = run(&steps, |_| &single);
+    let (da, db) = (temp_dir("redis-evict-a"), temp_dir("redis-evict-b"));
+    let a = ContentSeen::open_shared(&url, &da, &config).unwrap();
+    let b = ContentSeen::open_shared(&url, &db, &config).unwrap();
+    let got = run(&steps, |i| if i % 2 == 0 { &a } else { &b });
+    for ((step, e), g) in steps.iter().zip(&expected).zip(&got) {
+        assert_eq!(g, e, "{}", step.0);
+    }
+    let named = |tag: &str, dup: bool| {
+        steps
+            .iter()
+            .zip(&expected)
+            .filter(|((id, _), v)| id.ends_with(tag) && v.is_some() == dup)
+            .count()
+    };
+    // The edits of live articles are duplicates, those of evicted ones
+    // not (the limit holds at every step).
+    assert!(
+        named("-live-edit", true) >= 75,
+        "{}",
+        named("-live-edit", true)
+    );
+    assert!(named("-gone-edit", true) == 0 && named("-gone-edit", false) >= 30);
+    let evicted = single.stats().evicted;
+    assert!(evicted > 200, "{evicted}");
+    a.get("a0").unwrap();
+    b.get("a0").unwrap();
+    for s in [&a, &b] {
+        assert_eq!(s.stats().documents, 50);
+        assert_eq!(s.stats().evicted, evicted);
+    }
+    // A late instance replays the log into the same 50 documents.
+    let dl = temp_dir("redis-evict-late");
+    let late = ContentSeen::open_shared(&url, &dl, &config).unwrap();
+    assert_eq!(late.stats().documents, 50);
+    for (id, _) in &steps {
+        assert_eq!(
+            late.get(id).unwrap().map(|d| d.duplicate_of),
+            single.get(id).unwrap().map(|d| d.duplicate_of),
+            "{id}"
+        );
+    }
+}
+
+/// Phases of documents: each a few articles and light edits of the
+/// phase's own articles and of the previous phase's.
+fn phase(p: u64) -> Vec<RawDocument> {
+    let mut docs = Vec::new();
+    for k in 0..8u64 {
+        let seed = 100 * p + k;
+        docs.push(text(&format!("p{p}-{k}"), &article(seed, 80)));
+        docs.push(text(
+            &format!("p{p}-{k}-edit"),
+            &edit(&article(seed, 80), 25, 1),
+        ));
+        if p > 0 {
+            let before = edit(&article(seed - 100, 80), 25, 2);
+            docs.push(text(&format!("p{p}-{k}-old-edit"), &before));
+        }
+    }
+    docs
+}
+
+#[test]
+fn two_instances_evict_as_one_by_the_age_limit_in_log_time() {
+    if !redis_server::available("two_instances_evict_as_one_by_the_age_limit_in_log_time") {
+        return;
+    }
+    let redis = RedisServer::start("evict-age", None);
+    let url = StoreUrl::parse(&redis.url()).unwrap();
+    let mut config = Config::new();
+    config.max_age(Some(Duration::from_secs(1)));
+    let single_dir = temp_dir("redis-age-single");
+    let single = ContentSeen::open(&single_dir, &config).unwrap();
+    let (da, db) = (temp_dir("redis-age-a"), temp_dir("redis-age-b"));
+    let a = ContentSeen::open_shared(&url, &da, &config).unwrap();
+    let b = ContentSeen::open_shared(&url, &db, &config).unwrap();
+    // Each phase is posted within well under the limit (checked), and
+    // more than the limit after the one before: the previous phase's
+    // documents are evicted by the first entry of the next.
+    let pause = Duration::from_millis(1400);
+    let (mut expected, mut got) = (Vec::new(), Vec::new());
+    for p in 0..3u64 {
+        if p > 0 {
+            std::thread::sleep(pause);
+        }
+        let start = Instant::now();
+        let docs = phase(p);
+        let verdicts = |s: &ContentSeen, d: &[RawDocument]| -> Vec<Verdict> {
+            let prepared = d.iter().map(|d| s.prepare(d.clone())).collect();
+            s.insert_many(prepared)
+                .into_iter()
+                .map(Result::unwrap)
+                .collect()
+        };
+        expected.extend(verdicts(&single, &docs));
+        for (i, chunk) in docs.chunks(4).enumerate() {
+            got.extend(verdicts(if i % 2 == 0 { &a } else { &b }, chunk));
+        }
+        let took = start.elapsed();
+        assert!(took < Duration::from_millis(900), "phase {p}: {took:?}");
+    }
+    assert_eq!(got.len(), expected.len());
+    for (g, e) in got.iter().zip(&expected) {
+        assert_eq!(g.duplicate_of, e.duplicate_of, "{}", e.id);
+    }
+    let kind = |tag: &str| {
+        let all = expected.iter().filter(|v| v.id.ends_with(tag));
+        (
+            all.clone().count(),
+            all.filter(|v| v.is_duplicate()).count(),
+        )
+    };
+    assert_eq!(kind("-edit").0, kind("-edit").1 + kind("-old-edit").0);
+    assert_eq!(kind("-old-edit").1, 0);
+    // Both instances hold the last phase, stamped with the same log time.
+    let (x, y) = (
+        a.get("p2-3").unwrap().unwrap(),
+        b.get("p2-3").unwrap().unwrap(),
+    );
+    assert_eq!(x.stored_at_ms, y.stored_at_ms);
+    assert!(a.get("p1-3").unwrap().is_none() && b.get("p1-3").unwrap().is_none());
+    assert_eq!(a.stats().documents, b.stats().documents);
+    // Without new entries, nothing ages out: the log's time stands still.
+    std::thread::sleep(pause);
+    let held = b.stats().documents;
+    assert!(b.get("p2-3").unwrap().is_some());
+    assert_eq!(b.stats().documents, held);
+    a.insert(text("tick", &article(999, 80))).unwrap();
+    assert!(b.get("p2-3").unwrap().is_none());
+    assert_eq!(b.stats().documents, 1);
+}
+
+#[test]
+fn an_instance_with_other_eviction_limits_refuses_the_store() {
+    if !redis_server::available("an_instance_with_other_eviction_limits_refuses_the_store") {
+        return;
+    }
+    let redis = RedisServer::start("evict-refused", None);
+    let url = StoreUrl::parse(&redis.url()).unwrap();
+    let dir = temp_dir("redis-evict-refused");
+    let mut limits = Config::new();
+    limits
+        .max_documents(Some(50))
+        .max_age(Some(Duration::from_secs(3600)));
+    let first = ContentSeen::open_shared(&url, dir.join("a"), &limits).unwrap();
+    let same = ContentSeen::open_shared(&url, dir.join("b"), &limits).unwrap();
+    let mut others = [Config::new(), limits.clone(), limits.clone()];
+    others[1].max_documents(Some(60));
+    others[2].max_age(None);
+    for (i, other) in others.iter().enumerate() {
+        let e = ContentSeen::open_shared(&url, dir.join(format!("o{i}")), other).unwrap_err();
+        let ErrorKind::MethodMismatch { stored, configured } = e.kind() else {
+            panic!("{i}: {e}");
+        };
+        assert!(
+            stored.contains("max documents 50; max age 3600000 ms"),
+            "{stored}"
+        );
+        assert_ne!(stored, configured);
+    }
+    drop((first, same));
+}
