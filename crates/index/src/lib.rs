@@ -72,7 +72,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use eval::{Evaluator, KindRecall, PairScores, Role};
 pub use inverted::{InvertedIndex, SharedPair};
 pub use key_index::{KeyGroups, KeyIndex};
-pub use lsh::{band_key, LshTables, MinHashLsh, SignatureValue, BAND_SEED};
+pub use lsh::{band_key, band_keys, LshTables, MinHashLsh, SignatureValue, BAND_SEED};
 pub use lsh_index::LshIndex;
 pub use params::{LshParams, MAX_PERM, SIMPSON_INTERVALS};
 pub use simhash_index::{Fingerprint, SimHashIndex, SimPair};

@@ -14,5 +14,6 @@ pub(crate) mod progress;
 pub(crate) mod run;
 pub(crate) mod run_spilled;
 pub(crate) mod seq_spill;
+pub(crate) mod sig_slot;
 pub(crate) mod sig_spill;
 pub(crate) mod slot_file;
