@@ -59,6 +59,7 @@ mod lsh;
 mod lsh_index;
 mod params;
 mod radix;
+mod run_record;
 mod simhash_index;
 mod spill;
 mod spill_lsh;
