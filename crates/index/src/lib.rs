@@ -61,6 +61,7 @@ mod params;
 mod radix;
 mod run_record;
 mod simhash_index;
+mod sorter;
 mod spill;
 mod spill_lsh;
 mod storage;

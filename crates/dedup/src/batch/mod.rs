@@ -3,6 +3,7 @@
 //! [`components`]), and the whole decision in memory ([`run`]) or with the
 //! shingle sequences on disk ([`run_spilled`], [`seq_spill`]).
 
+pub(crate) mod band_keys;
 pub(crate) mod budget;
 pub(crate) mod candidates;
 pub(crate) mod cluster;

@@ -18,6 +18,7 @@ use std::path::Path;
 use neardup_index::LshParams;
 use neardup_sketch::{CandidateRule, Signature};
 
+use crate::batch::band_keys::BandKeys;
 use crate::batch::candidates::band_params;
 use crate::batch::cluster::signature_key;
 use crate::batch::sig_slot::{read_slot, write_full, write_keys, SigSlot};
@@ -26,10 +27,6 @@ use crate::dedup::Dedup;
 use crate::error::Error;
 use crate::online::candidate_keys::KeyRule;
 use crate::verify::ShingleSeq;
-
-/// Documents whose band keys [`SigSpill::band_keys`] holds in memory at
-/// once.
-const STREAM_CHUNK: usize = 1 << 15;
 
 /// When a store keeps band keys instead of signatures: the rule, and the
 /// LSH threshold of the candidate pass the keys are made for.
@@ -215,20 +212,39 @@ impl SigSpill {
     }
 
     /// The band keys under `params` of the signatures of `docs`, in the
-    /// order of `docs`, [`STREAM_CHUNK`] documents read back at a time:
-    /// what the band tables on disk need, without every signature in
-    /// memory. A document without a MinHash signature or without keys of
-    /// these bands, or a read that fails, ends the stream with an empty
-    /// item and leaves the error in [`BandKeys::error`].
+    /// order of `docs`, a chunk of documents read back at a time
+    /// ([`BandKeys`]): what the band tables on disk need, without every
+    /// signature in memory.
     pub(crate) fn band_keys<'s>(&'s mut self, docs: &'s [u32], params: LshParams) -> BandKeys<'s> {
-        BandKeys {
-            spill: self,
-            docs,
-            params,
-            next: 0,
-            chunk: Vec::new().into_iter(),
-            error: None,
+        BandKeys::new(self, docs, params)
+    }
+
+    /// The band keys under `params` of the documents of `docs` (each at
+    /// most once): made from a whole MinHash signature, or as kept.
+    ///
+    /// # Errors
+    /// A document without a signature, with another method's, with keys
+    /// of other bands, or a read that fails.
+    pub(crate) fn load_band_keys(
+        &mut self,
+        docs: &[u32],
+        params: LshParams,
+    ) -> Result<HashMap<u32, Vec<u64>>, Error> {
+        let mine = self.params;
+        let mut loaded = self.slots.load(docs, |bytes| match read_slot(bytes)? {
+            SigSlot::Full(Signature::MinHash(m)) => {
+                Ok(neardup_index::band_keys(params, m.values())?)
+            }
+            SigSlot::Keys { bands, .. } if mine == Some(params) => Ok(bands),
+            _ => Err(Error::signature(
+                "a spilled document has no MinHash signature or band keys of these bands",
+            )),
+        })?;
+        if docs.iter().any(|d| !loaded.contains_key(d)) {
+            return Err(Error::signature("a spilled document has no signature"));
         }
+        loaded.shrink_to_fit();
+        Ok(loaded)
     }
 
     /// The directory of the file.
@@ -241,74 +257,6 @@ fn write_slot(sig: &Signature, keys: Option<(u128, Vec<u64>)>, out: &mut Vec<u8>
     match keys {
         Some((key, bands)) => write_keys(key, &bands, out),
         None => write_full(sig, out),
-    }
-}
-
-/// An iterator over spilled band keys ([`SigSpill::band_keys`]).
-pub(crate) struct BandKeys<'s> {
-    spill: &'s mut SigSpill,
-    docs: &'s [u32],
-    params: LshParams,
-    next: usize,
-    chunk: std::vec::IntoIter<Vec<u64>>,
-    error: Option<Error>,
-}
-
-impl BandKeys<'_> {
-    /// Why the stream ended early, if it did.
-    pub(crate) fn error(&mut self) -> Option<Error> {
-        self.error.take()
-    }
-
-    fn fill(&mut self) -> Result<(), Error> {
-        let chunk = &self.docs[self.next..(self.next + STREAM_CHUNK).min(self.docs.len())];
-        self.next += chunk.len();
-        let (params, mine) = (self.params, self.spill.params);
-        let mut loaded = self
-            .spill
-            .slots
-            .load(chunk, |bytes| match read_slot(bytes)? {
-                SigSlot::Full(Signature::MinHash(m)) => {
-                    Ok(neardup_index::band_keys(params, m.values())?)
-                }
-                SigSlot::Keys { bands, .. } if mine == Some(params) => Ok(bands),
-                _ => Err(Error::signature(
-                    "a spilled document has no MinHash signature or band keys of these bands",
-                )),
-            })?;
-        let keys = chunk
-            .iter()
-            .map(|d| {
-                loaded
-                    .remove(d)
-                    .ok_or_else(|| Error::signature("a spilled document has no signature"))
-            })
-            .collect::<Result<Vec<_>, Error>>()?;
-        self.chunk = keys.into_iter();
-        Ok(())
-    }
-}
-
-impl Iterator for BandKeys<'_> {
-    type Item = Vec<u64>;
-
-    fn next(&mut self) -> Option<Vec<u64>> {
-        if self.error.is_some() {
-            return None;
-        }
-        if let Some(v) = self.chunk.next() {
-            return Some(v);
-        }
-        if self.next >= self.docs.len() {
-            return None;
-        }
-        match self.fill() {
-            Ok(()) => self.chunk.next(),
-            Err(e) => {
-                self.error = Some(e);
-                Some(Vec::new())
-            }
-        }
     }
 }
 

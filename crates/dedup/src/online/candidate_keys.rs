@@ -345,6 +345,27 @@ mod tests {
     }
 
     #[test]
+    fn a_store_that_keeps_every_documents_shingles_leaves_their_signatures_out() {
+        let text = "The council approved the new cycle lanes after a long debate.";
+        let exact = Verifier::default();
+        for (name, verifier, leaves_out) in [
+            ("minhash", Some(exact), true),
+            ("minhash", None, false),
+            ("simhash", Some(exact), false),
+        ] {
+            let m: Method = name.parse().unwrap();
+            let rule = KeyRule::with_kept_shingles(&m, verifier.as_ref()).unwrap();
+            let seq = exact.shingles(text, &m);
+            assert_eq!(rule.may_leave_signatures_out(), leaves_out, "{name}");
+            assert_eq!(rule.keeps_signature(Some(&seq)), !leaves_out, "{name}");
+            assert!(rule.keeps_signature(None), "{name}: without shingles");
+            // The online engine's rule keeps exact shingles' signatures.
+            let online = KeyRule::new(&m, verifier.as_ref()).unwrap();
+            assert!(online.keeps_signature(Some(&seq)));
+        }
+    }
+
+    #[test]
     fn only_a_sketched_minhash_document_leaves_its_signature_out() {
         let text = "The council approved the new cycle lanes on the high street after a long debate on Monday evening.";
         let sketch = Verifier {
