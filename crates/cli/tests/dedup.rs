@@ -323,6 +323,71 @@ fn spilling_band_tables_to_disk_gives_the_same_groups() {
     );
 }
 
+/// 240 documents: 60 articles, each with three edited copies (words
+/// changed, a line added, a head cut) on hosts with a template line, and a
+/// few short ones: near-duplicates verified on their shingles, whose
+/// spilled signatures are kept as band keys.
+fn near_duplicate_corpus(dir: &std::path::Path) -> std::path::PathBuf {
+    let word = |x: usize| format!("w{}", (x * 2_654_435_761) % 5003);
+    let mut body = String::new();
+    for i in 0..240 {
+        let (base, edit) = (i % 60, i / 60);
+        let mut words: Vec<String> = (0..120).map(|w| word(base * 1000 + w)).collect();
+        match edit {
+            1 => words[40] = format!("changed{i}"),
+            2 => words.extend((0..8).map(|w| format!("note{i}x{w}"))),
+            3 => words.drain(..12).for_each(drop),
+            _ => {}
+        }
+        let host = i % 7;
+        let text = format!("site {host} menu home about contact {}", words.join(" "));
+        let text = if i % 50 == 49 {
+            "two words".into()
+        } else {
+            text
+        };
+        let url = format!("http://h{host}.example/{i}");
+        let line = serde_json::json!({"id": format!("n{i}"), "url": url, "text": text});
+        body.push_str(&line.to_string());
+        body.push('\n');
+    }
+    let path = dir.join("near.jsonl");
+    std::fs::write(&path, body).unwrap();
+    path
+}
+
+#[test]
+fn spilled_band_keys_give_the_output_in_memory_for_near_duplicates() {
+    let dir = temp_dir("spill-near");
+    let input = near_duplicate_corpus(&dir);
+    let spill = dir.join("spill");
+    std::fs::create_dir_all(&spill).unwrap();
+    let (input, spill_s) = (input.to_str().unwrap(), spill.to_str().unwrap());
+    for extra in [&[][..], &["--containment", "0.8"][..]] {
+        let args = |more: &[&str]| -> Vec<String> {
+            let mut a = vec!["dedup", "-q", input];
+            a.extend_from_slice(extra);
+            a.extend_from_slice(more);
+            a.into_iter().map(String::from).collect()
+        };
+        let run = |a: Vec<String>| neardup(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        let mem = run(args(&[]));
+        let disk = run(args(&["--spill-dir", spill_s]));
+        assert!(
+            disk.status.success(),
+            "{}",
+            String::from_utf8_lossy(&disk.stderr)
+        );
+        assert_eq!(mem.stdout, disk.stdout, "{extra:?}");
+        let near = json_lines(&mem.stdout)
+            .iter()
+            .filter(|l| l["duplicate_of"].is_string() && l["similarity"].as_f64() < Some(1.0))
+            .count();
+        assert!(near >= 100, "{near} near-duplicates");
+    }
+    assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0);
+}
+
 #[test]
 fn a_corpus_past_the_memory_budget_moves_to_disk_and_gives_the_same_groups() {
     let dir = temp_dir("memory-budget");

@@ -2,7 +2,7 @@
 //! document, for a service that holds tens of millions of documents.
 //!
 //! Each band is a [`CompactPostings`] keyed by 32 bits of the band key
-//! ([`band_key`] folded), so a query returns every document
+//! ([`band_key`](crate::band_key) folded), so a query returns every document
 //! [`LshIndex`](crate::LshIndex) returns, plus the rare one whose band key
 //! only agrees in those 32 bits (about `bands * n / 2^32` a query): the
 //! caller verifies candidates anyway.
@@ -11,7 +11,7 @@ use std::io::{self, Read, Write};
 
 use crate::compact::CompactPostings;
 use crate::error::{Error, ErrorKind, Result};
-use crate::lsh::{band_key, check_signatures, SignatureValue};
+use crate::lsh::{band_keys, SignatureValue};
 use crate::params::LshParams;
 
 /// An incremental MinHash LSH index with compact band tables.
@@ -45,16 +45,9 @@ fn fold(key: u64) -> u32 {
 /// # Errors
 /// A signature shorter than `bands * rows`.
 pub fn folded_band_keys<T: SignatureValue>(params: LshParams, signature: &[T]) -> Result<Vec<u32>> {
-    let p = params;
-    check_signatures(std::iter::once(signature.len()), p.num_perm())?;
-    let mut scratch = Vec::new();
-    Ok((0..p.bands())
-        .map(|b| {
-            fold(band_key(
-                &signature[b * p.rows()..(b + 1) * p.rows()],
-                &mut scratch,
-            ))
-        })
+    Ok(band_keys(params, signature)?
+        .into_iter()
+        .map(fold)
         .collect())
 }
 

@@ -58,6 +58,22 @@ pub fn band_key<T: SignatureValue>(band: &[T], scratch: &mut Vec<u8>) -> u64 {
     xxh3_64_with_seed(scratch, BAND_SEED)
 }
 
+/// The key of every band of `signature` under `params` ([`band_key`] of
+/// each band's rows, in band order): what the band tables sort, and what a
+/// caller can keep instead of the signature
+/// ([`SpillLsh::candidate_pairs_of_keys`](crate::SpillLsh::candidate_pairs_of_keys)).
+///
+/// # Errors
+/// A signature shorter than `bands * rows`.
+pub fn band_keys<T: SignatureValue>(params: LshParams, signature: &[T]) -> Result<Vec<u64>> {
+    let p = params;
+    check_signatures(std::iter::once(signature.len()), p.num_perm())?;
+    let mut scratch = Vec::new();
+    Ok((0..p.bands())
+        .map(|b| band_key(&signature[b * p.rows()..(b + 1) * p.rows()], &mut scratch))
+        .collect())
+}
+
 /// Configuration of a MinHash LSH index, and the entry point to its batch
 /// ([`build`](Self::build)) and incremental ([`index`](Self::index)) forms.
 #[derive(Debug, Clone, Default)]

@@ -1,6 +1,7 @@
 //! Spill storage and the run file format for external sorting.
 //!
-//! A run is a sorted sequence of fixed-size records:
+//! A run is a sorted sequence of records, each written as its difference
+//! from the one before ([`crate::run_record`]):
 //!
 //! | bytes | content |
 //! |---|---|
@@ -8,7 +9,7 @@
 //! | 4 | format version (little-endian `u32`, [`RUN_VERSION`]) |
 //! | 4 | record kind (`1` band entry, `2` pair) |
 //! | 8 | record count (`u64`) |
-//! | count × size | records, little-endian fields |
+//! | varies | records, delta-coded varints |
 //! | 8 | xxh3-64 of everything above |
 //! | 8 | magic `NDUPEND\0` |
 //!
@@ -19,25 +20,17 @@
 //! ([`MemoryStorage`](crate::MemoryStorage)).
 
 use std::io::{self, Read, Write};
-use std::marker::PhantomData;
 
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::error::{Error, ErrorKind, Result};
+pub(crate) use crate::run_record::Record;
 use crate::storage::SpillStorage;
 
 /// Version written in, and required of, every run header.
-pub const RUN_VERSION: u32 = 1;
+pub const RUN_VERSION: u32 = 2;
 const MAGIC: &[u8; 8] = b"NDUPRUN\0";
 const END_MAGIC: &[u8; 8] = b"NDUPEND\0";
-
-/// A fixed-size, totally ordered record.
-pub(crate) trait Record: Copy + Ord {
-    const SIZE: usize;
-    const KIND: u32;
-    fn encode(&self, out: &mut Vec<u8>);
-    fn decode(b: &[u8]) -> Self;
-}
 
 fn u32_at(b: &[u8], at: usize) -> u32 {
     let mut a = [0u8; 4];
@@ -49,33 +42,6 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
     let mut a = [0u8; 8];
     a.copy_from_slice(&b[at..at + 8]);
     u64::from_le_bytes(a)
-}
-
-/// `(band, key, doc)` of the LSH spill.
-impl Record for (u32, u64, u32) {
-    const SIZE: usize = 16;
-    const KIND: u32 = 1;
-    fn encode(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.0.to_le_bytes());
-        out.extend_from_slice(&self.1.to_le_bytes());
-        out.extend_from_slice(&self.2.to_le_bytes());
-    }
-    fn decode(b: &[u8]) -> Self {
-        (u32_at(b, 0), u64_at(b, 4), u32_at(b, 12))
-    }
-}
-
-/// A candidate pair.
-impl Record for (u32, u32) {
-    const SIZE: usize = 8;
-    const KIND: u32 = 2;
-    fn encode(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.0.to_le_bytes());
-        out.extend_from_slice(&self.1.to_le_bytes());
-    }
-    fn decode(b: &[u8]) -> Self {
-        (u32_at(b, 0), u32_at(b, 4))
-    }
 }
 
 /// Writes sorted `records` as run `run`.
@@ -91,8 +57,10 @@ pub(crate) fn write_run<S: SpillStorage, R: Record>(
     buf.extend_from_slice(&RUN_VERSION.to_le_bytes());
     buf.extend_from_slice(&R::KIND.to_le_bytes());
     buf.extend_from_slice(&(records.len() as u64).to_le_bytes());
+    let mut prev = R::default();
     for r in records {
-        r.encode(&mut buf);
+        r.encode(&prev, &mut buf);
+        prev = *r;
         if buf.len() >= 1 << 16 {
             hash.update(&buf);
             w.write_all(&buf)?;
@@ -126,7 +94,7 @@ pub(crate) struct RunReader<Rd: Read, R: Record> {
     left: u64,
     hash: Xxh3,
     rec: Vec<u8>,
-    _r: PhantomData<R>,
+    prev: R,
 }
 
 impl<Rd: Read, R: Record> RunReader<Rd, R> {
@@ -148,8 +116,8 @@ impl<Rd: Read, R: Record> RunReader<Rd, R> {
             inner,
             left: u64_at(&head, 16),
             hash,
-            rec: vec![0; R::SIZE],
-            _r: PhantomData,
+            rec: Vec::with_capacity(R::MAX_SIZE),
+            prev: R::default(),
         })
     }
 
@@ -158,10 +126,18 @@ impl<Rd: Read, R: Record> RunReader<Rd, R> {
         if self.left == 0 {
             return Ok(None);
         }
-        read_exact(&mut self.inner, &mut self.rec)?;
+        self.rec.clear();
+        let (inner, rec) = (&mut self.inner, &mut self.rec);
+        let mut next = || {
+            let mut b = [0u8; 1];
+            read_exact(inner, &mut b)?;
+            rec.push(b[0]);
+            Ok(b[0])
+        };
+        let r = R::decode(&self.prev, &mut next)?;
         self.hash.update(&self.rec);
+        self.prev = r;
         self.left -= 1;
-        let r = R::decode(&self.rec);
         if self.left == 0 {
             self.check_footer()?;
         }
@@ -218,7 +194,9 @@ mod tests {
     fn roundtrip_and_layout() {
         let recs = [(1, 2), (1, 5), (7, 9)];
         let bytes = stored(&recs);
-        assert_eq!(bytes.len(), 24 + 3 * 8 + 16);
+        // (1, 2), then (0, 3): the same first field, and (6, 9).
+        assert_eq!(bytes.len(), 24 + 3 * 2 + 16);
+        assert_eq!(&bytes[24..30], [1, 2, 0, 3, 6, 9]);
         assert_eq!(&bytes[..8], MAGIC);
         assert_eq!(read_all(bytes).unwrap(), recs);
         assert!(read_all(stored(&[])).unwrap().is_empty());

@@ -5,15 +5,10 @@
 //! [`LshTables::candidate_pairs`](crate::LshTables::candidate_pairs) for the
 //! same signatures and settings.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
-use rayon::prelude::*;
-
 use crate::error::{Error, ErrorKind, Result};
-use crate::lsh::{band_key, check_signatures, SignatureValue};
+use crate::lsh::{band_keys, SignatureValue};
 use crate::params::LshParams;
-use crate::spill::{write_run, Record, RunReader};
+use crate::sorter::Sorter;
 use crate::storage::SpillStorage;
 use crate::table::{group_pairs, NONE};
 
@@ -64,7 +59,7 @@ impl SpillLsh {
         &self,
         signatures: I,
         storage: &mut St,
-        mut sink: F,
+        sink: F,
     ) -> Result<SpillStats>
     where
         T: SignatureValue,
@@ -74,24 +69,103 @@ impl SpillLsh {
         F: FnMut(u32, u32),
     {
         let p = self.params;
-        let mut ids = 0u32;
+        let mut failed = None;
+        let keys = signatures.into_iter().map_while(|sig| {
+            band_keys(p, sig.as_ref())
+                .map_err(|e| failed = Some(e))
+                .ok()
+        });
         let mut stats = SpillStats::default();
+        let mut ids = 0u32;
+        let entries = self.sort_entries(keys, storage, &mut ids, &mut stats)?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        self.merge(entries, storage, &mut ids, stats, sink)
+    }
+
+    /// As [`SpillLsh::candidate_pairs`], given each document's band keys
+    /// ([`band_keys`] of its signature) instead of its signature: what a
+    /// caller keeps on disk in place of the signatures (8 bytes a band
+    /// instead of 4 a value). The same pairs as for the signatures the keys
+    /// were made of.
+    ///
+    /// # Errors
+    /// A document whose keys are not one per band, and as
+    /// [`SpillLsh::candidate_pairs`].
+    pub fn candidate_pairs_of_keys<K, I, St, F>(
+        &self,
+        band_keys: I,
+        storage: &mut St,
+        sink: F,
+    ) -> Result<SpillStats>
+    where
+        K: AsRef<[u64]>,
+        I: IntoIterator<Item = K>,
+        St: SpillStorage,
+        F: FnMut(u32, u32),
+    {
+        let bands = self.params.bands();
+        let mut failed = None;
+        let checked = band_keys.into_iter().map_while(|k| {
+            if k.as_ref().len() == bands {
+                Some(k)
+            } else {
+                failed = Some(Error::invalid("a document's band keys are not one a band"));
+                None
+            }
+        });
+        let mut stats = SpillStats::default();
+        let mut ids = 0u32;
+        let entries = self.sort_entries(checked, storage, &mut ids, &mut stats)?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        self.merge(entries, storage, &mut ids, stats, sink)
+    }
+
+    /// The band entries of every document, sorted (in runs through
+    /// `storage` when they do not fit).
+    fn sort_entries<K, I, St>(
+        &self,
+        band_keys: I,
+        storage: &mut St,
+        ids: &mut u32,
+        stats: &mut SpillStats,
+    ) -> Result<Sorter<(u32, u64, u32)>>
+    where
+        K: AsRef<[u64]>,
+        I: IntoIterator<Item = K>,
+        St: SpillStorage,
+    {
         let mut entries = Sorter::<(u32, u64, u32)>::new(self.run_records);
-        let mut scratch = Vec::new();
-        for (i, sig) in signatures.into_iter().enumerate() {
+        for (i, keys) in band_keys.into_iter().enumerate() {
             let id = u32::try_from(i)
                 .ok()
                 .filter(|&id| id != NONE)
                 .ok_or_else(|| Error::new(ErrorKind::TooManyDocuments))?;
-            let sig = sig.as_ref();
-            check_signatures(std::iter::once(sig.len()), p.num_perm())?;
-            for b in 0..p.bands() {
-                let key = band_key(&sig[b * p.rows()..(b + 1) * p.rows()], &mut scratch);
-                entries.push((b as u32, key, id), storage, &mut ids)?;
+            for (b, &key) in keys.as_ref().iter().enumerate() {
+                entries.push((b as u32, key, id), storage, ids)?;
             }
             stats.docs += 1;
         }
-        let mut stream = entries.into_sorted(storage, &mut ids)?;
+        Ok(entries)
+    }
+
+    /// The candidate pairs of sorted band entries, deduplicated, to `sink`.
+    fn merge<St, F>(
+        &self,
+        entries: Sorter<(u32, u64, u32)>,
+        storage: &mut St,
+        ids: &mut u32,
+        mut stats: SpillStats,
+        mut sink: F,
+    ) -> Result<SpillStats>
+    where
+        St: SpillStorage,
+        F: FnMut(u32, u32),
+    {
+        let mut stream = entries.into_sorted(storage, ids)?;
         stats.entry_runs = stream.runs.len();
         let mut pairs = Sorter::<(u32, u32)>::new(self.run_records.saturating_mul(2));
         let mut group: Vec<u32> = Vec::new();
@@ -104,7 +178,7 @@ impl SpillLsh {
                 found.clear();
                 group_pairs(&group, self.max_bucket_len, &mut found);
                 for &pr in &found {
-                    pairs.push(pr, storage, &mut ids)?;
+                    pairs.push(pr, storage, ids)?;
                 }
                 group.clear();
                 current = head;
@@ -117,7 +191,7 @@ impl SpillLsh {
         for &run in &stream.runs {
             storage.remove(run)?;
         }
-        let mut out = pairs.into_sorted(storage, &mut ids)?;
+        let mut out = pairs.into_sorted(storage, ids)?;
         stats.pair_runs = out.runs.len();
         let mut last = None;
         while let Some(pr) = out.next()? {
@@ -131,106 +205,6 @@ impl SpillLsh {
             storage.remove(run)?;
         }
         Ok(stats)
-    }
-}
-
-/// Buffers records, writing sorted, deduplicated runs when full.
-struct Sorter<R> {
-    buf: Vec<R>,
-    cap: usize,
-    runs: Vec<u32>,
-}
-
-impl<R: Record + Send> Sorter<R> {
-    fn new(cap: usize) -> Self {
-        Self {
-            buf: Vec::new(),
-            cap,
-            runs: Vec::new(),
-        }
-    }
-
-    fn push<S: SpillStorage>(&mut self, r: R, storage: &mut S, ids: &mut u32) -> Result<()> {
-        self.buf.push(r);
-        if self.buf.len() >= self.cap {
-            self.spill(storage, ids)?;
-        }
-        Ok(())
-    }
-
-    fn spill<S: SpillStorage>(&mut self, storage: &mut S, ids: &mut u32) -> Result<()> {
-        self.buf.par_sort_unstable();
-        self.buf.dedup();
-        let run = *ids;
-        *ids = ids
-            .checked_add(1)
-            .ok_or_else(|| Error::invalid("too many spill runs"))?;
-        write_run(storage, run, &self.buf)?;
-        self.runs.push(run);
-        self.buf.clear();
-        Ok(())
-    }
-
-    /// All records in order: from memory when nothing was spilled, else by a
-    /// k-way merge of the runs (the rest of the buffer becomes a run too).
-    fn into_sorted<S: SpillStorage>(
-        mut self,
-        storage: &mut S,
-        ids: &mut u32,
-    ) -> Result<Sorted<S::Reader, R>> {
-        if self.runs.is_empty() {
-            self.buf.par_sort_unstable();
-            self.buf.dedup();
-            return Ok(Sorted {
-                mem: self.buf.into_iter(),
-                readers: Vec::new(),
-                heap: BinaryHeap::new(),
-                runs: Vec::new(),
-            });
-        }
-        if !self.buf.is_empty() {
-            self.spill(storage, ids)?;
-        }
-        let mut readers = Vec::with_capacity(self.runs.len());
-        let mut heap = BinaryHeap::with_capacity(self.runs.len());
-        for &run in &self.runs {
-            let mut r = RunReader::open_checked(storage.open(run)?)?;
-            if let Some(first) = r.next_record()? {
-                heap.push(Reverse((first, readers.len())));
-            }
-            readers.push(r);
-        }
-        Ok(Sorted {
-            mem: Vec::new().into_iter(),
-            readers,
-            heap,
-            runs: self.runs,
-        })
-    }
-}
-
-/// A sorted stream of records, from memory or merged from runs.
-struct Sorted<Rd: std::io::Read, R: Record> {
-    mem: std::vec::IntoIter<R>,
-    readers: Vec<RunReader<Rd, R>>,
-    heap: BinaryHeap<Reverse<(R, usize)>>,
-    runs: Vec<u32>,
-}
-
-impl<Rd: std::io::Read, R: Record> Sorted<Rd, R> {
-    fn next(&mut self) -> Result<Option<R>> {
-        if let Some(r) = self.mem.next() {
-            return Ok(Some(r));
-        }
-        let Some(Reverse((r, src))) = self.heap.pop() else {
-            return Ok(None);
-        };
-        if let Some(reader) = self.readers.get_mut(src) {
-            if let Some(n) = reader.next_record()? {
-                self.heap.push(Reverse((n, src)));
-            }
-        }
-        Ok(Some(r))
     }
 }
 
@@ -290,6 +264,33 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn band_keys_give_the_pairs_of_their_signatures() {
+        let sigs = signatures(200);
+        let l = lsh(None);
+        let want = l.build(&sigs).unwrap().candidate_pairs();
+        let keys: Vec<Vec<u64>> = sigs
+            .iter()
+            .map(|s| {
+                (0..4)
+                    .map(|b| crate::band_key(&s[b * 2..b * 2 + 2], &mut Vec::new()))
+                    .collect()
+            })
+            .collect();
+        let mut s = l.spill();
+        s.set_run_records(13);
+        let mut store = MemoryStorage::new();
+        let mut got = Vec::new();
+        s.candidate_pairs_of_keys(&keys, &mut store, |a, b| got.push((a, b)))
+            .unwrap();
+        assert_eq!(got, want);
+        assert!(store.is_empty());
+        let short = vec![vec![1u64; 4], vec![1u64; 3]];
+        assert!(s
+            .candidate_pairs_of_keys(&short, &mut store, |_, _| {})
+            .is_err());
     }
 
     #[test]

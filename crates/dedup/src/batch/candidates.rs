@@ -147,6 +147,11 @@ pub(crate) fn low_similarity_pairs(
 ) -> Result<Vec<(u32, u32)>, Error> {
     let minhash = match &source {
         SigSource::Memory(s) => s.iter().all(|s| matches!(s, Signature::MinHash(_))),
+        SigSource::Spilled { spill, .. } if spill.keys_params().is_some() => {
+            return Err(Error::signature(
+                "the containment side channel needs the signatures, not their band keys",
+            ))
+        }
         SigSource::Spilled { .. } => matches!(source.first()?, Some(Signature::MinHash(_))),
     };
     if source.len() < 2 || !minhash {
@@ -167,18 +172,16 @@ fn minhash_pairs(
 ) -> Result<(Vec<(u32, u32)>, usize), Error> {
     let num_perm = match &source {
         SigSource::Memory(sigs) => sigs.iter().map(|s| minhash_values(s).len()).min(),
+        SigSource::Spilled { spill, .. } if spill.keys_params().is_some() => {
+            spill.keys_params().map(|p| p.num_perm())
+        }
         SigSource::Spilled { .. } => source.first()?.map(|s| minhash_values(&s).len()),
     }
     .unwrap_or(0);
     if num_perm == 0 {
         return Err(Error::signature("a MinHash signature has no values"));
     }
-    let params = LshParams::optimal(
-        lsh_threshold.clamp(0.05, 1.0),
-        num_perm,
-        LSH_WEIGHTS.0,
-        LSH_WEIGHTS.1,
-    )?;
+    let params = band_params(lsh_threshold, num_perm)?;
     let mut lsh = MinHashLsh::new();
     lsh.set_params(params);
     let on_disk = match (&source, spill) {
@@ -207,16 +210,33 @@ fn minhash_pairs(
             |a, b| pairs.push((a, b)),
         ),
         SigSource::Spilled { spill, docs } => {
-            let mut values = spill.minhash_values(docs);
-            let stats =
-                external.candidate_pairs(&mut values, &mut storage, |a, b| pairs.push((a, b)));
-            if let Some(e) = values.error() {
+            // Band keys, made when the documents were spilled or from the
+            // signatures kept whole.
+            let mut keys = spill.band_keys(docs, params);
+            let stats = external
+                .candidate_pairs_of_keys(&mut keys, &mut storage, |a, b| pairs.push((a, b)));
+            if let Some(e) = keys.error() {
                 return Err(e);
             }
             stats
         }
     }?;
     Ok((pairs, stats.entry_runs + stats.pair_runs))
+}
+
+/// The bands and rows of the candidate pass's LSH for signatures of
+/// `num_perm` values, its S-curve centred at `lsh_threshold`: what the
+/// band tables and the band keys a spilled document keeps are made with.
+///
+/// # Errors
+/// When no such bands can be made.
+pub(crate) fn band_params(lsh_threshold: f64, num_perm: usize) -> Result<LshParams, Error> {
+    Ok(LshParams::optimal(
+        lsh_threshold.clamp(0.05, 1.0),
+        num_perm,
+        LSH_WEIGHTS.0,
+        LSH_WEIGHTS.1,
+    )?)
 }
 
 /// A MinHash signature's values; none for another method's.

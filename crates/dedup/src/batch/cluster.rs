@@ -333,7 +333,7 @@ impl Dedup {
 /// A key of a signature's bytes: equal for byte-identical signatures (of
 /// one method). A MinHash signature is keyed by its values alone, without
 /// encoding it (`scratch` holds their bytes).
-fn signature_key(sig: &Signature, scratch: &mut Vec<u8>) -> u128 {
+pub(crate) fn signature_key(sig: &Signature, scratch: &mut Vec<u8>) -> u128 {
     match sig {
         Signature::MinHash(m) => {
             let values = m.values();
@@ -376,7 +376,7 @@ fn keyed_signatures(
             let n = order.len() as u32;
             for start in (0..n).step_by(KEY_CHUNK) {
                 let chunk: Vec<u32> = (start..n.min(start + KEY_CHUNK as u32)).collect();
-                let keys = spill.par_map(&chunk, |s| signature_key(s, &mut Vec::new()))?;
+                let keys = spill.keys(&chunk)?;
                 keyed.extend(keys.into_iter().map(|(d, k)| (k, rank_of[d as usize], d)));
                 progress::advance(progress, chunk.len() as u64);
             }

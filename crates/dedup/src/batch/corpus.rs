@@ -14,7 +14,7 @@ use crate::batch::doc_table::DocTable;
 use crate::batch::fingerprinted::Fingerprinted;
 use crate::batch::run::Outcome;
 use crate::batch::seq_spill::SeqSpill;
-use crate::batch::sig_spill::SigSpill;
+use crate::batch::sig_spill::{KeysOnly, SigSpill};
 use crate::dedup::Dedup;
 use crate::error::Error;
 
@@ -48,6 +48,8 @@ pub struct BatchCorpus {
     spill_dir: Option<PathBuf>,
     /// Shingle length of the sequences (the verifier's).
     k: usize,
+    /// What a spilled document keeps of its signature.
+    keys_only: Option<KeysOnly>,
     /// Bytes the documents in memory take (estimated).
     bytes: u64,
 }
@@ -74,6 +76,7 @@ impl BatchCorpus {
             budget: None,
             spill_dir: None,
             k: 1,
+            keys_only: None,
             bytes: 0,
         }
     }
@@ -98,6 +101,7 @@ impl BatchCorpus {
             budget: Some(budget),
             spill_dir: Some(dir.into()),
             k: dedup.verifier().map_or(1, |v| v.k),
+            keys_only: SigSpill::keys_only(dedup),
             bytes: 0,
         }
     }
@@ -122,7 +126,7 @@ impl BatchCorpus {
             )),
             Held::Spilled(s) => {
                 s.seqs.push(doc.shingles.as_ref())?;
-                s.sigs.push(doc.signature.as_ref())?;
+                s.sigs.push(doc.signature.as_ref(), doc.shingles.as_ref())?;
                 s.table.push(&doc);
                 Ok(())
             }
@@ -142,7 +146,7 @@ impl BatchCorpus {
         self.held = Held::Spilled(Box::new(Spilled {
             table: DocTable::new(),
             seqs: SeqSpill::create(dir, self.k)?,
-            sigs: SigSpill::create(dir)?,
+            sigs: SigSpill::with_keys(dir, self.keys_only)?,
         }));
         self.bytes = 0;
         for doc in docs {

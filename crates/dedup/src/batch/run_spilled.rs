@@ -104,8 +104,10 @@ impl Dedup {
             return Ok(stats);
         };
         let sample = spill.load(&[first as u32])?;
-        let first_sig = sigs.load(&[first as u32])?.remove(&(first as u32));
-        if !self.resketches_to(&sample[&(first as u32)], first_sig.as_ref()) {
+        let Some(resketched) = self.template_resketch(&sample[&(first as u32)]) else {
+            return Ok(stats);
+        };
+        if !sigs.holds(first as u32, &resketched)? {
             return Ok(stats);
         }
         let mut hosts: HashMap<String, Vec<u32>> = HashMap::new();
@@ -134,7 +136,7 @@ impl Dedup {
                 stats.documents += 1;
                 stats.shingles += loaded[&d].len() - seq.len();
                 spill.replace(d as usize, &seq)?;
-                sigs.replace(d as usize, &sig)?;
+                sigs.replace(d as usize, &sig, Some(&seq))?;
             }
         }
         Ok(stats)
@@ -346,10 +348,12 @@ mod tests {
                 .partial_copies(None)
                 .build(),
         ];
-        for dedup in &engines {
+        // Each engine with its signatures kept whole, then as its run keeps
+        // them (band keys instead, but with the containment side channel).
+        for (dedup, whole) in engines.iter().flat_map(|e| [(e, true), (e, false)]) {
             let mut memory = corpus(dedup);
             let expected = dedup.run(&mut memory).unwrap();
-            let (table, mut spill, mut sigs) = spilled(dedup, &dir);
+            let (table, mut spill, mut sigs) = spilled(dedup, &dir, whole);
             let got = dedup.run_spilled(&table, &mut spill, &mut sigs).unwrap();
             assert!(expected.duplicates() > 0 && expected.templates.documents > 0);
             assert_eq!(got.groups.assignments, expected.groups.assignments);
@@ -358,23 +362,33 @@ mod tests {
             assert_eq!(got.groups.verified, expected.groups.verified);
             assert_eq!(got.templates, expected.templates);
             assert_eq!(got.contained_in, expected.contained_in);
+            let keys = dedup.config.containment.is_none() && !whole;
+            assert_eq!(sigs.keys_params().is_some(), keys, "{whole}");
             // The template pass rewrote the same signatures.
-            let all: Vec<u32> = (0..table.len() as u32).collect();
-            let mut back = sigs.load(&all).unwrap();
-            let got_sigs: Vec<_> = (0..table.len()).map(|d| back.remove(&(d as u32))).collect();
-            let want: Vec<_> = memory.iter().map(|f| f.signature.clone()).collect();
-            assert_eq!(got_sigs, want, "template pass");
+            for (d, f) in memory.iter().enumerate() {
+                let held = match &f.signature {
+                    Some(sig) => sigs.holds(d as u32, sig).unwrap(),
+                    None => !sigs.has(d as u32),
+                };
+                assert!(held, "template pass, document {d}");
+            }
         }
     }
 
     /// The corpus as a spilled run holds it.
-    fn spilled(dedup: &Dedup, dir: &std::path::Path) -> (DocTable, SeqSpill, SigSpill) {
+    fn spilled(
+        dedup: &Dedup,
+        dir: &std::path::Path,
+        whole: bool,
+    ) -> (DocTable, SeqSpill, SigSpill) {
         let mut table = DocTable::new();
         let mut spill = SeqSpill::create(dir, 3).unwrap();
-        let mut sigs = SigSpill::create(dir).unwrap();
+        let keys = SigSpill::keys_only(dedup).filter(|_| !whole);
+        let mut sigs = SigSpill::with_keys(dir, keys).unwrap();
         for mut d in corpus(dedup) {
-            spill.push(d.shingles.take().as_ref()).unwrap();
-            sigs.push(d.signature.as_ref()).unwrap();
+            let seq = d.shingles.take();
+            spill.push(seq.as_ref()).unwrap();
+            sigs.push(d.signature.as_ref(), seq.as_ref()).unwrap();
             table.push(&d);
         }
         (table, spill, sigs)
@@ -393,12 +407,12 @@ mod tests {
     fn a_spill_of_another_corpus_is_refused() {
         let dir = neardup_testkit::TempDir::new("run-spilled-len");
         let dedup = Dedup::new();
-        let (table, mut seqs, mut sigs) = spilled(&dedup, &dir);
+        let (table, mut seqs, mut sigs) = spilled(&dedup, &dir, false);
         let mut short = SeqSpill::create(&dir, 3).unwrap();
         short.push(None).unwrap();
         assert!(dedup.run_spilled(&table, &mut short, &mut sigs).is_err());
         let mut short = SigSpill::create(&dir).unwrap();
-        short.push(None).unwrap();
+        short.push(None, None).unwrap();
         assert!(dedup.run_spilled(&table, &mut seqs, &mut short).is_err());
         assert!(dedup.run_spilled(&table, &mut seqs, &mut sigs).is_ok());
     }

@@ -2,45 +2,90 @@
 //! signatures do not fit in memory (a MinHash signature of 128 values is
 //! 512 bytes, the largest part of what a batch run kept per document):
 //! the run keeps only where each one is (12 bytes a document) and reads
-//! them back as it needs them: all of them in parallel for the keys of
-//! identical signatures, streamed for the candidate pairs, and those of
-//! the few pairs that are verified on signatures.
+//! them back as it needs them: the keys of identical signatures, the band
+//! keys of the candidate pass (streamed), and the signatures of the few
+//! pairs that are verified on signatures.
 //!
-//! The file holds each signature in its own format
-//! ([`Signature::to_bytes`]: magic, version, checksum), so a damaged file
-//! is an error, never a wrong signature.
+//! A store made by [`SigSpill::for_run`] keeps of a document what those
+//! steps read (a `SigSlot`): its band keys and key alone when
+//! [`KeyRule::keeps_signature`] says no pair of it is verified on
+//! signatures, else its whole signature. Every slot has a checksum, so a
+//! damaged file is an error, never a wrong signature.
 
 use std::collections::HashMap;
 use std::path::Path;
 
-use neardup_sketch::Signature;
+use neardup_index::LshParams;
+use neardup_sketch::{CandidateRule, Signature};
 
+use crate::batch::band_keys::BandKeys;
+use crate::batch::candidates::band_params;
+use crate::batch::cluster::signature_key;
+use crate::batch::sig_slot::{read_slot, write_full, write_keys, SigSlot};
 use crate::batch::slot_file::SlotFile;
+use crate::dedup::Dedup;
 use crate::error::Error;
+use crate::online::candidate_keys::KeyRule;
+use crate::verify::ShingleSeq;
 
-/// Documents whose signatures [`SigSpill::stream`] holds in memory at once.
-const STREAM_CHUNK: usize = 1 << 15;
+/// When a store keeps band keys instead of signatures: the rule, and the
+/// LSH threshold of the candidate pass the keys are made for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct KeysOnly {
+    rule: KeyRule,
+    threshold: f64,
+}
 
 /// The spilled signatures of a corpus, one slot per document in input
 /// order.
 #[derive(Debug)]
 pub struct SigSpill {
     slots: SlotFile,
-}
-
-fn decode(bytes: &[u8]) -> Result<Signature, Error> {
-    Signature::from_bytes(bytes)
-        .map_err(|e| Error::signature(format!("a spilled signature cannot be read back: {e}")))
+    keys_only: Option<KeysOnly>,
+    /// The bands of the keys slots written so far.
+    params: Option<LshParams>,
 }
 
 impl SigSpill {
-    /// A new store in a new file in `dir`.
+    /// A new store in a new file in `dir`, keeping every signature whole.
     ///
     /// # Errors
     /// When the file cannot be created.
     pub fn create(dir: &Path) -> Result<SigSpill, Error> {
         Ok(SigSpill {
             slots: SlotFile::create(dir, "sigs")?,
+            keys_only: None,
+            params: None,
+        })
+    }
+
+    /// What a store for a run of `dedup` keeps of a document: `None` for
+    /// whole signatures, else its key and band keys when
+    /// [`KeyRule::with_kept_shingles`] allows it and no step of the run
+    /// reads its signature's values (the containment side channel makes
+    /// bands of its own).
+    pub(crate) fn keys_only(dedup: &Dedup) -> Option<KeysOnly> {
+        let cfg = &dedup.config;
+        let rule = KeyRule::with_kept_shingles(&cfg.method, cfg.verifier.as_ref()).ok()?;
+        match cfg.method.candidate_rule() {
+            CandidateRule::Lsh { threshold }
+                if cfg.containment.is_none() && rule.may_leave_signatures_out() =>
+            {
+                Some(KeysOnly { rule, threshold })
+            }
+            _ => None,
+        }
+    }
+
+    /// A new store in a new file in `dir` that keeps what `keys_only` says
+    /// ([`SigSpill::keys_only`]).
+    ///
+    /// # Errors
+    /// When the file cannot be created.
+    pub(crate) fn with_keys(dir: &Path, keys_only: Option<KeysOnly>) -> Result<SigSpill, Error> {
+        Ok(SigSpill {
+            keys_only,
+            ..SigSpill::create(dir)?
         })
     }
 
@@ -60,13 +105,22 @@ impl SigSpill {
     }
 
     /// Appends the next document's signature (`None` for a document
-    /// without one: no text, or it failed).
+    /// without one: no text, or it failed), given its shingles (what
+    /// decides whether it keeps the signature or its keys).
     ///
     /// # Errors
-    /// When writing fails.
-    pub fn push(&mut self, sig: Option<&Signature>) -> Result<(), Error> {
-        self.slots
-            .push_opt(sig, |sig, out| out.extend(sig.to_bytes()))
+    /// When writing fails, or the band keys cannot be made.
+    pub fn push(
+        &mut self,
+        sig: Option<&Signature>,
+        shingles: Option<&ShingleSeq>,
+    ) -> Result<(), Error> {
+        let Some(sig) = sig else {
+            self.slots.push_empty();
+            return Ok(());
+        };
+        let keys = self.keys_of(sig, shingles)?;
+        self.slots.push(|out| write_slot(sig, keys, out))
     }
 
     /// Whether document `d` has a signature.
@@ -75,42 +129,122 @@ impl SigSpill {
     }
 
     /// Points document `d` at a new signature, appended to the file.
-    pub(crate) fn replace(&mut self, d: usize, sig: &Signature) -> Result<(), Error> {
-        self.slots.replace(d, |out| out.extend(sig.to_bytes()))
-    }
-
-    /// The signatures of `docs` (each at most once) that have one.
-    pub(crate) fn load(&mut self, docs: &[u32]) -> Result<HashMap<u32, Signature>, Error> {
-        self.slots.load(docs, decode)
-    }
-
-    /// `f` of the signature of every document of `docs` that has one, in
-    /// parallel, the results in file order with their documents.
-    pub(crate) fn par_map<T: Send>(
+    pub(crate) fn replace(
         &mut self,
-        docs: &[u32],
-        f: impl Fn(&Signature) -> T + Sync,
-    ) -> Result<Vec<(u32, T)>, Error> {
-        self.slots.par_scan(docs, |_: &mut (), d, bytes, out| {
-            out.push((d, f(&decode(bytes)?)));
-            Ok(())
+        d: usize,
+        sig: &Signature,
+        shingles: Option<&ShingleSeq>,
+    ) -> Result<(), Error> {
+        let keys = self.keys_of(sig, shingles)?;
+        self.slots.replace(d, |out| write_slot(sig, keys, out))
+    }
+
+    /// The key and band keys `sig` is kept as, `None` to keep it whole.
+    fn keys_of(
+        &mut self,
+        sig: &Signature,
+        shingles: Option<&ShingleSeq>,
+    ) -> Result<Option<(u128, Vec<u64>)>, Error> {
+        let Some(keys_only) = self.keys_only else {
+            return Ok(None);
+        };
+        let Signature::MinHash(m) = sig else {
+            return Ok(None);
+        };
+        if keys_only.rule.keeps_signature(shingles) || m.values().is_empty() {
+            return Ok(None);
+        }
+        let params = match self.params {
+            Some(p) => p,
+            None => *self
+                .params
+                .insert(band_params(keys_only.threshold, m.values().len())?),
+        };
+        let bands = neardup_index::band_keys(params, m.values())?;
+        Ok(Some((signature_key(sig, &mut Vec::new()), bands)))
+    }
+
+    /// The signatures of `docs` (each at most once) that are kept whole.
+    pub(crate) fn load(&mut self, docs: &[u32]) -> Result<HashMap<u32, Signature>, Error> {
+        let slots = self.slots.load(docs, read_slot)?;
+        Ok(slots
+            .into_iter()
+            .filter_map(|(d, slot)| match slot {
+                SigSlot::Full(sig) => Some((d, sig)),
+                SigSlot::Keys { .. } => None,
+            })
+            .collect())
+    }
+
+    /// The key of identical signatures ([`signature_key`]) of every
+    /// document of `docs` that has a signature, in parallel, in file order
+    /// with their documents.
+    pub(crate) fn keys(&mut self, docs: &[u32]) -> Result<Vec<(u32, u128)>, Error> {
+        self.slots
+            .par_scan(docs, |scratch: &mut Vec<u8>, d, bytes, out| {
+                let key = match read_slot(bytes)? {
+                    SigSlot::Full(sig) => signature_key(&sig, scratch),
+                    SigSlot::Keys { key, .. } => key,
+                };
+                out.push((d, key));
+                Ok(())
+            })
+    }
+
+    /// Whether document `d`'s signature is `sig` (by its key when only
+    /// that is kept); false without one.
+    ///
+    /// # Errors
+    /// When it cannot be read back.
+    pub(crate) fn holds(&mut self, d: u32, sig: &Signature) -> Result<bool, Error> {
+        let mut found = self.slots.load(&[d], read_slot)?;
+        Ok(match found.remove(&d) {
+            Some(SigSlot::Full(s)) => s == *sig,
+            Some(SigSlot::Keys { key, .. }) => key == signature_key(sig, &mut Vec::new()),
+            None => false,
         })
     }
 
-    /// The MinHash values of the signatures of `docs`, in the order of
-    /// `docs`, [`STREAM_CHUNK`] documents read back at a time: what a
-    /// streamed pass (the band tables on disk) needs, without every
-    /// signature in memory. A document without a MinHash signature, or a
-    /// read that fails, ends the stream with an empty item and leaves the
-    /// error in [`MinHashValues::error`].
-    pub(crate) fn minhash_values<'s>(&'s mut self, docs: &'s [u32]) -> MinHashValues<'s> {
-        MinHashValues {
-            spill: self,
-            docs,
-            next: 0,
-            chunk: Vec::new().into_iter(),
-            error: None,
+    /// The bands the keys slots were made with (`None` when every
+    /// signature is kept whole).
+    pub(crate) fn keys_params(&self) -> Option<LshParams> {
+        self.params
+    }
+
+    /// The band keys under `params` of the signatures of `docs`, in the
+    /// order of `docs`, a chunk of documents read back at a time
+    /// ([`BandKeys`]): what the band tables on disk need, without every
+    /// signature in memory.
+    pub(crate) fn band_keys<'s>(&'s mut self, docs: &'s [u32], params: LshParams) -> BandKeys<'s> {
+        BandKeys::new(self, docs, params)
+    }
+
+    /// The band keys under `params` of the documents of `docs` (each at
+    /// most once): made from a whole MinHash signature, or as kept.
+    ///
+    /// # Errors
+    /// A document without a signature, with another method's, with keys
+    /// of other bands, or a read that fails.
+    pub(crate) fn load_band_keys(
+        &mut self,
+        docs: &[u32],
+        params: LshParams,
+    ) -> Result<HashMap<u32, Vec<u64>>, Error> {
+        let mine = self.params;
+        let mut loaded = self.slots.load(docs, |bytes| match read_slot(bytes)? {
+            SigSlot::Full(Signature::MinHash(m)) => {
+                Ok(neardup_index::band_keys(params, m.values())?)
+            }
+            SigSlot::Keys { bands, .. } if mine == Some(params) => Ok(bands),
+            _ => Err(Error::signature(
+                "a spilled document has no MinHash signature or band keys of these bands",
+            )),
+        })?;
+        if docs.iter().any(|d| !loaded.contains_key(d)) {
+            return Err(Error::signature("a spilled document has no signature"));
         }
+        loaded.shrink_to_fit();
+        Ok(loaded)
     }
 
     /// The directory of the file.
@@ -119,59 +253,10 @@ impl SigSpill {
     }
 }
 
-/// An iterator over spilled MinHash values ([`SigSpill::minhash_values`]).
-pub(crate) struct MinHashValues<'s> {
-    spill: &'s mut SigSpill,
-    docs: &'s [u32],
-    next: usize,
-    chunk: std::vec::IntoIter<Vec<u32>>,
-    error: Option<Error>,
-}
-
-impl MinHashValues<'_> {
-    /// Why the stream ended early, if it did.
-    pub(crate) fn error(&mut self) -> Option<Error> {
-        self.error.take()
-    }
-
-    fn fill(&mut self) -> Result<(), Error> {
-        let chunk = &self.docs[self.next..(self.next + STREAM_CHUNK).min(self.docs.len())];
-        self.next += chunk.len();
-        let mut loaded = self.spill.load(chunk)?;
-        let values = chunk
-            .iter()
-            .map(|d| match loaded.remove(d) {
-                Some(Signature::MinHash(m)) => Ok(m.values().to_vec()),
-                _ => Err(Error::signature(
-                    "a spilled document has no MinHash signature",
-                )),
-            })
-            .collect::<Result<Vec<_>, Error>>()?;
-        self.chunk = values.into_iter();
-        Ok(())
-    }
-}
-
-impl Iterator for MinHashValues<'_> {
-    type Item = Vec<u32>;
-
-    fn next(&mut self) -> Option<Vec<u32>> {
-        if self.error.is_some() {
-            return None;
-        }
-        if let Some(v) = self.chunk.next() {
-            return Some(v);
-        }
-        if self.next >= self.docs.len() {
-            return None;
-        }
-        match self.fill() {
-            Ok(()) => self.chunk.next(),
-            Err(e) => {
-                self.error = Some(e);
-                Some(Vec::new())
-            }
-        }
+fn write_slot(sig: &Signature, keys: Option<(u128, Vec<u64>)>, out: &mut Vec<u8>) {
+    match keys {
+        Some((key, bands)) => write_keys(key, &bands, out),
+        None => write_full(sig, out),
     }
 }
 
@@ -196,42 +281,68 @@ mod tests {
             .collect()
     }
 
+    /// The band keys of a MinHash signature under `params`.
+    fn bands_of(sig: &Signature, params: LshParams) -> Vec<u64> {
+        match sig {
+            Signature::MinHash(m) => neardup_index::band_keys(params, m.values()).unwrap(),
+            _ => unreachable!("the default method is MinHash"),
+        }
+    }
+
     #[test]
-    fn signatures_come_back_as_written_loaded_mapped_and_streamed() {
+    fn signatures_and_their_keys_come_back_as_written() {
         let dir = neardup_testkit::TempDir::new("sig-spill");
         let sigs = sigs();
-        let mut spill = SigSpill::create(&dir).unwrap();
-        for s in &sigs {
-            spill.push(s.as_ref()).unwrap();
+        let dedup = Dedup::new();
+        let seq = ShingleSeq::from_bytes(&[1, 0, 0, 0], 3).unwrap();
+        // Whole, then keys for the documents with shingles (every third
+        // keeps its signature: it has none).
+        for keys_only in [None, SigSpill::keys_only(&dedup)] {
+            let mut spill = SigSpill::with_keys(&dir, keys_only).unwrap();
+            let shingles = |d: usize| (d % 3 != 0).then_some(&seq);
+            for (d, s) in sigs.iter().enumerate() {
+                spill.push(s.as_ref(), shingles(d)).unwrap();
+            }
+            assert_eq!(spill.len(), 300);
+            assert_eq!(spill.keys_params().is_some(), keys_only.is_some());
+            let docs: Vec<u32> = (0..300).rev().step_by(2).collect();
+            let loaded = spill.load(&docs).unwrap();
+            for &d in &docs {
+                let whole = keys_only.is_none() || shingles(d as usize).is_none();
+                let want = sigs[d as usize].as_ref().filter(|_| whole);
+                assert_eq!(loaded.get(&d), want, "{d}");
+                assert_eq!(spill.has(d), sigs[d as usize].is_some());
+            }
+            let all: Vec<u32> = (0..300).collect();
+            let expected: Vec<(u32, u128)> = (0..300u32)
+                .filter_map(|d| {
+                    let sig = sigs[d as usize].as_ref()?;
+                    Some((d, signature_key(sig, &mut Vec::new())))
+                })
+                .collect();
+            assert_eq!(spill.keys(&all).unwrap(), expected);
+            let with: Vec<u32> = all
+                .iter()
+                .copied()
+                .filter(|&d| spill.has(d))
+                .rev()
+                .collect();
+            let params = spill
+                .keys_params()
+                .unwrap_or_else(|| band_params(0.5, 128).unwrap());
+            let streamed: Vec<Vec<u64>> = spill.band_keys(&with, params).collect();
+            let want: Vec<Vec<u64>> = with
+                .iter()
+                .map(|&d| bands_of(sigs[d as usize].as_ref().unwrap(), params))
+                .collect();
+            assert_eq!(streamed, want);
+            for &d in &with {
+                let sig = sigs[d as usize].as_ref().unwrap();
+                assert!(spill.holds(d, sig).unwrap());
+                let other = sigs.iter().flatten().find(|s| *s != sig).unwrap();
+                assert!(!spill.holds(d, other).unwrap());
+            }
         }
-        assert_eq!(spill.len(), 300);
-        let docs: Vec<u32> = (0..300).rev().step_by(2).collect();
-        let loaded = spill.load(&docs).unwrap();
-        for &d in &docs {
-            assert_eq!(loaded.get(&d), sigs[d as usize].as_ref(), "{d}");
-            assert_eq!(spill.has(d), sigs[d as usize].is_some());
-        }
-        let all: Vec<u32> = (0..300).collect();
-        let kinds = spill.par_map(&all, |s| s.to_bytes().len()).unwrap();
-        let expected: Vec<(u32, usize)> = (0..300u32)
-            .filter_map(|d| Some((d, sigs[d as usize].as_ref()?.to_bytes().len())))
-            .collect();
-        assert_eq!(kinds, expected);
-        let with: Vec<u32> = all
-            .iter()
-            .copied()
-            .filter(|&d| spill.has(d))
-            .rev()
-            .collect();
-        let streamed: Vec<Vec<u32>> = spill.minhash_values(&with).collect();
-        let want: Vec<Vec<u32>> = with
-            .iter()
-            .map(|&d| match sigs[d as usize].as_ref().unwrap() {
-                Signature::MinHash(m) => m.values().to_vec(),
-                _ => unreachable!("the default method is MinHash"),
-            })
-            .collect();
-        assert_eq!(streamed, want);
     }
 
     #[test]
@@ -240,22 +351,32 @@ mod tests {
         let sigs = sigs();
         let mut spill = SigSpill::create(&dir).unwrap();
         for s in sigs.iter().take(3) {
-            spill.push(s.as_ref()).unwrap();
+            spill.push(s.as_ref(), None).unwrap();
         }
-        spill.replace(1, sigs[8].as_ref().unwrap()).unwrap();
+        spill.replace(1, sigs[8].as_ref().unwrap(), None).unwrap();
         let loaded = spill.load(&[0, 1]).unwrap();
         assert_eq!(Some(&loaded[&1]), sigs[8].as_ref());
         assert_eq!(Some(&loaded[&0]), sigs[0].as_ref());
+        let params = band_params(0.5, 128).unwrap();
         // A streamed document without a signature is an error, not a skip.
-        let mut values = spill.minhash_values(&[0, 1]);
-        assert_eq!(values.by_ref().count(), 2);
-        assert!(values.error().is_none());
+        let mut keys = spill.band_keys(&[0, 1], params);
+        assert_eq!(keys.by_ref().count(), 2);
+        assert!(keys.error().is_none());
         let mut bare = SigSpill::create(&dir).unwrap();
-        bare.push(None).unwrap();
-        let mut values = bare.minhash_values(&[0]);
-        assert_eq!(values.next(), Some(Vec::new()));
-        assert_eq!(values.next(), None);
-        assert!(values.error().is_some());
+        bare.push(None, None).unwrap();
+        let mut keys = bare.band_keys(&[0], params);
+        assert_eq!(keys.next(), Some(Vec::new()));
+        assert_eq!(keys.next(), None);
+        assert!(keys.error().is_some());
+        // Keys of other bands than those asked for are an error too.
+        let seq = ShingleSeq::from_bytes(&[1, 0, 0, 0], 3).unwrap();
+        let mut keyed = SigSpill::with_keys(&dir, SigSpill::keys_only(&Dedup::new())).unwrap();
+        keyed.push(sigs[0].as_ref(), Some(&seq)).unwrap();
+        let other = band_params(0.9, 128).unwrap();
+        assert_ne!(keyed.keys_params(), Some(other));
+        let mut keys = keyed.band_keys(&[0], other);
+        assert_eq!(keys.next(), Some(Vec::new()));
+        assert!(keys.error().is_some());
         // Damage every byte after the first 4 of the file: decoding fails.
         let path = std::fs::read_dir(&dir)
             .unwrap()
@@ -270,8 +391,8 @@ mod tests {
             *b ^= 0x5a;
         }
         std::fs::write(&path, bytes).unwrap();
-        assert!(spill.load(&[0]).is_err());
-        drop((spill, bare));
+        assert!(spill.load(&[0]).is_err() || keyed.load(&[0]).is_err());
+        drop((spill, bare, keyed));
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
     }
 }

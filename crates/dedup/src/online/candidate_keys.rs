@@ -21,6 +21,11 @@
 //! with text is verified on sketches and the fallback never runs: an
 //! instance that keeps band keys gives the verdicts of one that keeps
 //! every signature. Without a sketch every signature is kept, as before.
+//!
+//! A batch run with its documents on disk ([`KeyRule::with_kept_shingles`])
+//! keeps every document's shingle sequence, exact or a sketch, whenever
+//! verification is on: the same argument then holds for any document with
+//! shingles, so such a document keeps its band keys alone.
 
 use neardup_index::{folded_band_keys, LshParams};
 use neardup_sketch::{CandidateRule, Method, Signature, LSH_WEIGHTS};
@@ -104,7 +109,18 @@ pub(crate) fn band_keys_of(params: LshParams, sig: &Signature) -> Result<Vec<u32
 #[derive(Debug, Clone, Copy)]
 pub struct KeyRule {
     params: Option<LshParams>,
-    sketch: bool,
+    kept: Kept,
+}
+
+/// Which documents' shingles are sure to be kept for verification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kept {
+    /// None are (no verification, or the shingles may be left out).
+    Neither,
+    /// Verification sketches are.
+    Sketches,
+    /// Every document's shingles are (a batch run's).
+    All,
 }
 
 impl KeyRule {
@@ -115,7 +131,31 @@ impl KeyRule {
     pub fn new(method: &Method, verifier: Option<&Verifier>) -> Result<KeyRule, Error> {
         Ok(KeyRule {
             params: lsh_params(method)?,
-            sketch: verifier.is_some_and(|v| v.sketch.is_some()),
+            kept: match verifier {
+                Some(v) if v.sketch.is_some() => Kept::Sketches,
+                _ => Kept::Neither,
+            },
+        })
+    }
+
+    /// The rule for a store that keeps every document's shingles (exact or
+    /// a sketch) whenever `verifier` is on, as a batch run with its
+    /// documents on disk does: then a document with shingles may keep band
+    /// keys alone.
+    ///
+    /// # Errors
+    /// As [`KeyRule::new`].
+    pub fn with_kept_shingles(
+        method: &Method,
+        verifier: Option<&Verifier>,
+    ) -> Result<KeyRule, Error> {
+        Ok(KeyRule {
+            params: lsh_params(method)?,
+            kept: if verifier.is_some() {
+                Kept::All
+            } else {
+                Kept::Neither
+            },
         })
     }
 
@@ -133,17 +173,21 @@ impl KeyRule {
     /// signature under this rule (a method with LSH bands and a
     /// verification sketch): what a format that carries them records.
     pub fn may_leave_signatures_out(&self) -> bool {
-        self.params.is_some() && self.sketch
+        self.params.is_some() && self.kept != Kept::Neither
     }
 
     /// Whether a document with `shingles` must keep its full signature
     /// (see the module documentation): false only for a method whose
     /// candidate index is LSH bands when its shingles are a verification
-    /// sketch; a document that may leave it out keeps its
-    /// [`KeyRule::band_keys`] instead.
+    /// sketch (or any shingles, under [`KeyRule::with_kept_shingles`]); a
+    /// document that may leave it out keeps its band keys instead.
     pub fn keeps_signature(&self, shingles: Option<&ShingleSeq>) -> bool {
-        let sketch = self.sketch && shingles.is_some_and(ShingleSeq::is_sketch);
-        !(self.params.is_some() && sketch)
+        let kept = match self.kept {
+            Kept::Neither => false,
+            Kept::Sketches => shingles.is_some_and(ShingleSeq::is_sketch),
+            Kept::All => shingles.is_some(),
+        };
+        !(self.params.is_some() && kept)
     }
 }
 
@@ -298,6 +342,27 @@ mod tests {
             duplicates += usize::from(got.duplicate_of.is_some());
         }
         assert!(duplicates >= 50, "{duplicates}");
+    }
+
+    #[test]
+    fn a_store_that_keeps_every_documents_shingles_leaves_their_signatures_out() {
+        let text = "The council approved the new cycle lanes after a long debate.";
+        let exact = Verifier::default();
+        for (name, verifier, leaves_out) in [
+            ("minhash", Some(exact), true),
+            ("minhash", None, false),
+            ("simhash", Some(exact), false),
+        ] {
+            let m: Method = name.parse().unwrap();
+            let rule = KeyRule::with_kept_shingles(&m, verifier.as_ref()).unwrap();
+            let seq = exact.shingles(text, &m);
+            assert_eq!(rule.may_leave_signatures_out(), leaves_out, "{name}");
+            assert_eq!(rule.keeps_signature(Some(&seq)), !leaves_out, "{name}");
+            assert!(rule.keeps_signature(None), "{name}: without shingles");
+            // The online engine's rule keeps exact shingles' signatures.
+            let online = KeyRule::new(&m, verifier.as_ref()).unwrap();
+            assert!(online.keeps_signature(Some(&seq)));
+        }
     }
 
     #[test]

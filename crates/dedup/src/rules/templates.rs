@@ -305,14 +305,11 @@ impl Dedup {
         stats
     }
 
-    /// Whether the pass applies and `sig` is the signature the pass would
-    /// recompute from `seq` (the method is the one the sequences were made
-    /// for).
-    pub(crate) fn resketches_to(&self, seq: &ShingleSeq, sig: Option<&Signature>) -> bool {
-        match (self.template_setup(), sig) {
-            (Some((_, _, m)), Some(sig)) => *sig == resketch(m, seq),
-            _ => false,
-        }
+    /// The signature the pass would recompute from `seq`, when it applies:
+    /// a document's own signature is this one when the method is the one
+    /// the sequences were made for.
+    pub(crate) fn template_resketch(&self, seq: &ShingleSeq) -> Option<Signature> {
+        self.template_setup().map(|(_, _, m)| resketch(m, seq))
     }
 
     /// The pass on the pages of one host, given in input order (what a
