@@ -16,6 +16,7 @@ use crawl::text;
 use neardup::io::RawDocument;
 use neardup_server::redis::StoreUrl;
 use neardup_server::{Config, ContentSeen, ErrorKind, Verdict};
+use redis_server::cluster::Cluster;
 use redis_server::RedisServer;
 
 /// 300 documents: an article each step, and every second step a light
@@ -66,15 +67,54 @@ fn two_instances_evict_as_one_by_the_document_limit() {
         return;
     }
     let redis = RedisServer::start("evict-docs", None);
-    let url = StoreUrl::parse(&redis.url()).unwrap();
     let mut config = Config::new();
     config.max_documents(Some(50));
+    evict_as_one(&redis.url(), &config, "standalone");
+}
+
+/// The same over a Redis Cluster (3 primaries, 3 replicas), with an age
+/// limit too (an hour: it evicts nothing here), so that every entry is
+/// stamped by the log script with the server's `TIME` on the slot's
+/// primary.
+#[test]
+fn two_instances_evict_as_one_over_a_cluster_with_stamped_entries() {
+    if !redis_server::available_with_cli(
+        "two_instances_evict_as_one_over_a_cluster_with_stamped_entries",
+    ) {
+        return;
+    }
+    let cluster = Cluster::start("evict-cluster", 5000);
+    let mut config = Config::new();
+    config
+        .max_documents(Some(50))
+        .max_age(Some(Duration::from_secs(3600)));
+    evict_as_one(&cluster.url(), &config, "cluster");
+    // Every entry carries its time: the stamped kind (bit 0x10).
+    let owner = cluster.owner().expect("the slot's primary");
+    let first: Vec<u8> = redis::cmd("LINDEX")
+        .arg("{neardup}:log")
+        .arg(0)
+        .query(&mut cluster.nodes[owner].connection())
+        .unwrap();
+    assert!(first.first().is_some_and(|k| k & 0x10 != 0), "{first:?}");
+}
+
+/// Posts [`stream`] to two instances over the store at `url` in turn and
+/// checks them against a single node with `config`: the same verdicts,
+/// documents and evictions, and a late instance replaying into the same
+/// documents.
+fn evict_as_one(url: &str, config: &Config, name: &str) {
+    let url = StoreUrl::parse(url).unwrap();
+    let config = config.clone();
     let steps = stream();
     assert!(steps.len() >= 300, "{}", steps.len());
-    let single_dir = temp_dir("redis-evict-single");
+    let single_dir = temp_dir(&format!("redis-evict-single-{name}"));
     let single = ContentSeen::open(&single_dir, &config).unwrap();
     let expected = run(&steps, |_| &single);
-    let (da, db) = (temp_dir("redis-evict-a"), temp_dir("redis-evict-b"));
+    let (da, db) = (
+        temp_dir(&format!("redis-evict-a-{name}")),
+        temp_dir(&format!("redis-evict-b-{name}")),
+    );
     let a = ContentSeen::open_shared(&url, &da, &config).unwrap();
     let b = ContentSeen::open_shared(&url, &db, &config).unwrap();
     let got = run(&steps, |i| if i % 2 == 0 { &a } else { &b });
@@ -105,7 +145,7 @@ fn two_instances_evict_as_one_by_the_document_limit() {
         assert_eq!(s.stats().evicted, evicted);
     }
     // A late instance replays the log into the same 50 documents.
-    let dl = temp_dir("redis-evict-late");
+    let dl = temp_dir(&format!("redis-evict-late-{name}"));
     let late = ContentSeen::open_shared(&url, &dl, &config).unwrap();
     assert_eq!(late.stats().documents, 50);
     for (id, _) in &steps {
