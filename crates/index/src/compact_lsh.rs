@@ -11,7 +11,7 @@ use std::io::{self, Read, Write};
 
 use crate::compact::CompactPostings;
 use crate::error::{Error, ErrorKind, Result};
-use crate::lsh::{band_keys, SignatureValue};
+use crate::lsh::{each_band_key, SignatureValue};
 use crate::params::LshParams;
 
 /// An incremental MinHash LSH index with compact band tables.
@@ -45,10 +45,7 @@ fn fold(key: u64) -> u32 {
 /// # Errors
 /// A signature shorter than `bands * rows`.
 pub fn folded_band_keys<T: SignatureValue>(params: LshParams, signature: &[T]) -> Result<Vec<u32>> {
-    Ok(band_keys(params, signature)?
-        .into_iter()
-        .map(fold)
-        .collect())
+    Ok(each_band_key(params, signature)?.map(fold).collect())
 }
 
 /// Table `b` of `n`, its merges staggered from the other tables'.

@@ -66,12 +66,23 @@ pub fn band_key<T: SignatureValue>(band: &[T], scratch: &mut Vec<u8>) -> u64 {
 /// # Errors
 /// A signature shorter than `bands * rows`.
 pub fn band_keys<T: SignatureValue>(params: LshParams, signature: &[T]) -> Result<Vec<u64>> {
+    Ok(each_band_key(params, signature)?.collect())
+}
+
+/// [`band_keys`] one at a time, without collecting them: what the tables
+/// insert and query band by band.
+///
+/// # Errors
+/// A signature shorter than `bands * rows` (checked before any key).
+pub(crate) fn each_band_key<T: SignatureValue>(
+    params: LshParams,
+    signature: &[T],
+) -> Result<impl Iterator<Item = u64> + '_> {
     let p = params;
     check_signatures(std::iter::once(signature.len()), p.num_perm())?;
     let mut scratch = Vec::new();
     Ok((0..p.bands())
-        .map(|b| band_key(&signature[b * p.rows()..(b + 1) * p.rows()], &mut scratch))
-        .collect())
+        .map(move |b| band_key(&signature[b * p.rows()..(b + 1) * p.rows()], &mut scratch)))
 }
 
 /// Configuration of a MinHash LSH index, and the entry point to its batch
@@ -254,12 +265,12 @@ impl LshTables {
 
     /// Ids sharing at least one band key with `signature`, sorted, each once.
     pub fn query<T: SignatureValue>(&self, signature: &[T]) -> Result<Vec<u32>> {
-        let p = self.params;
-        check_signatures(std::iter::once(signature.len()), p.num_perm())?;
-        let mut scratch = Vec::new();
         let mut out = Vec::new();
-        for (b, band) in self.bands.iter().enumerate() {
-            let key = band_key(&signature[b * p.rows()..(b + 1) * p.rows()], &mut scratch);
+        for (band, key) in self
+            .bands
+            .iter()
+            .zip(each_band_key(self.params, signature)?)
+        {
             let lo = band.keys.partition_point(|&k| k < key);
             let hi = band.keys.partition_point(|&k| k <= key);
             let take = self.max_bucket_len.unwrap_or(usize::MAX).min(hi - lo);

@@ -6,7 +6,7 @@
 //! costs about `bands * (4 + ~15)` bytes, with no per-bucket allocation.
 
 use crate::error::Result;
-use crate::lsh::{band_key, check_signatures, SignatureValue};
+use crate::lsh::{each_band_key, SignatureValue};
 use crate::params::LshParams;
 use crate::table::{group_pairs, ChainTable, IdSet};
 
@@ -58,12 +58,9 @@ impl LshIndex {
     ///
     /// Ids are dense indices: per-id arrays grow to the largest id inserted.
     pub fn insert<T: SignatureValue>(&mut self, id: u32, signature: &[T]) -> Result<()> {
-        let p = self.params;
-        check_signatures(std::iter::once(signature.len()), p.num_perm())?;
+        let keys = each_band_key(self.params, signature)?;
         self.ids.insert(id)?;
-        let mut scratch = Vec::new();
-        for (b, table) in self.tables.iter_mut().enumerate() {
-            let key = band_key(&signature[b * p.rows()..(b + 1) * p.rows()], &mut scratch);
+        for (table, key) in self.tables.iter_mut().zip(keys) {
             table.insert(key, id);
         }
         Ok(())
@@ -72,13 +69,13 @@ impl LshIndex {
     /// Ids sharing at least one band key with `signature`, sorted, each once.
     /// With a bucket cap, only the `cap` lowest ids of a bucket are returned.
     pub fn query<T: SignatureValue>(&self, signature: &[T]) -> Result<Vec<u32>> {
-        let p = self.params;
-        check_signatures(std::iter::once(signature.len()), p.num_perm())?;
-        let mut scratch = Vec::new();
         let mut out = Vec::new();
         let mut bucket = Vec::new();
-        for (b, table) in self.tables.iter().enumerate() {
-            let key = band_key(&signature[b * p.rows()..(b + 1) * p.rows()], &mut scratch);
+        for (table, key) in self
+            .tables
+            .iter()
+            .zip(each_band_key(self.params, signature)?)
+        {
             bucket.clear();
             bucket.extend(table.bucket(key));
             if let Some(cap) = self.max_bucket_len {
