@@ -18,6 +18,20 @@ use neardup_server::client::Client;
 use redis_server::RedisServer;
 use serde_json::json;
 
+/// Starts `neardup serve` over the store at `url` with `extra` options, a
+/// replica directory in `dir`, expecting a refusal: exit status 2. Its
+/// standard error.
+fn refused_start(dir: &std::path::Path, url: &str, extra: &[&str]) -> String {
+    let dir = dir.to_str().unwrap();
+    let mut args = vec!["serve", "--listen", "127.0.0.1:0", "--data-dir", dir];
+    args.extend(["--store", url]);
+    args.extend(extra);
+    let out = common::neardup(&args);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{url}: {err}");
+    err
+}
+
 #[test]
 fn a_shared_store_is_refused_clearly_without_showing_its_password() {
     let dir = common::temp_dir("serve-store-refused");
@@ -44,17 +58,7 @@ fn a_shared_store_is_refused_clearly_without_showing_its_password() {
             "unreachable",
         ),
     ] {
-        let out = common::neardup(&[
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--data-dir",
-            dir.to_str().unwrap(),
-            "--store",
-            &url,
-        ]);
-        assert_eq!(out.status.code(), Some(2), "{url}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = refused_start(&dir, &url, &[]);
         assert!(err.contains(says), "{err}");
         assert!(!err.contains("Secr3t"), "{err}");
     }
@@ -131,21 +135,11 @@ fn two_processes_with_a_document_limit_evict_as_one_and_refuse_another_limit() {
     assert_eq!(post(&a, "copy-of-d2", 12), json!("d2"));
     let stats = Client::new(b.addr).get("/v1/stats").unwrap().json();
     assert_eq!(stats["documents"], json!(2), "{stats}");
-    let out = common::neardup(&[
-        "serve",
-        "--method",
-        "minhash",
-        "--listen",
-        "127.0.0.1:0",
-        "--data-dir",
-        dir.join("c").to_str().unwrap(),
-        "--store",
+    let err = refused_start(
+        &dir.join("c"),
         &url,
-        "--max-documents",
-        "3",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+        &["--method", "minhash", "--max-documents", "3"],
+    );
     assert!(err.contains("max documents 2"), "{err}");
     drop((a, b, redis));
     let _ = std::fs::remove_dir_all(&dir);
@@ -174,17 +168,7 @@ fn sketch_instances_share_their_verdicts_and_refuse_an_exact_one() {
         .post_json("/v1/documents", &json!({"id": "copy", "text": t}))
         .unwrap();
     assert_eq!(r.json()["duplicate_of"], json!("first"));
-    let out = common::neardup(&[
-        "serve",
-        "--listen",
-        "127.0.0.1:0",
-        "--data-dir",
-        dir.join("c").to_str().unwrap(),
-        "--store",
-        &url,
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = refused_start(&dir.join("c"), &url, &[]);
     assert!(err.contains("the store was built with method"), "{err}");
     drop((a, b, redis));
     let _ = std::fs::remove_dir_all(&dir);
