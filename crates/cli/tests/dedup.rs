@@ -363,7 +363,12 @@ fn spilled_band_keys_give_the_output_in_memory_for_near_duplicates() {
     let spill = dir.join("spill");
     std::fs::create_dir_all(&spill).unwrap();
     let (input, spill_s) = (input.to_str().unwrap(), spill.to_str().unwrap());
-    for extra in [&[][..], &["--containment", "0.8"][..]] {
+    let extras = [
+        &[][..],
+        &["--containment", "0.8"][..],
+        &["--verify-sketch"][..],
+    ];
+    for extra in extras {
         let args = |more: &[&str]| -> Vec<String> {
             let mut a = vec!["dedup", "-q", input];
             a.extend_from_slice(extra);
@@ -372,13 +377,18 @@ fn spilled_band_keys_give_the_output_in_memory_for_near_duplicates() {
         };
         let run = |a: Vec<String>| neardup(&a.iter().map(String::as_str).collect::<Vec<_>>());
         let mem = run(args(&[]));
-        let disk = run(args(&["--spill-dir", spill_s]));
-        assert!(
-            disk.status.success(),
-            "{}",
-            String::from_utf8_lossy(&disk.stderr)
-        );
-        assert_eq!(mem.stdout, disk.stdout, "{extra:?}");
+        // Band keys sorted in one run, and in runs of 64 entries.
+        for runs in [&[][..], &["--spill-run-records", "64"][..]] {
+            let mut more = vec!["--spill-dir", spill_s];
+            more.extend_from_slice(runs);
+            let disk = run(args(&more));
+            assert!(
+                disk.status.success(),
+                "{}",
+                String::from_utf8_lossy(&disk.stderr)
+            );
+            assert_eq!(mem.stdout, disk.stdout, "{extra:?} {runs:?}");
+        }
         let near = json_lines(&mem.stdout)
             .iter()
             .filter(|l| l["duplicate_of"].is_string() && l["similarity"].as_f64() < Some(1.0))
@@ -558,4 +568,28 @@ fn partial_reprints_are_reported_separately() {
     assert!(json_lines(&plain.stdout)
         .iter()
         .all(|l| l.get("contained_in").is_none()));
+}
+
+#[test]
+fn a_verification_sketch_needs_the_default_methods_verification() {
+    let dir = temp_dir("verify-sketch-refused");
+    let input = spill_corpus(&dir);
+    let input = input.to_str().unwrap();
+    for (args, says) in [
+        (vec!["--verify-sketch", "--no-exact"], "--no-exact"),
+        (
+            vec!["--verify-sketch", "--method", "simhash"],
+            "--verify-sketch",
+        ),
+    ] {
+        let mut all = vec!["dedup", input];
+        all.extend(args);
+        let out = neardup(&all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(says),
+            "{all:?}: {err}"
+        );
+        assert!(out.stdout.is_empty());
+    }
 }

@@ -45,6 +45,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod band_entries;
 mod cluster;
 mod compact;
 mod compact_lsh;
@@ -67,6 +68,7 @@ mod spill_lsh;
 mod storage;
 mod table;
 
+pub use band_entries::BandEntries;
 pub use cluster::{priority_order, Assignment, Clusterer, Clustering, Containment};
 pub use compact::{CompactPostings, FRESH_MIN};
 pub use compact_lsh::{folded_band_keys, CompactLsh};

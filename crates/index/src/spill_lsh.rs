@@ -5,6 +5,7 @@
 //! [`LshTables::candidate_pairs`](crate::LshTables::candidate_pairs) for the
 //! same signatures and settings.
 
+use crate::band_entries::BandEntries;
 use crate::error::{Error, ErrorKind, Result};
 use crate::lsh::{band_keys, SignatureValue};
 use crate::params::LshParams;
@@ -81,7 +82,7 @@ impl SpillLsh {
         if let Some(e) = failed {
             return Err(e);
         }
-        self.merge(entries, storage, &mut ids, stats, sink)
+        self.merge(entries, storage, &mut ids, stats, Some, sink)
     }
 
     /// As [`SpillLsh::candidate_pairs`], given each document's band keys
@@ -121,7 +122,49 @@ impl SpillLsh {
         if let Some(e) = failed {
             return Err(e);
         }
-        self.merge(entries, storage, &mut ids, stats, sink)
+        self.merge(entries, storage, &mut ids, stats, Some, sink)
+    }
+
+    /// A store of band entries fed a document at a time as a corpus is
+    /// read ([`BandEntries::push`]), sorted through `storage`, whose
+    /// candidate pairs [`SpillLsh::candidate_pairs_of_entries`] gives.
+    pub fn entries<St: SpillStorage>(&self, storage: St) -> BandEntries<St> {
+        BandEntries::new(self.params.bands(), self.run_records, storage)
+    }
+
+    /// The candidate pairs of fed band entries, as
+    /// [`SpillLsh::candidate_pairs_of_keys`] gives them for the documents
+    /// `map` keeps: an entry fed under id `i` counts as document `map(i)`,
+    /// or not at all when that is `None` (a document left out of the pass,
+    /// or keys fed again under another id after they changed). The pairs
+    /// are those of the kept documents' keys fed in the order of their new
+    /// ids.
+    ///
+    /// # Errors
+    /// Entries of another number of bands, and as
+    /// [`SpillLsh::candidate_pairs`].
+    pub fn candidate_pairs_of_entries<St, M, F>(
+        &self,
+        entries: BandEntries<St>,
+        map: M,
+        sink: F,
+    ) -> Result<SpillStats>
+    where
+        St: SpillStorage,
+        M: FnMut(u32) -> Option<u32>,
+        F: FnMut(u32, u32),
+    {
+        if entries.bands() != self.params.bands() {
+            return Err(Error::invalid(
+                "band entries of other bands than the pass's",
+            ));
+        }
+        let (sorter, mut storage, mut ids, docs) = entries.into_parts();
+        let stats = SpillStats {
+            docs,
+            ..SpillStats::default()
+        };
+        self.merge(sorter, &mut storage, &mut ids, stats, map, sink)
     }
 
     /// The band entries of every document, sorted (in runs through
@@ -152,17 +195,20 @@ impl SpillLsh {
         Ok(entries)
     }
 
-    /// The candidate pairs of sorted band entries, deduplicated, to `sink`.
-    fn merge<St, F>(
+    /// The candidate pairs of sorted band entries, deduplicated, to `sink`,
+    /// each entry's document `map`ped (left out on `None`).
+    fn merge<St, M, F>(
         &self,
         entries: Sorter<(u32, u64, u32)>,
         storage: &mut St,
         ids: &mut u32,
         mut stats: SpillStats,
+        mut map: M,
         mut sink: F,
     ) -> Result<SpillStats>
     where
         St: SpillStorage,
+        M: FnMut(u32) -> Option<u32>,
         F: FnMut(u32, u32),
     {
         let mut stream = entries.into_sorted(storage, ids)?;
@@ -176,6 +222,8 @@ impl SpillLsh {
             let head = next.map(|(b, k, _)| (b, k));
             if head != current || next.is_none() {
                 found.clear();
+                // In the order of the mapped ids (a no-op without a map).
+                group.sort_unstable();
                 group_pairs(&group, self.max_bucket_len, &mut found);
                 for &pr in &found {
                     pairs.push(pr, storage, ids)?;
@@ -184,7 +232,7 @@ impl SpillLsh {
                 current = head;
             }
             match next {
-                Some((_, _, d)) => group.push(d),
+                Some((_, _, d)) => group.extend(map(d)),
                 None => break,
             }
         }

@@ -32,6 +32,15 @@ pub struct DedupArgs {
     method: MethodArgs,
     #[command(flatten)]
     input: InputArgs,
+    /// With the default method: verify candidates on a verification sketch
+    /// of their shingles (one in up to 8 kept, 3 bytes each: about 120
+    /// bytes for a 2 KB text, where every shingle takes 4 bytes a token)
+    /// instead of all of them: an estimate of the same rule, with the
+    /// corpus-level rules off (site templates, composite and partial copy
+    /// checks need every shingle). For corpora whose shingles do not fit
+    /// in memory or on disk (docs/dedup.md).
+    #[arg(long, conflicts_with = "no_exact")]
+    verify_sketch: bool,
     /// Report partial reprints: a document of which at least this share is
     /// found in another document it does not duplicate gets
     /// `"contained_in"` and `"containment"` (needs the default method).
@@ -202,9 +211,18 @@ pub fn run(args: DedupArgs) -> Result<()> {
     let method = args.method.method()?;
     let cjk = method.segmenter().mode();
     let run_progress = Arc::new(neardup::RunProgress::new());
+    let verifier = match (args.method.verifier(), args.verify_sketch) {
+        (None, true) => bail!("--verify-sketch needs the default method's verification"),
+        (Some(v), true) => Some(neardup::Verifier {
+            sketch: Some(neardup::dedup::VerifySketch::default()),
+            ..v
+        }),
+        (v, false) => v,
+    };
     let dedup = args
         .method
         .dedup_builder(method)
+        .verifier(verifier)
         .keep(args.input.keep_policy()?)
         .spill(args.spill_dir.as_ref().map(|dir| {
             let mut spill = Spill::new(dir);

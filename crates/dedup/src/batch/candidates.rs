@@ -46,6 +46,9 @@ impl SigSource<'_, '_> {
     }
 }
 
+/// Entries per sorted run of a band sort on disk, by default.
+pub(crate) const RUN_RECORDS: usize = 4 << 20;
+
 /// Where and how band tables are sorted on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Spill {
@@ -60,7 +63,7 @@ impl Spill {
     pub fn new(dir: impl Into<PathBuf>) -> Spill {
         Spill {
             dir: dir.into(),
-            run_records: 4 << 20,
+            run_records: RUN_RECORDS,
         }
     }
 }
@@ -209,6 +212,11 @@ fn minhash_pairs(
             &mut storage,
             |a, b| pairs.push((a, b)),
         ),
+        SigSource::Spilled { spill, docs } if spill.is_fed() => {
+            // Band keys fed to a sort of their own as the documents came.
+            let stats = spill.fed_pairs(docs, &external, |a, b| pairs.push((a, b)))?;
+            return Ok((pairs, stats.entry_runs + stats.pair_runs));
+        }
         SigSource::Spilled { spill, docs } => {
             // Band keys, made when the documents were spilled or from the
             // signatures kept whole.

@@ -4,7 +4,10 @@
 //! needs (the candidates of a block of pairs, the pages a corpus-level
 //! rule looks at).
 //!
-//! The file holds each sequence as its hashes, little-endian.
+//! The file holds each sequence after a tag byte: [`FULL`] then its
+//! hashes, little-endian, or [`SKETCH`] then the verification sketch's
+//! bytes ([`ShingleSeq::to_sketch_bytes`]: about a tenth of the hashes,
+//! what a run with [`crate::VerifySketch`] keeps).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -22,14 +25,33 @@ pub struct SeqSpill {
     k: usize,
 }
 
-/// A sequence's hashes, little-endian.
-fn hashes_of(bytes: &[u8], out: &mut Vec<u32>) {
+/// Tag of a slot holding a full sequence's hashes.
+const FULL: u8 = 0;
+/// Tag of a slot holding a verification sketch.
+const SKETCH: u8 = 1;
+
+/// The sequence of a slot's bytes (tag and body).
+fn decode(bytes: &[u8], k: usize) -> Result<ShingleSeq, Error> {
+    let seq = match bytes.split_first() {
+        Some((&FULL, body)) => ShingleSeq::from_bytes(body, k),
+        Some((&SKETCH, body)) => ShingleSeq::from_sketch_bytes(body),
+        _ => None,
+    };
+    seq.ok_or_else(|| Error::signature("a spilled sequence is cut short or damaged"))
+}
+
+/// A slot's hashes into `out`: a full sequence's read in place, a
+/// sketch's decoded (its samples' keys).
+fn hashes_of(bytes: &[u8], k: usize, out: &mut Vec<u32>) -> Result<(), Error> {
     out.clear();
-    out.extend(
-        bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-    );
+    match bytes.split_first() {
+        Some((&FULL, body)) if body.len() % 4 == 0 => out.extend(
+            body.chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+        ),
+        _ => out.extend_from_slice(decode(bytes, k)?.hashes()),
+    }
+    Ok(())
 }
 
 impl SeqSpill {
@@ -83,22 +105,21 @@ impl SeqSpill {
     /// file order, in parallel ([`SlotFile::load`]).
     pub(crate) fn load(&mut self, docs: &[u32]) -> Result<HashMap<u32, ShingleSeq>, Error> {
         let k = self.k;
-        self.slots.load(docs, |bytes| {
-            ShingleSeq::from_bytes(bytes, k)
-                .ok_or_else(|| Error::signature("a spilled sequence is cut short"))
-        })
+        self.slots.load(docs, |bytes| decode(bytes, k))
     }
 
     /// What `f` appends for every document of `docs` that has a sequence,
-    /// given its hashes, in file order, in parallel ([`SlotFile::par_scan`]).
+    /// given its hashes (a sketch's: its samples' keys), in file order, in
+    /// parallel ([`SlotFile::par_scan`]).
     pub(crate) fn par_scan<T: Send>(
         &mut self,
         docs: &[u32],
         f: impl Fn(u32, &[u32], &mut Vec<T>) + Sync,
     ) -> Result<Vec<T>, Error> {
+        let k = self.k;
         self.slots
             .par_scan(docs, |hashes: &mut Vec<u32>, d, bytes, out| {
-                hashes_of(bytes, hashes);
+                hashes_of(bytes, k, hashes)?;
                 f(d, hashes, out);
                 Ok(())
             })
@@ -106,7 +127,16 @@ impl SeqSpill {
 }
 
 fn write_seq(seq: &ShingleSeq, out: &mut Vec<u8>) {
-    out.extend(seq.hashes().iter().flat_map(|h| h.to_le_bytes()));
+    match seq.to_sketch_bytes() {
+        Some(sketch) => {
+            out.push(SKETCH);
+            out.extend(sketch);
+        }
+        None => {
+            out.push(FULL);
+            out.extend(seq.hashes().iter().flat_map(|h| h.to_le_bytes()));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -151,6 +181,44 @@ mod tests {
             .filter_map(|d| Some((d, seqs[d as usize].as_ref()?.hashes().to_vec())))
             .collect();
         assert_eq!(scanned, expected);
+    }
+
+    #[test]
+    fn sketches_come_back_as_written_beside_full_sequences() {
+        let dir = neardup_testkit::TempDir::new("seq-spill-sketch");
+        let sketch = crate::VerifySketch::default();
+        let seqs: Vec<ShingleSeq> = (0..500)
+            .map(|i| match i % 3 {
+                0 => seq(i % 400, i),
+                _ => sketch.sample(seq(i % 400, i)),
+            })
+            .collect();
+        assert!(seqs
+            .iter()
+            .any(|s| s.to_sketch_bytes().is_some() && s.len() > 20));
+        let mut spill = SeqSpill::create(&dir, 3).unwrap();
+        for s in &seqs {
+            spill.push(Some(s)).unwrap();
+        }
+        let docs: Vec<u32> = (0..500).collect();
+        let loaded = spill.load(&docs).unwrap();
+        for &d in &docs {
+            assert_eq!(loaded[&d], seqs[d as usize], "{d}");
+        }
+        let scanned = spill
+            .par_scan(&docs, |d, h, out| out.push((d, h.to_vec())))
+            .unwrap();
+        let expected: Vec<(u32, Vec<u32>)> = (0..500u32)
+            .map(|d| (d, seqs[d as usize].hashes().to_vec()))
+            .collect();
+        assert_eq!(scanned, expected);
+        // A sketch takes about 3 bytes a sample, against 4 a shingle.
+        let full: usize = seqs.iter().map(|s| 4 * s.tokens()).sum();
+        let kept = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().metadata().unwrap().len() as usize)
+            .sum::<usize>();
+        assert!(kept < full / 2, "{kept} of {full}");
     }
 
     #[test]

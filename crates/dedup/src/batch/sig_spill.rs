@@ -6,20 +6,24 @@
 //! keys of the candidate pass (streamed), and the signatures of the few
 //! pairs that are verified on signatures.
 //!
-//! A store made by [`SigSpill::for_run`] keeps of a document what those
-//! steps read (a `SigSlot`): its band keys and key alone when
-//! [`KeyRule::keeps_signature`] says no pair of it is verified on
-//! signatures, else its whole signature. Every slot has a checksum, so a
-//! damaged file is an error, never a wrong signature.
+//! A store made by [`SigSpill::with_keys`] keeps of a document what those
+//! steps read (a `SigSlot`): its key alone when [`KeyRule::keeps_signature`]
+//! says no pair of it is verified on signatures, else its whole signature;
+//! and it feeds every document's band keys to the candidate pass's sort as
+//! the document comes ([`BandEntries`]), so that they are on disk once, in
+//! the sort's runs, not also in the slots. A document whose signature is
+//! replaced later (the site template pass) keeps its new band keys in its
+//! slot; its first keys are left out of the pass. Every slot has a
+//! checksum, so a damaged file is an error, never a wrong signature.
 
 use std::collections::HashMap;
 use std::path::Path;
 
-use neardup_index::LshParams;
+use neardup_index::{BandEntries, DirStorage, LshParams, MinHashLsh, SpillStats};
 use neardup_sketch::{CandidateRule, Signature};
 
 use crate::batch::band_keys::BandKeys;
-use crate::batch::candidates::band_params;
+use crate::batch::candidates::{band_params, RUN_RECORDS};
 use crate::batch::cluster::signature_key;
 use crate::batch::sig_slot::{read_slot, write_full, write_keys, SigSlot};
 use crate::batch::slot_file::SlotFile;
@@ -34,6 +38,28 @@ use crate::verify::ShingleSeq;
 pub(crate) struct KeysOnly {
     rule: KeyRule,
     threshold: f64,
+    /// Entries per sorted run of the band sort fed as documents come.
+    run_records: usize,
+}
+
+/// Ids of band keys fed again for a replaced document carry this bit (so
+/// fed ids are below it).
+const REFED: u32 = 1 << 31;
+
+/// The band keys fed to the candidate pass's sort as documents come.
+#[derive(Debug)]
+struct Fed {
+    entries: BandEntries<DirStorage>,
+    /// Documents whose slot was replaced after their keys were fed (one
+    /// bit each): their first keys are left out, their slot's taken.
+    replaced: Vec<u64>,
+}
+
+/// Whether bit `d` of `words` is set.
+fn bit(words: &[u64], d: u32) -> bool {
+    words
+        .get(d as usize / 64)
+        .is_some_and(|w| w >> (d % 64) & 1 == 1)
 }
 
 /// The spilled signatures of a corpus, one slot per document in input
@@ -42,8 +68,11 @@ pub(crate) struct KeysOnly {
 pub struct SigSpill {
     slots: SlotFile,
     keys_only: Option<KeysOnly>,
-    /// The bands of the keys slots written so far.
+    /// The bands of the band keys made so far.
     params: Option<LshParams>,
+    /// With keys only: the band keys fed so far (`None` before the first,
+    /// and after the candidate pass took them).
+    fed: Option<Fed>,
 }
 
 impl SigSpill {
@@ -56,6 +85,7 @@ impl SigSpill {
             slots: SlotFile::create(dir, "sigs")?,
             keys_only: None,
             params: None,
+            fed: None,
         })
     }
 
@@ -71,7 +101,12 @@ impl SigSpill {
             CandidateRule::Lsh { threshold }
                 if cfg.containment.is_none() && rule.may_leave_signatures_out() =>
             {
-                Some(KeysOnly { rule, threshold })
+                let run_records = cfg.spill.as_ref().map_or(RUN_RECORDS, |s| s.run_records);
+                Some(KeysOnly {
+                    rule,
+                    threshold,
+                    run_records,
+                })
             }
             _ => None,
         }
@@ -119,8 +154,58 @@ impl SigSpill {
             self.slots.push_empty();
             return Ok(());
         };
-        let keys = self.keys_of(sig, shingles)?;
+        let mut keys = self.keys_of(sig, shingles)?;
+        let bands = match &mut keys {
+            Some((_, bands)) => Some(std::mem::take(bands)),
+            None => self.bands_of(sig)?,
+        };
+        if let Some(bands) = bands {
+            let d = u32::try_from(self.slots.len())
+                .ok()
+                .filter(|&d| d < REFED)
+                .ok_or_else(|| Error::corpus("too many documents to spill (at most 2^31 - 1)"))?;
+            // The keys go to the sort: a keys slot keeps the signature's key.
+            self.fed_entries()?.entries.push(d, &bands)?;
+        }
         self.slots.push(|out| write_slot(sig, keys, out))
+    }
+
+    /// The band keys fed so far, made on the first document.
+    fn fed_entries(&mut self) -> Result<&mut Fed, Error> {
+        if self.fed.is_none() {
+            let (Some(params), Some(keys_only)) = (self.params, self.keys_only) else {
+                return Err(Error::signature("no bands to feed the band keys to"));
+            };
+            let mut storage = DirStorage::new(self.slots.dir());
+            storage.set_prefix(&format!("{}-bands", self.slots.stem()));
+            let mut lsh = MinHashLsh::new();
+            lsh.set_params(params);
+            let mut spill = lsh.spill();
+            spill.set_run_records(keys_only.run_records);
+            self.fed = Some(Fed {
+                entries: spill.entries(storage),
+                replaced: Vec::new(),
+            });
+        }
+        Ok(self.fed.as_mut().expect("made above"))
+    }
+
+    /// The band keys of a MinHash signature under the store's bands (made
+    /// on the first), `None` for another method's or an empty one.
+    fn bands_of(&mut self, sig: &Signature) -> Result<Option<Vec<u64>>, Error> {
+        let (Some(keys_only), Signature::MinHash(m)) = (self.keys_only, sig) else {
+            return Ok(None);
+        };
+        if m.values().is_empty() {
+            return Ok(None);
+        }
+        let params = match self.params {
+            Some(p) => p,
+            None => *self
+                .params
+                .insert(band_params(keys_only.threshold, m.values().len())?),
+        };
+        Ok(Some(neardup_index::band_keys(params, m.values())?))
     }
 
     /// Whether document `d` has a signature.
@@ -136,6 +221,13 @@ impl SigSpill {
         shingles: Option<&ShingleSeq>,
     ) -> Result<(), Error> {
         let keys = self.keys_of(sig, shingles)?;
+        if let Some(fed) = &mut self.fed {
+            let words = d / 64 + 1;
+            if fed.replaced.len() < words {
+                fed.replaced.resize(words, 0);
+            }
+            fed.replaced[d / 64] |= 1 << (d % 64);
+        }
         self.slots.replace(d, |out| write_slot(sig, keys, out))
     }
 
@@ -154,14 +246,68 @@ impl SigSpill {
         if keys_only.rule.keeps_signature(shingles) || m.values().is_empty() {
             return Ok(None);
         }
-        let params = match self.params {
-            Some(p) => p,
-            None => *self
-                .params
-                .insert(band_params(keys_only.threshold, m.values().len())?),
-        };
-        let bands = neardup_index::band_keys(params, m.values())?;
+        let bands = self.bands_of(sig)?.unwrap_or_default();
         Ok(Some((signature_key(sig, &mut Vec::new()), bands)))
+    }
+
+    /// Whether the band keys were fed to the candidate pass's sort as the
+    /// documents came ([`SigSpill::fed_pairs`] gives its pairs).
+    pub(crate) fn is_fed(&self) -> bool {
+        self.fed.is_some()
+    }
+
+    /// The candidate pairs of the fed band keys among `docs` (a pair
+    /// `(i, j)` names positions in it, as
+    /// [`neardup_index::SpillLsh::candidate_pairs_of_keys`] over their keys
+    /// in that order would), each once, ascending, to `sink`; `lsh` must
+    /// have the store's bands. A replaced document's keys are its slot's.
+    ///
+    /// # Errors
+    /// When nothing was fed, `lsh`'s bands are not the store's, `docs` is
+    /// not ascending, or a read or the sort fails.
+    pub(crate) fn fed_pairs(
+        &mut self,
+        docs: &[u32],
+        lsh: &neardup_index::SpillLsh,
+        sink: impl FnMut(u32, u32),
+    ) -> Result<SpillStats, Error> {
+        let params = self
+            .params
+            .ok_or_else(|| Error::signature("no band keys were fed"))?;
+        if !docs.windows(2).all(|w| w[0] < w[1]) {
+            return Err(Error::corpus(
+                "the documents of a candidate pass must be ascending",
+            ));
+        }
+        let mut fed = self
+            .fed
+            .take()
+            .ok_or_else(|| Error::signature("no band keys were fed"))?;
+        let replaced: Vec<u32> = docs
+            .iter()
+            .copied()
+            .filter(|&d| bit(&fed.replaced, d))
+            .collect();
+        for chunk in replaced.chunks(1 << 15) {
+            let mut keys = self.load_band_keys(chunk, params)?;
+            for &d in chunk {
+                let bands = keys.remove(&d).unwrap_or_default();
+                fed.entries.push(d | REFED, &bands)?;
+            }
+        }
+        // The position in `docs` of each document (NONE: not in the pass).
+        let mut pos = vec![u32::MAX; self.slots.len()];
+        for (k, &d) in docs.iter().enumerate() {
+            pos[d as usize] = k as u32;
+        }
+        let Fed { entries, replaced } = fed;
+        let map = |id: u32| {
+            let d = id & !REFED;
+            let current = (id & REFED != 0) || !bit(&replaced, d);
+            let k = *pos.get(d as usize)?;
+            (current && k != u32::MAX).then_some(k)
+        };
+        Ok(lsh.candidate_pairs_of_entries(entries, map, sink)?)
     }
 
     /// The signatures of `docs` (each at most once) that are kept whole.
@@ -261,138 +407,5 @@ fn write_slot(sig: &Signature, keys: Option<(u128, Vec<u64>)>, out: &mut Vec<u8>
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::Dedup;
-
-    fn sigs() -> Vec<Option<Signature>> {
-        let dedup = Dedup::new();
-        (0..300)
-            .map(|i| {
-                (i % 5 != 2).then(|| {
-                    let text = format!(
-                        "document number {i} says {} things «à la» 東京 {}",
-                        i * 7,
-                        i % 11
-                    );
-                    dedup.fingerprint(&text, &[]).expect("has words")
-                })
-            })
-            .collect()
-    }
-
-    /// The band keys of a MinHash signature under `params`.
-    fn bands_of(sig: &Signature, params: LshParams) -> Vec<u64> {
-        match sig {
-            Signature::MinHash(m) => neardup_index::band_keys(params, m.values()).unwrap(),
-            _ => unreachable!("the default method is MinHash"),
-        }
-    }
-
-    #[test]
-    fn signatures_and_their_keys_come_back_as_written() {
-        let dir = neardup_testkit::TempDir::new("sig-spill");
-        let sigs = sigs();
-        let dedup = Dedup::new();
-        let seq = ShingleSeq::from_bytes(&[1, 0, 0, 0], 3).unwrap();
-        // Whole, then keys for the documents with shingles (every third
-        // keeps its signature: it has none).
-        for keys_only in [None, SigSpill::keys_only(&dedup)] {
-            let mut spill = SigSpill::with_keys(&dir, keys_only).unwrap();
-            let shingles = |d: usize| (d % 3 != 0).then_some(&seq);
-            for (d, s) in sigs.iter().enumerate() {
-                spill.push(s.as_ref(), shingles(d)).unwrap();
-            }
-            assert_eq!(spill.len(), 300);
-            assert_eq!(spill.keys_params().is_some(), keys_only.is_some());
-            let docs: Vec<u32> = (0..300).rev().step_by(2).collect();
-            let loaded = spill.load(&docs).unwrap();
-            for &d in &docs {
-                let whole = keys_only.is_none() || shingles(d as usize).is_none();
-                let want = sigs[d as usize].as_ref().filter(|_| whole);
-                assert_eq!(loaded.get(&d), want, "{d}");
-                assert_eq!(spill.has(d), sigs[d as usize].is_some());
-            }
-            let all: Vec<u32> = (0..300).collect();
-            let expected: Vec<(u32, u128)> = (0..300u32)
-                .filter_map(|d| {
-                    let sig = sigs[d as usize].as_ref()?;
-                    Some((d, signature_key(sig, &mut Vec::new())))
-                })
-                .collect();
-            assert_eq!(spill.keys(&all).unwrap(), expected);
-            let with: Vec<u32> = all
-                .iter()
-                .copied()
-                .filter(|&d| spill.has(d))
-                .rev()
-                .collect();
-            let params = spill
-                .keys_params()
-                .unwrap_or_else(|| band_params(0.5, 128).unwrap());
-            let streamed: Vec<Vec<u64>> = spill.band_keys(&with, params).collect();
-            let want: Vec<Vec<u64>> = with
-                .iter()
-                .map(|&d| bands_of(sigs[d as usize].as_ref().unwrap(), params))
-                .collect();
-            assert_eq!(streamed, want);
-            for &d in &with {
-                let sig = sigs[d as usize].as_ref().unwrap();
-                assert!(spill.holds(d, sig).unwrap());
-                let other = sigs.iter().flatten().find(|s| *s != sig).unwrap();
-                assert!(!spill.holds(d, other).unwrap());
-            }
-        }
-    }
-
-    #[test]
-    fn a_replaced_signature_is_read_from_its_new_place_and_a_damaged_one_is_an_error() {
-        let dir = neardup_testkit::TempDir::new("sig-spill-replace");
-        let sigs = sigs();
-        let mut spill = SigSpill::create(&dir).unwrap();
-        for s in sigs.iter().take(3) {
-            spill.push(s.as_ref(), None).unwrap();
-        }
-        spill.replace(1, sigs[8].as_ref().unwrap(), None).unwrap();
-        let loaded = spill.load(&[0, 1]).unwrap();
-        assert_eq!(Some(&loaded[&1]), sigs[8].as_ref());
-        assert_eq!(Some(&loaded[&0]), sigs[0].as_ref());
-        let params = band_params(0.5, 128).unwrap();
-        // A streamed document without a signature is an error, not a skip.
-        let mut keys = spill.band_keys(&[0, 1], params);
-        assert_eq!(keys.by_ref().count(), 2);
-        assert!(keys.error().is_none());
-        let mut bare = SigSpill::create(&dir).unwrap();
-        bare.push(None, None).unwrap();
-        let mut keys = bare.band_keys(&[0], params);
-        assert_eq!(keys.next(), Some(Vec::new()));
-        assert_eq!(keys.next(), None);
-        assert!(keys.error().is_some());
-        // Keys of other bands than those asked for are an error too.
-        let seq = ShingleSeq::from_bytes(&[1, 0, 0, 0], 3).unwrap();
-        let mut keyed = SigSpill::with_keys(&dir, SigSpill::keys_only(&Dedup::new())).unwrap();
-        keyed.push(sigs[0].as_ref(), Some(&seq)).unwrap();
-        let other = band_params(0.9, 128).unwrap();
-        assert_ne!(keyed.keys_params(), Some(other));
-        let mut keys = keyed.band_keys(&[0], other);
-        assert_eq!(keys.next(), Some(Vec::new()));
-        assert!(keys.error().is_some());
-        // Damage every byte after the first 4 of the file: decoding fails.
-        let path = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| {
-                p.extension().is_some_and(|x| x == "sigs")
-                    && std::fs::metadata(p).unwrap().len() > 0
-            })
-            .unwrap();
-        let mut bytes = std::fs::read(&path).unwrap();
-        for b in bytes.iter_mut().skip(4) {
-            *b ^= 0x5a;
-        }
-        std::fs::write(&path, bytes).unwrap();
-        assert!(spill.load(&[0]).is_err() || keyed.load(&[0]).is_err());
-        drop((spill, bare, keyed));
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
-    }
-}
+#[path = "sig_spill_tests.rs"]
+mod tests;

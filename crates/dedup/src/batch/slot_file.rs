@@ -94,6 +94,14 @@ impl SlotFile {
         })
     }
 
+    /// The file's name without its extension, unique to it: a prefix for
+    /// files that go with it.
+    pub(crate) fn stem(&self) -> String {
+        self.path
+            .file_stem()
+            .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+    }
+
     /// The directory of the file.
     pub(crate) fn dir(&self) -> &Path {
         self.path.parent().unwrap_or(Path::new("."))
