@@ -20,8 +20,11 @@ pub(crate) enum SigSource<'s, 'a> {
     Spilled {
         /// The spilled signatures.
         spill: &'s mut SigSpill,
-        /// The documents, by position.
+        /// The documents, by position, ascending.
         docs: &'s [u32],
+        /// Each document's position in `docs` (`u32::MAX` when not in
+        /// it), one per document of the store.
+        positions: &'s [u32],
     },
 }
 
@@ -38,7 +41,7 @@ impl SigSource<'_, '_> {
     fn first(&mut self) -> Result<Option<Signature>, Error> {
         match self {
             SigSource::Memory(s) => Ok(s.first().map(|&s| s.clone())),
-            SigSource::Spilled { spill, docs } => match docs.first() {
+            SigSource::Spilled { spill, docs, .. } => match docs.first() {
                 Some(&d) => Ok(spill.load(&[d])?.remove(&d)),
                 None => Ok(None),
             },
@@ -89,7 +92,7 @@ pub(crate) fn candidate_pairs(
     let held: Vec<&Signature>;
     let sigs: &[&Signature] = match &mut source {
         SigSource::Memory(s) => s,
-        SigSource::Spilled { spill, docs } => {
+        SigSource::Spilled { spill, docs, .. } => {
             let mut all = spill.load(docs)?;
             loaded = docs
                 .iter()
@@ -212,12 +215,16 @@ fn minhash_pairs(
             &mut storage,
             |a, b| pairs.push((a, b)),
         ),
-        SigSource::Spilled { spill, docs } if spill.is_fed() => {
+        SigSource::Spilled {
+            spill,
+            docs,
+            positions,
+        } if spill.is_fed() => {
             // Band keys fed to a sort of their own as the documents came.
-            let stats = spill.fed_pairs(docs, &external, |a, b| pairs.push((a, b)))?;
+            let stats = spill.fed_pairs(docs, positions, &external, |a, b| pairs.push((a, b)))?;
             return Ok((pairs, stats.entry_runs + stats.pair_runs));
         }
-        SigSource::Spilled { spill, docs } => {
+        SigSource::Spilled { spill, docs, .. } => {
             // Band keys, made when the documents were spilled or from the
             // signatures kept whole.
             let mut keys = spill.band_keys(docs, params);

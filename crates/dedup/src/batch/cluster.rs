@@ -116,7 +116,7 @@ impl Dedup {
         progress::enter(progress, RunStep::Candidates, 0);
         let (candidates, spilled_runs) = candidate_pairs(
             method,
-            source(&mut sigs_of, &sigs, &distinct),
+            source(&mut sigs_of, &sigs, &distinct, &slot),
             self.config.spill.as_ref(),
         )?;
         // Spilled: the signatures of the pairs not verified exactly.
@@ -237,7 +237,7 @@ impl Dedup {
             Some(t) if has_shingles => {
                 clusterer.set_containment_threshold(t)?;
                 let low = low_similarity_pairs(
-                    source(&mut sigs_of, &sigs, &distinct),
+                    source(&mut sigs_of, &sigs, &distinct, &slot),
                     (t / 4.0).max(0.05),
                 )?;
                 let reversed: Vec<(u32, u32)> = low.iter().map(|&(a, b)| (b, a)).collect();
@@ -397,12 +397,14 @@ fn source<'s, 'a>(
     sigs_of: &'s mut Sigs<'_>,
     sigs: &'s [&'a Signature],
     distinct: &'s [u32],
+    slot: &'s [u32],
 ) -> SigSource<'s, 'a> {
     match sigs_of {
         Sigs::Memory(_) => SigSource::Memory(sigs),
         Sigs::Spilled(spill) => SigSource::Spilled {
             spill,
             docs: distinct,
+            positions: slot,
         },
     }
 }

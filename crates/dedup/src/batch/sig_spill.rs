@@ -259,15 +259,20 @@ impl SigSpill {
     /// The candidate pairs of the fed band keys among `docs` (a pair
     /// `(i, j)` names positions in it, as
     /// [`neardup_index::SpillLsh::candidate_pairs_of_keys`] over their keys
-    /// in that order would), each once, ascending, to `sink`; `lsh` must
-    /// have the store's bands. A replaced document's keys are its slot's.
+    /// in that order would), each once, ascending, to `sink`; `positions`
+    /// gives each document's position in `docs` (`u32::MAX` when not in
+    /// it: the caller's own array, so that the pass takes no memory a
+    /// document); `lsh` must have the store's bands. A replaced document's
+    /// keys are its slot's.
     ///
     /// # Errors
     /// When nothing was fed, `lsh`'s bands are not the store's, `docs` is
-    /// not ascending, or a read or the sort fails.
+    /// not ascending, `positions` does not match it, or a read or the sort
+    /// fails.
     pub(crate) fn fed_pairs(
         &mut self,
         docs: &[u32],
+        positions: &[u32],
         lsh: &neardup_index::SpillLsh,
         sink: impl FnMut(u32, u32),
     ) -> Result<SpillStats, Error> {
@@ -295,16 +300,11 @@ impl SigSpill {
                 fed.entries.push(d | REFED, &bands)?;
             }
         }
-        // The position in `docs` of each document (NONE: not in the pass).
-        let mut pos = vec![u32::MAX; self.slots.len()];
-        for (k, &d) in docs.iter().enumerate() {
-            pos[d as usize] = k as u32;
-        }
         let Fed { entries, replaced } = fed;
         let map = |id: u32| {
             let d = id & !REFED;
             let current = (id & REFED != 0) || !bit(&replaced, d);
-            let k = *pos.get(d as usize)?;
+            let k = *positions.get(d as usize)?;
             (current && k != u32::MAX).then_some(k)
         };
         Ok(lsh.candidate_pairs_of_entries(entries, map, sink)?)

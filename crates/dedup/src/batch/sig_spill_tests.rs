@@ -138,18 +138,24 @@ fn fed_band_keys_give_the_pairs_of_the_current_signatures() {
         .collect();
     let want = streamed_pairs(&sigs, &docs, params);
     let pos = |d: u32| docs.binary_search(&d).unwrap() as u32;
+    let mut positions = vec![u32::MAX; 300];
+    for (k, &d) in docs.iter().enumerate() {
+        positions[d as usize] = k as u32;
+    }
     assert!(want.contains(&(pos(1), pos(8))) && want.contains(&(pos(4), pos(13))));
     let mut lsh = neardup_index::MinHashLsh::new();
     lsh.set_params(params);
     let mut got = Vec::new();
     let stats = spill
-        .fed_pairs(&docs, &lsh.spill(), |a, b| got.push((a, b)))
+        .fed_pairs(&docs, &positions, &lsh.spill(), |a, b| got.push((a, b)))
         .unwrap();
     assert_eq!(got, want);
     assert!(stats.entry_runs > 10, "{stats:?}");
     // The keys were taken: a second pass has none.
     assert!(!spill.is_fed());
-    assert!(spill.fed_pairs(&docs, &lsh.spill(), |_, _| {}).is_err());
+    assert!(spill
+        .fed_pairs(&docs, &positions, &lsh.spill(), |_, _| {})
+        .is_err());
     drop(spill);
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
 }
