@@ -7,6 +7,7 @@
 //! ([`replica`]), so every verdict is the single-node verdict of the log's
 //! prefix before it. See ARCHITECTURE.md, "Shared store (Redis)".
 
+mod compact;
 mod entry;
 mod log;
 mod pool;
@@ -75,7 +76,13 @@ pub(crate) fn open(
     let log = log::Log::join(url, &description(engine, config))?;
     let local = ContentSeen::open(dir, config)?;
     let timed = config.get_max_age().is_some();
-    let replica = Arc::new(Replica::new(log, local.shared().dedup.clone(), timed));
+    let evicting = timed || config.get_max_documents().is_some();
+    let replica = Arc::new(Replica::new(
+        log,
+        local.shared().dedup.clone(),
+        timed,
+        evicting,
+    ));
     let seen = local.with_replica(replica.clone());
     replica.catch_up(&seen)?;
     replica.keep_up(seen.downgrade())?;
