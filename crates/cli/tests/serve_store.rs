@@ -252,3 +252,63 @@ fn an_instance_killed_mid_load_blocks_no_other_and_its_acknowledged_documents_st
     drop((b, redis));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Sends `signal` (`STOP`, `CONT`) to a child process.
+fn signal(child: &std::process::Child, signal: &str) {
+    let status = std::process::Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn an_instance_stopped_behind_the_compacted_log_reloads_its_base_and_judges_as_one() {
+    let name = "an_instance_stopped_behind_the_compacted_log_reloads_its_base_and_judges_as_one";
+    let dir = common::temp_dir("serve-store-compact");
+    let Some(redis) = start_redis("serve-store-compact", name) else {
+        return;
+    };
+    let url = store_url(&redis);
+    let limit = ["--store", &url, "--max-documents", "20"];
+    let a = Serve::start_with(&dir.join("a"), &limit);
+    let b = Serve::start_with(&dir.join("b"), &limit);
+    let post = |at: &Serve, id: &str, i: u64| {
+        let r = Client::new(at.addr)
+            .post_json("/v1/documents", &json!({"id": id, "text": text(i)}))
+            .unwrap();
+        assert_eq!(r.status, 200, "{id}: {}", r.json());
+        r.json()["duplicate_of"].clone()
+    };
+    // B stops before the first entry; A posts 900 and compacts the log
+    // past B's position.
+    signal(&b.child, "STOP");
+    for i in 0..900u64 {
+        assert_eq!(post(&a, &format!("d{i}"), i), json!(null));
+    }
+    let mut c = redis.connection();
+    let _: () = redis::cmd("SELECT").arg(3).query(&mut c).unwrap();
+    let first = |c: &mut redis::Connection| -> u64 {
+        let f: Option<u64> = redis::cmd("HGET")
+            .arg("{neardup}:base")
+            .arg("first")
+            .query(c)
+            .unwrap();
+        f.unwrap_or(0)
+    };
+    redis_server::wait_until(30, "the log compacted", || first(&mut c) > 0);
+    signal(&b.child, "CONT");
+    // B loads the base: a copy of a live document is its duplicate, of an
+    // evicted one not, on either instance, and B holds the limit.
+    assert_eq!(post(&b, "copy-of-d890", 890), json!("d890"));
+    assert_eq!(post(&b, "copy-of-d100", 100), json!(null));
+    assert_eq!(post(&a, "copy-of-d895", 895), json!("d895"));
+    assert_eq!(post(&a, "copy-of-d101", 101), json!(null));
+    for at in [&a, &b] {
+        let stats = Client::new(at.addr).get("/v1/stats").unwrap().json();
+        assert_eq!(stats["documents"], json!(20), "{stats}");
+    }
+    drop((a, b, redis));
+    let _ = std::fs::remove_dir_all(&dir);
+}
