@@ -5,7 +5,8 @@
 //! that joins after compactions loads the base and judges as the single
 //! node does from there; a compaction lease held by a dead compactor
 //! (with its half-written base) delays compaction until it expires, and
-//! another instance compacts then; and the same over a Redis Cluster.
+//! another instance compacts then; and the same over a Redis Cluster and
+//! behind Sentinel (eviction and compaction through `redis+sentinel://`).
 
 mod common;
 mod crawl;
@@ -16,6 +17,7 @@ use crawl::text;
 use neardup_server::redis::StoreUrl;
 use neardup_server::{Config, ContentSeen};
 use redis_server::cluster::Cluster;
+use redis_server::sentinel::Sentinels;
 use redis_server::{wait_until, RedisServer};
 
 const LOG: &str = "{neardup}:log";
@@ -258,5 +260,20 @@ fn two_instances_keep_the_log_bounded_over_a_cluster() {
     let owner = cluster.owner().expect("the slot's primary");
     compact_as_one(&cluster.url(), "cluster", || {
         cluster.nodes[owner].connection()
+    });
+}
+
+/// The same behind Sentinel (a primary, 2 replicas, 3 sentinels): the
+/// instances find the primary through the sentinels, and each write is
+/// confirmed by a replica.
+#[test]
+fn two_instances_keep_the_log_bounded_behind_sentinel() {
+    if !redis_server::available("two_instances_keep_the_log_bounded_behind_sentinel") {
+        return;
+    }
+    let deployment = Sentinels::start("compact-sentinel");
+    let master = deployment.master();
+    compact_as_one(&deployment.url(), "sentinel", || {
+        deployment.data[master].connection()
     });
 }

@@ -169,6 +169,17 @@ impl Log {
                 .arg(&fresh)
                 .arg("NX")
                 .ignore();
+            // The base's hash exists from the start: every key of the
+            // log script exists, so that during a slot migration the
+            // script runs where all of them are (a key missing on the
+            // importing node would be answered TRYAGAIN).
+            asking
+                .prefix(&mut pipe)
+                .cmd("HSETNX")
+                .arg(BASE_KEY)
+                .arg("first")
+                .arg(0)
+                .ignore();
             asking
                 .prefix(&mut pipe)
                 .cmd("GET")

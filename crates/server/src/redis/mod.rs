@@ -5,7 +5,10 @@
 //! in one arrival order ([`log`]), and each instance applies that log, in
 //! that order, to a local [`ContentSeen`] with the single-node engine
 //! ([`replica`]), so every verdict is the single-node verdict of the log's
-//! prefix before it. See ARCHITECTURE.md, "Shared store (Redis)".
+//! prefix before it. Under eviction limits the log is compacted
+//! ([`compact`]): its head is replaced by a base, the documents a replica
+//! holds there, which a starting instance restores before it replays the
+//! rest. See ARCHITECTURE.md, "Shared store (Redis)".
 
 mod compact;
 mod entry;
@@ -101,7 +104,9 @@ impl ContentSeen {
     /// [`Config::max_age`]) hold over the log: every instance evicts the
     /// same documents at the same entry, and with a shared store age is
     /// measured in log time (the store server's clock when an entry was
-    /// appended), so documents age out as new entries arrive.
+    /// appended), so documents age out as new entries arrive. With
+    /// limits, the instances compact the log in Redis so that its memory
+    /// stays bounded (see [`crate::redis`]).
     ///
     /// # Errors
     /// [`ErrorKind::SharedStore`]: the server cannot be reached;

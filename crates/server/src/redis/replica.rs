@@ -24,11 +24,13 @@ use neardup::Dedup;
 use crate::answers::Verdict;
 use crate::error::{Error, ErrorKind};
 use crate::evict::At;
-use crate::redis::compact::{self, BaseAt};
 use crate::redis::entry::{self, Entry};
 use crate::redis::log::{Log, Window};
 use crate::seen::{ContentSeen, Prepared, WeakSeen};
 use crate::writer::{Op, Reply};
+
+#[path = "replica_base.rs"]
+mod base;
 
 /// Answers of this instance's own entries not yet collected, at most
 /// (a caller that failed after its append leaves one behind).
@@ -229,66 +231,6 @@ impl Replica {
         }
         self.held.store(w.end - w.first, Ordering::Relaxed);
         Ok(w.end)
-    }
-
-    /// Loads the log's base and makes the local store hold its documents
-    /// (the writer's [`Op::Restore`], after every entry sent before);
-    /// the position is then the base's. Nothing when the replica is at
-    /// the base or past it. This instance's own entries between the two
-    /// positions are not judged here: their callers get an error.
-    fn reload(&self, seen: &ContentSeen, a: &mut Applier) -> Result<(), Error> {
-        let Some((at, base)) = compact::load(&self.log)? else {
-            return Err(Error::new(ErrorKind::SharedStore(format!(
-                "{}: the log starts past this instance's position, and holds no base",
-                self.url()
-            ))));
-        };
-        if at.at <= a.next {
-            return Ok(());
-        }
-        let (tx, rx) = mpsc::sync_channel(1);
-        seen.send_local(Op::Restore(Box::new(base), tx))?;
-        rx.recv()
-            .unwrap_or_else(|_| Err(ErrorKind::Failed.into()))?;
-        a.next = at.at;
-        a.last = at.last;
-        a.clock = a.clock.max(at.clock);
-        Ok(())
-    }
-
-    /// Whether a compaction is due: the store has eviction limits and
-    /// the log holds many more entries than there are live documents
-    /// ([`compact::due`]).
-    fn compaction_due(&self, seen: &ContentSeen) -> bool {
-        let live = seen.shared().read_state().len() as u64;
-        self.evicting && compact::due(self.held.load(Ordering::Relaxed), live)
-    }
-
-    /// Compacts the log at this replica's position, if the lease is free:
-    /// the base is the local store's documents, read at a position every
-    /// entry before which it has committed. Whether a base was published.
-    pub fn compact(&self, seen: &ContentSeen) -> Result<bool, Error> {
-        let token = format!("{:016x}-{}", self.origin, self.token().1);
-        if !compact::acquire(&self.log, &token)? {
-            return Ok(false);
-        }
-        let (at, base) = {
-            let a = self.applier.lock().unwrap_or_else(|p| p.into_inner());
-            seen.local_barrier()?;
-            let mut base = seen.shared().store.base()?;
-            base.evicted = seen.stats().evicted;
-            let at = BaseAt {
-                at: a.next,
-                last: a.last.clone(),
-                clock: a.clock,
-            };
-            (at, base)
-        };
-        if at.at == 0 {
-            return Ok(false);
-        }
-        let keep = compact::keep(base.docs.len() as u64);
-        compact::publish(&self.log, &token, &at, &base, keep)
     }
 
     /// Sends one log entry to the local writer, in order.
