@@ -104,9 +104,9 @@ fn memory_usage(c: &mut redis::Connection, key: &str) -> u64 {
 /// posted; an instance that joins then holds the single node's documents
 /// and gives its verdicts on the rest of the stream. `conn` reads the
 /// primary that holds the log.
-fn compact_as_one(url: &str, name: &str, conn: impl Fn() -> redis::Connection) {
+fn compact_as_one(url: &str, config: &Config, name: &str, conn: impl Fn() -> redis::Connection) {
     let url = StoreUrl::parse(url).unwrap();
-    let config = config();
+    let config = config.clone();
     let first = stream(0, 1200);
     let then = stream(1200, 1400);
     let single_dir = temp_dir(&format!("redis-compact-single-{name}"));
@@ -161,11 +161,17 @@ fn compact_as_one(url: &str, name: &str, conn: impl Fn() -> redis::Connection) {
         assert_eq!(s.stats().evicted, single.stats().evicted);
     }
     for (id, _) in &first {
+        let held = late.get(id).unwrap();
         assert_eq!(
-            late.get(id).unwrap().map(|d| d.duplicate_of),
+            held.as_ref().map(|d| d.duplicate_of.clone()),
             single.get(id).unwrap().map(|d| d.duplicate_of),
             "{id}"
         );
+        // With an age limit, the base carries each document's log time.
+        if config.get_max_age().is_some() {
+            let at_a = a.get(id).unwrap().map(|d| d.stored_at_ms);
+            assert_eq!(held.map(|d| d.stored_at_ms), at_a, "{id}");
+        }
     }
     // ...and judges the rest of the stream as the single node does.
     let expected = run(&then, |_| &single);
@@ -182,7 +188,7 @@ fn two_instances_keep_the_log_bounded_and_judge_as_one() {
         return;
     }
     let redis = RedisServer::start("compact", None);
-    compact_as_one(&redis.url(), "standalone", || redis.connection());
+    compact_as_one(&redis.url(), &config(), "standalone", || redis.connection());
 }
 
 #[test]
@@ -250,7 +256,9 @@ fn a_dead_compactors_lease_expires_and_another_compacts() {
 }
 
 /// The same over a Redis Cluster (3 primaries, 3 replicas): every key of
-/// the compaction shares the log's slot.
+/// the compaction shares the log's slot. With an age limit too (an hour:
+/// it evicts nothing here), so that entries carry their log time, which
+/// the base keeps.
 #[test]
 fn two_instances_keep_the_log_bounded_over_a_cluster() {
     if !redis_server::available_with_cli("two_instances_keep_the_log_bounded_over_a_cluster") {
@@ -258,7 +266,9 @@ fn two_instances_keep_the_log_bounded_over_a_cluster() {
     }
     let cluster = Cluster::start("compact-cluster", 5000);
     let owner = cluster.owner().expect("the slot's primary");
-    compact_as_one(&cluster.url(), "cluster", || {
+    let mut config = config();
+    config.max_age(Some(std::time::Duration::from_secs(3600)));
+    compact_as_one(&cluster.url(), &config, "cluster", || {
         cluster.nodes[owner].connection()
     });
 }
@@ -273,7 +283,7 @@ fn two_instances_keep_the_log_bounded_behind_sentinel() {
     }
     let deployment = Sentinels::start("compact-sentinel");
     let master = deployment.master();
-    compact_as_one(&deployment.url(), "sentinel", || {
+    compact_as_one(&deployment.url(), &config(), "sentinel", || {
         deployment.data[master].connection()
     });
 }
