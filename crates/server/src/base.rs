@@ -3,7 +3,7 @@
 //! record, as the store keeps it (its sequence number, storing time,
 //! recorded verdict, signature or band keys, packed text or sketch), in
 //! insertion order, with the next sequence number and the count of
-//! evictions. [`Store::base`] reads it; [`restore`] (the writer's
+//! evictions. [`BaseReader::read`] reads it; [`restore`] (the writer's
 //! [`crate::writer::Op::Restore`]) makes a store and its index hold the
 //! same documents without judging any of them again: the records are
 //! stored as they are and added to the index with their recorded
@@ -40,9 +40,29 @@ pub(crate) struct Base {
 
 impl Store {
     /// The committed documents, as one read transaction sees them.
+    #[cfg(test)]
     pub(crate) fn base(&self) -> Result<Base, Error> {
+        self.base_reader()?.read()
+    }
+
+    /// Begins the read transaction of a base: it sees the store as it is
+    /// now, however long the reading takes (the writer goes on).
+    pub(crate) fn base_reader(&self) -> Result<BaseReader, Error> {
         unwinding("reading the store", || {
-            let txn = self.db.begin_read().map_err(Error::store)?;
+            self.db.begin_read().map(BaseReader).map_err(Error::store)
+        })
+    }
+}
+
+/// A read transaction for [`BaseReader::read`].
+pub(crate) struct BaseReader(redb::ReadTransaction);
+
+impl BaseReader {
+    /// The documents the transaction sees, with the next sequence number
+    /// (the eviction count is the caller's to set).
+    pub(crate) fn read(self) -> Result<Base, Error> {
+        unwinding("reading the store", || {
+            let txn = self.0;
             let meta = txn.open_table(META).map_err(Error::store)?;
             let docs = txn.open_table(DOCS).map_err(Error::store)?;
             let order = txn.open_table(ORDER).map_err(Error::store)?;

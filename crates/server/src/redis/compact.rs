@@ -193,26 +193,24 @@ pub(crate) fn publish(
     base: &Base,
     keep: u64,
 ) -> Result<bool, Error> {
-    let records: Vec<Vec<u8>> = base.docs.iter().map(|(id, r)| record(id, r)).collect();
     let ms = LEASE_MS.to_string();
-    let mut chunks = records.chunks(CHUNK).peekable();
+    let mut chunks = base.docs.chunks(CHUNK).peekable();
     let mut fresh = true;
     while fresh || chunks.peek().is_some() {
         let flag: &[u8] = if fresh { b"1" } else { b"0" };
+        let records: Vec<Vec<u8>> = chunks
+            .next()
+            .unwrap_or_default()
+            .iter()
+            .map(|(id, r)| record(id, r))
+            .collect();
         let mut args: Vec<&[u8]> = vec![token.as_bytes(), ms.as_bytes(), flag];
-        args.extend(chunks.next().unwrap_or_default().iter().map(Vec::as_slice));
+        args.extend(records.iter().map(Vec::as_slice));
         eval::<u64>(log, STAGE, &[LEASE_KEY, STAGING_KEY], &args)?;
         fresh = false;
     }
-    let nums = [
-        at.at,
-        at.clock,
-        base.next_seq,
-        base.evicted,
-        records.len() as u64,
-        keep,
-    ]
-    .map(|n| n.to_string());
+    let count = base.docs.len() as u64;
+    let nums = [at.at, at.clock, base.next_seq, base.evicted, count, keep].map(|n| n.to_string());
     let done: u8 = eval(
         log,
         PUBLISH,

@@ -53,18 +53,22 @@ impl Replica {
         if !compact::acquire(&self.log, &token)? {
             return Ok(false);
         }
-        let (at, base) = {
+        // The position and a read transaction of the store that holds
+        // exactly the entries before it (committed: the barrier); the
+        // records are read after the applier goes on.
+        let (at, reader, evicted) = {
             let a = self.applier.lock().unwrap_or_else(|p| p.into_inner());
             seen.local_barrier()?;
-            let mut base = seen.shared().store.base()?;
-            base.evicted = seen.stats().evicted;
+            let reader = seen.shared().store.base_reader()?;
             let at = BaseAt {
                 at: a.next,
                 last: a.last.clone(),
                 clock: a.clock,
             };
-            (at, base)
+            (at, reader, seen.stats().evicted)
         };
+        let mut base = reader.read()?;
+        base.evicted = evicted;
         if at.at == 0 {
             return Ok(false);
         }
