@@ -38,8 +38,10 @@ use crate::writer::Op;
 /// verification sketch: [`neardup::dedup::KeyRule`]), that they do, so
 /// that an instance which cannot read them refuses the store; and the
 /// eviction limits, with an age limit that entries carry their log time
-/// ([`entry::TIMED`]). A store without limits keeps the description (and
-/// the entries) of the instances that had none.
+/// ([`entry::TIMED`]), and that the log is compacted ([`compact`]), so
+/// that an instance from before compaction refuses it. A store without
+/// limits keeps the description (and the entries) of the instances that
+/// had none.
 pub(crate) fn description(engine: &str, config: &Config) -> String {
     let bands = neardup::dedup::KeyRule::new(config.get_method(), config.get_verifier())
         .is_ok_and(|r| r.may_leave_signatures_out());
@@ -52,6 +54,11 @@ pub(crate) fn description(engine: &str, config: &Config) -> String {
             "; max age {} ms; entries log time",
             age.as_millis()
         ));
+    }
+    if !evict.is_empty() {
+        // Instances from before compaction would replay a compacted log
+        // from its first entry held as if it were the whole: refused.
+        evict.push_str("; log compacted");
     }
     format!(
         "{engine}; composite {:?}; store duplicates {}; replace changed {}{}{evict}",
