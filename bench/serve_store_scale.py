@@ -56,6 +56,7 @@ from serve_scale import free_port, hwm_bytes, rss_bytes
 
 SLOT = 3979  # CLUSTER KEYSLOT {neardup}
 LOG = b"{neardup}:log"
+BASE_DOCS = b"{neardup}:base:docs"
 
 PROCS = []  # every process started, killed at exit
 DIRS = []  # every temporary directory, removed at exit
@@ -441,6 +442,11 @@ def entry_sample(port, windows=20, width=100):
         t = time.monotonic()
         usage = r.cmd("MEMORY", "USAGE", LOG, "SAMPLES", "0")
         usage_s = time.monotonic() - t
+        # Under eviction limits, the compacted log's base (one record a
+        # live document) and where the log starts.
+        base_usage = r.cmd("MEMORY", "USAGE", BASE_DOCS, "SAMPLES", "0")
+        base_docs = r.cmd("LLEN", BASE_DOCS)
+        base_first = r.cmd("HGET", b"{neardup}:base", b"first")
         enc = r.cmd("OBJECT", "ENCODING", LOG)
         lp = r.cmd("CONFIG", "GET", "list-max-listpack-size")
         dbsize = r.cmd("DBSIZE")
@@ -466,6 +472,10 @@ def entry_sample(port, windows=20, width=100):
         "avg_sketch_field": avg("sketch_field"),
         "log_memory_usage": usage,
         "log_memory_usage_per_entry": round((usage or 0) / max(n, 1)),
+        "base_docs": base_docs,
+        "base_memory_usage": base_usage,
+        "base_memory_usage_per_doc": round((base_usage or 0) / max(base_docs or 0, 1)),
+        "log_first": int(base_first) if base_first else 0,
         "memory_usage_seconds": round(usage_s, 2),
         "log_encoding": enc.decode() if isinstance(enc, bytes) else enc,
         "list_max_listpack_size": lp[1].decode() if lp else None,

@@ -40,6 +40,7 @@
 #![deny(missing_docs)]
 
 mod answers;
+mod base;
 pub mod client;
 mod config;
 mod error;

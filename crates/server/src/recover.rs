@@ -176,6 +176,20 @@ fn replay(store: &Store, core: &mut OnlineCore, from: u64) -> Result<u64, Error>
     Ok(added)
 }
 
+/// Adds `records` (stored documents, in insertion order, with their
+/// texts) to `core` with their recorded verdicts, as [`open_index`]
+/// replays the store: a restored base ([`crate::base::restore`]).
+pub(crate) fn add_records(
+    store: &Store,
+    core: &mut OnlineCore,
+    records: &mut Vec<Record>,
+) -> Result<u64, Error> {
+    let method = core.method().clone();
+    let verifier = core.verifier().copied();
+    let cut = verifier.filter(|_| core.composite_check());
+    add_chunk(store, core, records, cut.as_ref(), &method)
+}
+
 type Decoded = Result<(Option<Signature>, Option<u128>, Option<ShingleSeq>), Error>;
 
 /// A record's signature (none when it keeps band keys instead), its key

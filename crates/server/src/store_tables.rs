@@ -98,13 +98,19 @@ impl Tables<'_> {
         Ok(())
     }
 
+    /// Stores an encoded record under the sequence number it records,
+    /// which may skip numbers (documents a restored base no longer
+    /// holds: [`crate::base`]) but not go back.
+    pub(crate) fn restore(&mut self, id: &str, record: Vec<u8>) -> Result<(), Error> {
+        let seq = Record::decode_meta(&record)?.seq;
+        self.next_seq = self.next_seq.max(seq);
+        self.put_encoded(id, seq, record)
+    }
+
     /// Applies a change read from the journal, as it was made.
     pub(crate) fn redo(&mut self, op: Logged) -> Result<(), Error> {
         match op {
-            Logged::Put { id, record } => {
-                let seq = Record::decode_meta(&record)?.seq;
-                self.put_encoded(&id, seq, record)
-            }
+            Logged::Put { id, record } => self.restore(&id, record),
             Logged::Delete { id } => self.delete(&id).map(drop),
             Logged::Prune { below } => self.prune_removed(below),
         }

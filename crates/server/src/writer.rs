@@ -8,6 +8,7 @@ use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::Arc;
 
 use crate::answers::Verdict;
+use crate::base::Base;
 use crate::error::{Error, ErrorKind};
 use crate::evict::{evict, At};
 use crate::record::Record;
@@ -39,6 +40,9 @@ pub(crate) const SNAPSHOT_MAX: u64 = 250_000;
 pub(crate) enum Op {
     Insert(Box<Prepared>, Reply, At),
     Delete(String, SyncSender<Result<bool, Error>>, At),
+    /// Hold the documents of a shared store's compacted base and nothing
+    /// else ([`crate::base::restore`]); untimed.
+    Restore(Box<Base>, SyncSender<Result<(), Error>>),
 }
 
 /// Where the verdict of an insertion goes: a thread waiting for it, or an
@@ -69,6 +73,7 @@ impl Reply {
 enum Answer {
     Insert(Reply, Result<Verdict, Error>),
     Delete(SyncSender<Result<bool, Error>>, Result<bool, Error>),
+    Restore(SyncSender<Result<(), Error>>),
 }
 
 impl Answer {
@@ -79,6 +84,8 @@ impl Answer {
             (Answer::Insert(tx, _), Err(_)) => tx.send(Err(failed())),
             (Answer::Delete(tx, r), Ok(())) => drop(tx.send(r)),
             (Answer::Delete(tx, _), Err(_)) => drop(tx.send(Err(failed()))),
+            (Answer::Restore(tx), Ok(())) => drop(tx.send(Ok(()))),
+            (Answer::Restore(tx), Err(_)) => drop(tx.send(Err(failed()))),
         }
     }
 }
@@ -115,6 +122,7 @@ pub(crate) fn run(shared: Arc<Shared>, rx: Receiver<Op>) {
             for op in ops {
                 let at = match &op {
                     Op::Insert(_, _, at) | Op::Delete(_, _, at) => at.ms(),
+                    Op::Restore(..) => None,
                 };
                 answers.push(apply(&shared, t, op, at)?);
                 evict(&shared, t, at)?;
@@ -201,6 +209,10 @@ fn answer_of(op: Op, err: Result<(), Error>) -> Answer {
     match op {
         Op::Insert(_, tx, _) => Answer::Insert(tx, Err(e)),
         Op::Delete(_, tx, _) => Answer::Delete(tx, Err(e)),
+        Op::Restore(_, tx) => {
+            drop(e);
+            Answer::Restore(tx)
+        }
     }
 }
 
@@ -222,6 +234,10 @@ fn dense_of(t: &Tables<'_>) -> Result<u32, Error> {
 /// only.
 fn apply(shared: &Shared, t: &mut Tables<'_>, op: Op, at: Option<u64>) -> Result<Answer, Error> {
     match op {
+        Op::Restore(base, tx) => {
+            crate::base::restore(shared, t, *base)?;
+            Ok(Answer::Restore(tx))
+        }
         Op::Delete(id, tx, _) => {
             let seq = t.seq_of(&id)?;
             let removed =

@@ -121,7 +121,8 @@ fn a_slot_migration_is_followed_through_ask_and_moved() {
     let (src_id, dst_id) = (node_id(s), node_id(d));
     let slot = SLOT.to_string();
     // The sync key (written by calls that append nothing) is one of the
-    // script's keys: present, all three keys move together.
+    // script's keys: present, all four keys (with the meta and the
+    // base's hash, written at join) move together.
     cmd(s, &["SET", "{neardup}:sync", "0", "NX"]).unwrap();
     cmd(d, &["CLUSTER", "SETSLOT", &slot, "IMPORTING", &src_id]).unwrap();
     cmd(s, &["CLUSTER", "SETSLOT", &slot, "MIGRATING", &dst_id]).unwrap();
@@ -139,14 +140,14 @@ fn a_slot_migration_is_followed_through_ask_and_moved() {
         cmd(s, &args).unwrap();
     };
     migrate(&["{neardup}:log"]);
-    assert_eq!((keys_in_slot(s), keys_in_slot(d)), (2, 1));
+    assert_eq!((keys_in_slot(s), keys_in_slot(d)), (3, 1));
     let e = insert(&seen, &steps[next]).unwrap_err();
     assert!(e.contains("TRYAGAIN"), "{e}");
 
     // Every key on the destination: the source answers ASK, and the call
     // runs there after ASKING (the refused post above again first).
-    migrate(&["{neardup}:meta", "{neardup}:sync"]);
-    assert_eq!((keys_in_slot(s), keys_in_slot(d)), (0, 3));
+    migrate(&["{neardup}:meta", "{neardup}:sync", "{neardup}:base"]);
+    assert_eq!((keys_in_slot(s), keys_in_slot(d)), (0, 4));
     let asks = rejected(s);
     post(30, &mut next);
     assert!(rejected(s) >= asks + 30, "no ASK was answered");

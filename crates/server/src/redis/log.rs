@@ -26,27 +26,51 @@ pub(crate) const WINDOW: usize = 1024;
 /// (so that `WAIT` covers the entries it read).
 pub(crate) const SYNC_KEY: &str = "{neardup}:sync";
 
-/// KEYS: meta, log, sync. ARGV: the meta the instance joined, its
+/// The key of the compacted base's description (a hash: see
+/// [`crate::redis::compact`]): where the log starts (`first`, the
+/// sequence number of its first entry held), the base's position (`at`)
+/// and the token of the entry before it (`last`).
+pub(crate) const BASE_KEY: &str = "{neardup}:base";
+
+/// KEYS: meta, log, sync, base. ARGV: the meta the instance joined, its
 /// position (entries applied), the most entries to return, the token of
 /// the last entry it applied (empty at position 0), whether to write the
 /// sync key when nothing is appended ("1"), then the entries to append.
+/// Sequence numbers are absolute: the list holds the entries from the
+/// base's `first` on (0 before any compaction). A position whose entry
+/// before is no longer held (except the base's own position, checked
+/// against the base's `last`) is answered "trimmed" (the fourth value 1)
+/// without appending: the instance loads the base, then calls again.
 /// An entry whose kind has the [`entry::TIMED`] bit is stamped first: the
 /// server's `TIME` in milliseconds, 8 bytes little endian, appended to it
 /// (one clock for the whole log; `redis.replicate_commands` makes the
 /// script replicated by its effects on servers older than 7, where
 /// `TIME` would otherwise be refused before a write). Returns the log's
-/// length and the entries from the position on.
+/// length, the entries from the position on, the sequence number of the
+/// first entry held, and whether the position was trimmed.
 const SCRIPT: &str = r#"
 local meta = redis.call('GET', KEYS[1])
 if meta ~= ARGV[1] then
   return redis.error_reply('NEARDUP_LOST the store was reset or belongs to another configuration')
 end
+local base = redis.call('HMGET', KEYS[4], 'first', 'at', 'last')
+local first = tonumber(base[1]) or 0
+local held = redis.call('LLEN', KEYS[2])
 local from = tonumber(ARGV[2])
 if from > 0 then
-  local last = redis.call('LINDEX', KEYS[2], from - 1)
+  local last
+  if from - 1 >= first then
+    last = redis.call('LINDEX', KEYS[2], from - 1 - first)
+  elseif from == tonumber(base[2]) then
+    last = base[3]
+  else
+    return {first + held, {}, first, 1}
+  end
   if (not last) or string.sub(last, 1, string.len(ARGV[4])) ~= ARGV[4] then
     return redis.error_reply('NEARDUP_LOST the log no longer holds the entries this instance applied')
   end
+elseif first > 0 then
+  return {first + held, {}, first, 1}
 end
 local n
 if #ARGV > 5 then
@@ -70,9 +94,9 @@ if #ARGV > 5 then
     end
     entries[#entries + 1] = e
   end
-  n = redis.call('RPUSH', KEYS[2], unpack(entries))
+  n = first + redis.call('RPUSH', KEYS[2], unpack(entries))
 else
-  n = redis.call('LLEN', KEYS[2])
+  n = first + held
   if ARGV[5] == '1' then
     redis.call('SET', KEYS[3], n)
   end
@@ -80,19 +104,32 @@ end
 local upto = math.min(n, from + tonumber(ARGV[3])) - 1
 local entries = {}
 if upto >= from then
-  entries = redis.call('LRANGE', KEYS[2], from, upto)
+  entries = redis.call('LRANGE', KEYS[2], from - first, upto - first)
 end
-return {n, entries}
+return {n, entries, first, 0}
 "#;
+
+/// What one call of the log script answers.
+pub(crate) struct Window {
+    /// The log's length (the sequence number of the next entry).
+    pub end: u64,
+    /// The entries from the position on (none when trimmed).
+    pub entries: Vec<Vec<u8>>,
+    /// The sequence number of the first entry the log holds.
+    pub first: u64,
+    /// Whether the log no longer holds the entries after the position:
+    /// nothing was appended, the instance must load the base.
+    pub trimmed: bool,
+}
 
 /// How long a call waits for the replicas to confirm its write.
 const WAIT_MS: u64 = 1000;
 
 /// The shared store's log, on the primary that holds it.
 pub(crate) struct Log {
-    primary: Primary,
+    pub(crate) primary: Primary,
     script: redis::Script,
-    meta: Vec<u8>,
+    pub(crate) meta: Vec<u8>,
     /// Replicas that must confirm each call's write before its entries
     /// are applied and its verdicts given.
     replicas: u32,
@@ -131,6 +168,17 @@ impl Log {
                 .arg(META_KEY)
                 .arg(&fresh)
                 .arg("NX")
+                .ignore();
+            // The base's hash exists from the start: every key of the
+            // log script exists, so that during a slot migration the
+            // script runs where all of them are (a key missing on the
+            // importing node would be answered TRYAGAIN).
+            asking
+                .prefix(&mut pipe)
+                .cmd("HSETNX")
+                .arg(BASE_KEY)
+                .arg("first")
+                .arg(0)
                 .ignore();
             asking
                 .prefix(&mut pipe)
@@ -176,16 +224,13 @@ impl Log {
 
     /// One round trip: appends `entries` after everything in the log and
     /// returns the log's length then and the entries from `from` on (at
-    /// most [`WINDOW`]); `last` is the token of entry `from - 1`. With
+    /// most [`WINDOW`]); `last` is the token of entry `from - 1`. When
+    /// the log no longer holds what follows `from` (compacted:
+    /// [`Window::trimmed`]), nothing is appended. With
     /// replicas to wait for, `WAIT` goes in the same round trip, and the
     /// call fails unless they confirm: the entries it returns (all before
     /// its write in the replication stream) are then on them too.
-    pub fn append(
-        &self,
-        from: u64,
-        last: &[u8],
-        entries: &[Vec<u8>],
-    ) -> Result<(u64, Vec<Vec<u8>>), Error> {
+    pub fn append(&self, from: u64, last: &[u8], entries: &[Vec<u8>]) -> Result<Window, Error> {
         let sync = if self.replicas > 0 { "1" } else { "0" };
         let call = |eval: bool, asking: Asking| {
             let mut cmd = if eval {
@@ -193,10 +238,11 @@ impl Log {
             } else {
                 redis::cmd("EVALSHA").arg(self.script.get_hash()).to_owned()
             };
-            cmd.arg(3)
+            cmd.arg(4)
                 .arg(META_KEY)
                 .arg(LOG_KEY)
                 .arg(SYNC_KEY)
+                .arg(BASE_KEY)
                 .arg(&self.meta)
                 .arg(from)
                 .arg(WINDOW)
@@ -224,7 +270,13 @@ impl Log {
             let mut replies = replies.into_iter();
             let got = match replies.next() {
                 Some(redis::Value::ServerError(e)) => return Err(e.into()),
-                Some(v) => redis::from_redis_value::<(u64, Vec<Vec<u8>>)>(v)
+                Some(v) => redis::from_redis_value::<(u64, Vec<Vec<u8>>, u64, u8)>(v)
+                    .map(|(end, entries, first, trimmed)| Window {
+                        end,
+                        entries,
+                        first,
+                        trimmed: trimmed == 1,
+                    })
                     .map_err(|_| garbage("the log script answered something else"))?,
                 None => return Err(garbage("no reply")),
             };

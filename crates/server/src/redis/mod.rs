@@ -5,8 +5,12 @@
 //! in one arrival order ([`log`]), and each instance applies that log, in
 //! that order, to a local [`ContentSeen`] with the single-node engine
 //! ([`replica`]), so every verdict is the single-node verdict of the log's
-//! prefix before it. See ARCHITECTURE.md, "Shared store (Redis)".
+//! prefix before it. Under eviction limits the log is compacted
+//! ([`compact`]): its head is replaced by a base, the documents a replica
+//! holds there, which a starting instance restores before it replays the
+//! rest. See ARCHITECTURE.md, "Shared store (Redis)".
 
+mod compact;
 mod entry;
 mod log;
 mod pool;
@@ -34,8 +38,10 @@ use crate::writer::Op;
 /// verification sketch: [`neardup::dedup::KeyRule`]), that they do, so
 /// that an instance which cannot read them refuses the store; and the
 /// eviction limits, with an age limit that entries carry their log time
-/// ([`entry::TIMED`]). A store without limits keeps the description (and
-/// the entries) of the instances that had none.
+/// ([`entry::TIMED`]), and that the log is compacted ([`compact`]), so
+/// that an instance from before compaction refuses it. A store without
+/// limits keeps the description (and the entries) of the instances that
+/// had none.
 pub(crate) fn description(engine: &str, config: &Config) -> String {
     let bands = neardup::dedup::KeyRule::new(config.get_method(), config.get_verifier())
         .is_ok_and(|r| r.may_leave_signatures_out());
@@ -48,6 +54,11 @@ pub(crate) fn description(engine: &str, config: &Config) -> String {
             "; max age {} ms; entries log time",
             age.as_millis()
         ));
+    }
+    if !evict.is_empty() {
+        // Instances from before compaction would replay a compacted log
+        // from its first entry held as if it were the whole: refused.
+        evict.push_str("; log compacted");
     }
     format!(
         "{engine}; composite {:?}; store duplicates {}; replace changed {}{}{evict}",
@@ -75,7 +86,13 @@ pub(crate) fn open(
     let log = log::Log::join(url, &description(engine, config))?;
     let local = ContentSeen::open(dir, config)?;
     let timed = config.get_max_age().is_some();
-    let replica = Arc::new(Replica::new(log, local.shared().dedup.clone(), timed));
+    let evicting = timed || config.get_max_documents().is_some();
+    let replica = Arc::new(Replica::new(
+        log,
+        local.shared().dedup.clone(),
+        timed,
+        evicting,
+    ));
     let seen = local.with_replica(replica.clone());
     replica.catch_up(&seen)?;
     replica.keep_up(seen.downgrade())?;
@@ -94,7 +111,9 @@ impl ContentSeen {
     /// [`Config::max_age`]) hold over the log: every instance evicts the
     /// same documents at the same entry, and with a shared store age is
     /// measured in log time (the store server's clock when an entry was
-    /// appended), so documents age out as new entries arrive.
+    /// appended), so documents age out as new entries arrive. With
+    /// limits, the instances compact the log in Redis so that its memory
+    /// stays bounded (see [`crate::redis`]).
     ///
     /// # Errors
     /// [`ErrorKind::SharedStore`]: the server cannot be reached;

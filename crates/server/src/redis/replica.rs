@@ -8,6 +8,10 @@
 //! Over a store with an age limit, each entry is applied at its log time
 //! ([`At::Log`]): the latest time stamped on the entries up to it, so
 //! that the times never go back, whichever server's clock stamped them.
+//! Under eviction limits the log is compacted ([`crate::redis::compact`]):
+//! an instance whose position the log no longer holds loads the base
+//! (the documents a replica holds at the base's position, restored as
+//! recorded: [`Op::Restore`]) and replays the log from there.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,9 +25,12 @@ use crate::answers::Verdict;
 use crate::error::{Error, ErrorKind};
 use crate::evict::At;
 use crate::redis::entry::{self, Entry};
-use crate::redis::log::Log;
+use crate::redis::log::{Log, Window};
 use crate::seen::{ContentSeen, Prepared, WeakSeen};
 use crate::writer::{Op, Reply};
+
+#[path = "replica_base.rs"]
+mod base;
 
 /// Answers of this instance's own entries not yet collected, at most
 /// (a caller that failed after its append leaves one behind).
@@ -66,7 +73,15 @@ pub(crate) struct Replica {
     /// Whether entries are stamped with their log time (the store has an
     /// age limit).
     timed: bool,
+    /// Whether the store has eviction limits (the log may be compacted).
+    evicting: bool,
+    /// Entries the log held at the last call.
+    held: AtomicU64,
 }
+
+/// Loads of the base one call makes at most before it fails (the log
+/// compacted again each time while this instance loaded the base).
+const RELOADS: usize = 4;
 
 fn counter_of(bytes: &[u8]) -> Option<u64> {
     bytes
@@ -76,8 +91,9 @@ fn counter_of(bytes: &[u8]) -> Option<u64> {
 }
 
 impl Replica {
-    /// `timed`: whether entries are stamped with their log time.
-    pub fn new(log: Log, dedup: Dedup, timed: bool) -> Replica {
+    /// `timed`: whether entries are stamped with their log time;
+    /// `evicting`: whether the store has eviction limits.
+    pub fn new(log: Log, dedup: Dedup, timed: bool, evicting: bool) -> Replica {
         let origin = xxhash_rust::xxh3::xxh3_64(
             format!(
                 "{:?} {} {:?}",
@@ -99,6 +115,8 @@ impl Replica {
             }),
             dedup,
             timed,
+            evicting,
+            held: AtomicU64::new(0),
         }
     }
 
@@ -148,9 +166,20 @@ impl Replica {
     ) -> Result<Vec<Pending>, Error> {
         let counters: Vec<u64> = entries.iter().filter_map(|e| counter_of(e)).collect();
         let (from, last) = self.position();
-        let (end, fetched) = self.log.append(from, &last, &entries)?;
+        let mut w = self.log.append(from, &last, &entries)?;
         let mut a = self.applier.lock().unwrap_or_else(|p| p.into_inner());
-        let mut batch = (from, fetched);
+        let mut start = from;
+        // Trimmed: nothing was appended; the base, then the call again.
+        for _ in 0..RELOADS {
+            if !w.trimmed {
+                break;
+            }
+            self.reload(seen, &mut a)?;
+            start = a.next;
+            w = self.log.append(a.next, &a.last, &entries)?;
+        }
+        let end = self.window(&w)?;
+        let mut batch = (start, w.entries);
         // Bounded: each round applies at least one entry or stops.
         while a.next < end {
             let (start, entries) = batch;
@@ -168,8 +197,13 @@ impl Replica {
                         a.next
                     ))));
                 }
-                let (_, more) = self.log.append(a.next, &a.last, &[])?;
-                batch = (a.next, more);
+                let mut more = self.log.append(a.next, &a.last, &[])?;
+                if more.trimmed {
+                    self.reload(seen, &mut a)?;
+                    more = self.log.append(a.next, &a.last, &[])?;
+                }
+                self.window(&more)?;
+                batch = (a.next, more.entries);
             } else {
                 break;
             }
@@ -184,6 +218,19 @@ impl Replica {
                 })
             })
             .collect())
+    }
+
+    /// Records what a call of the log script says of the log; its end.
+    /// Still trimmed (compacted again after each load) is an error.
+    fn window(&self, w: &Window) -> Result<u64, Error> {
+        if w.trimmed {
+            return Err(Error::new(ErrorKind::SharedStore(format!(
+                "{}: the log was compacted again at every load of its base",
+                self.url()
+            ))));
+        }
+        self.held.store(w.end - w.first, Ordering::Relaxed);
+        Ok(w.end)
     }
 
     /// Sends one log entry to the local writer, in order.
@@ -238,7 +285,8 @@ impl Replica {
     }
 
     /// Starts the thread that keeps the replica caught up while the
-    /// instance is idle (one round trip every [`TAIL_EVERY`]); it ends
+    /// instance is idle (one round trip every [`TAIL_EVERY`]), and
+    /// compacts the log when it is due ([`compact::due`]); it ends
     /// once the instance is closed. Errors (an unreachable server) are
     /// left to the requests to report.
     pub fn keep_up(self: &Arc<Replica>, seen: WeakSeen) -> Result<(), Error> {
@@ -252,6 +300,9 @@ impl Replica {
                 };
                 if seen.is_healthy() {
                     drop(replica.append_and_apply(&seen, Vec::new()));
+                    if replica.compaction_due(&seen) {
+                        drop(replica.compact(&seen));
+                    }
                 }
             })
             .map(drop)
