@@ -71,6 +71,11 @@ enum Command {
         /// Seed.
         #[arg(long, default_value_t = 42)]
         seed: u64,
+        /// Also write each document's `{"id", "cluster"}` here (one line
+        /// each, in order): the labels of a corpus streamed into a run
+        /// and not kept, for `bench/label_score.py`.
+        #[arg(long, value_name = "FILE")]
+        labels: Option<PathBuf>,
         /// Output file (default: standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -172,6 +177,7 @@ fn main() -> Result<()> {
             mix_rate,
             eval,
             seed,
+            labels,
             output,
         } => {
             let pools = paragraphs::Pools::load(&eval)?;
@@ -186,8 +192,20 @@ fn main() -> Result<()> {
                 seed,
             };
             let mut out = output_file(output.as_deref())?;
-            let sum = realtext::write_corpus(&cfg, &pools, &mut out)?;
+            let mut labels = match &labels {
+                Some(path) => Some(std::io::BufWriter::new(std::fs::File::create(path)?)),
+                None => None,
+            };
+            let sum = realtext::write_corpus(
+                &cfg,
+                &pools,
+                &mut out,
+                labels.as_mut().map(|l| l as &mut dyn Write),
+            )?;
             out.flush()?;
+            if let Some(l) = labels.as_mut() {
+                l.flush()?;
+            }
             let share = |n: u64| 100.0 * n as f64 / sum.docs.max(1) as f64;
             eprintln!(
                 "{} documents ({:.0} MB of text) from {} spaced and {} CJK paragraph pieces: \

@@ -76,11 +76,14 @@ const SOURCES: usize = 4096;
 /// Longest head note or tail credit line, in bytes.
 const NOTE_MAX: usize = 120;
 
-/// Writes the corpus as JSON Lines.
+/// Writes the corpus as JSON Lines, and each document's `{"id",
+/// "cluster"}` to `labels` when given (what `bench/label_score.py` reads,
+/// for a corpus streamed into a run and not kept).
 pub fn write_corpus(
     cfg: &RealConfig,
     pools: &Pools,
     out: &mut dyn Write,
+    mut labels: Option<&mut dyn Write>,
 ) -> std::io::Result<Summary> {
     let mut rng = Rng::new(cfg.seed);
     let vocab = Vocab::new(pools);
@@ -124,6 +127,9 @@ pub fn write_corpus(
             &serde_json::json!({"id": id, "text": text, "cluster": cluster}),
         )?;
         out.write_all(b"\n")?;
+        if let Some(l) = labels.as_deref_mut() {
+            writeln!(l, "{{\"id\":\"{id}\",\"cluster\":\"{cluster}\"}}")?;
+        }
     }
     Ok(sum)
 }
@@ -240,9 +246,10 @@ mod tests {
     #[test]
     fn corpus_is_deterministic_labelled_and_sized() {
         let pools = pools();
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        let sum = write_corpus(&cfg(300), &pools, &mut a).unwrap();
-        assert_eq!(write_corpus(&cfg(300), &pools, &mut b).unwrap(), sum);
+        let (mut a, mut b, mut labels) = (Vec::new(), Vec::new(), Vec::new());
+        let sum = write_corpus(&cfg(300), &pools, &mut a, None).unwrap();
+        let again = write_corpus(&cfg(300), &pools, &mut b, Some(&mut labels)).unwrap();
+        assert_eq!(again, sum);
         assert_eq!(a, b);
         let lines: Vec<serde_json::Value> = String::from_utf8(a)
             .unwrap()
@@ -250,6 +257,16 @@ mod tests {
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
         assert_eq!(lines.len(), 300);
+        // The labels are the corpus's ids and clusters, line for line.
+        let labelled: Vec<serde_json::Value> = String::from_utf8(labels)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(labelled.len(), 300);
+        for (l, d) in labelled.iter().zip(&lines) {
+            assert_eq!((&l["id"], &l["cluster"]), (&d["id"], &d["cluster"]));
+        }
         let dups = lines.iter().filter(|l| l["cluster"] != l["id"]).count() as u64;
         assert_eq!(dups, sum.duplicates);
         assert!((50..130).contains(&dups), "{dups}");
@@ -312,9 +329,9 @@ mod tests {
         let (mut plain, mut mixed) = (Vec::new(), Vec::new());
         let mut c = cfg(200);
         c.mix_rate = 0.0;
-        write_corpus(&c, &pools, &mut plain).unwrap();
+        write_corpus(&c, &pools, &mut plain, None).unwrap();
         c.mix_rate = 0.2;
-        write_corpus(&c, &pools, &mut mixed).unwrap();
+        write_corpus(&c, &pools, &mut mixed, None).unwrap();
         let (p, m) = (unrelated_similarity(&plain), unrelated_similarity(&mixed));
         assert!(m * 3.0 < p, "plain {p}, mixed {m}");
     }
