@@ -105,6 +105,20 @@ def records_of(batches: Iterator, dtype: np.dtype) -> np.ndarray:
     return np.concatenate(parts)
 
 
+def unpacked(dtype):
+    """A ``mapInArrow`` function: the records of a partition's blobs (a
+    structured ``dtype``) as rows, one column a field."""
+
+    def run(batches):
+        import pyarrow as pa
+
+        rec = records_of(batches, dtype)
+        if len(rec):
+            yield pa.RecordBatch.from_arrays([pa.array(rec[f]) for f in dtype.names], names=list(dtype.names))
+
+    return run
+
+
 def mix_keys(t: np.ndarray, k: np.ndarray) -> np.ndarray:
     """One 64-bit mix of table and key (splitmix64's finalizer over
     ``k ^ t * golden``): spreads keys over destinations, and counts keys

@@ -27,7 +27,7 @@ from typing import Optional
 import numpy as np
 
 from .. import _neardup as _nd
-from ._blobs import BLOB_SCHEMA, KEY, POSTING, blob_batch, dest_labels, mix_keys, records_of
+from ._blobs import BLOB_SCHEMA, KEY, POSTING, blob_batch, dest_labels, mix_keys, records_of, unpacked
 from ._common import _col
 
 PAIR_SCHEMA = "u long, v long, n long"
@@ -101,7 +101,7 @@ def pair_inputs(blobs, parts: int, max_posting: Optional[int], hot_key_rows: int
     common_rows = blobs.where(F.col("dest") == COMMON)
     if common_rows.isEmpty():
         return postings.repartition(parts, "dest"), None
-    common = common_rows.mapInArrow(_unpacked(KEY), "t int, k long").distinct()
+    common = common_rows.mapInArrow(unpacked(KEY), "t int, k long").distinct()
     if common.count() <= BROADCAST_KEYS:
         common = F.broadcast(common)
     n = F.col("n")
@@ -109,7 +109,7 @@ def pair_inputs(blobs, parts: int, max_posting: Optional[int], hot_key_rows: int
     if max_posting is not None:
         # The engine ignores the key: no block, no pair.
         blocks = F.when(n > max_posting, F.lit(0)).otherwise(blocks)
-    rows = postings.mapInArrow(_unpacked(POSTING), "ord long, t int, k long")
+    rows = postings.mapInArrow(unpacked(POSTING), "ord long, t int, k long")
     hot = (
         rows.join(common, ["t", "k"])
         .groupBy("t", "k")
@@ -142,19 +142,6 @@ BROADCAST_KEYS = 4_000_000
 """The most locally common keys (candidates for hot keys) broadcast to
 the postings for their exact count (12 bytes each); past it, joined by a
 shuffle."""
-
-
-def _unpacked(dtype):
-    """A ``mapInArrow`` function: the records of each blob as rows."""
-
-    def run(batches):
-        import pyarrow as pa
-
-        rec = records_of(batches, dtype)
-        if len(rec):
-            yield pa.RecordBatch.from_arrays([pa.array(rec[f]) for f in dtype.names], names=list(dtype.names))
-
-    return run
 
 
 def _split_hot(shared, parts, labels, cold: bool):
