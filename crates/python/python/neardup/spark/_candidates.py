@@ -52,7 +52,9 @@ def key_blobs(reps, m, threshold, md, parts: int, hot_key_rows: int):
         for b in batches:
             rows, tables, values = _nd.candidate_keys_batch(m, threshold, md, _col(b, "sig").to_pylist())
             ords = _col(b, "ord").to_numpy()
-            got.append((ords[np.frombuffer(rows, np.uint32)], np.frombuffer(tables, np.int32), np.frombuffer(values, np.int64)))
+            got.append(
+                (ords[np.frombuffer(rows, np.uint32)], np.frombuffer(tables, np.int32), np.frombuffer(values, np.int64))
+            )
         if got:
             rec = np.empty(sum(len(o) for o, _, _ in got), POSTING)
             for name, i in (("ord", 0), ("t", 1), ("k", 2)):
@@ -190,7 +192,9 @@ def blob_pairs(max_posting: Optional[int]):
         u, v, n = _nd.bucket_pairs_batch(
             rec["ord"].tobytes(), rec["t"].tobytes(), rec["k"].tobytes(), max_posting
         )
-        yield pa.RecordBatch.from_arrays([pa.array(np.frombuffer(x, np.int64)) for x in (u, v, n)], names=["u", "v", "n"])
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(np.frombuffer(x, np.int64)) for x in (u, v, n)], names=["u", "v", "n"]
+        )
 
     return run
 
