@@ -16,7 +16,9 @@ near-duplicates, the originals' ids in `cluster`), written as Parquet
   (`pip install pyspark numpy scipy` there).
 
 Each run's wall time (the whole process: a Spark user pays for the JVM
-too; the dedup call alone is printed for neardup.spark), its peak memory
+too; the dedup call alone is printed for neardup.spark), the CPU seconds
+of its process tree (the figure to compare when other work shares the
+cores), its peak memory
 (the process tree's RSS, sampled every 0.2 s: JVM and Python workers
 included) and the planted-duplicate precision and recall (whichever copy
 a tool keeps: a planted group of k documents has k - 1 to remove). One JSON line per
@@ -51,8 +53,9 @@ print(json.dumps({"dedup_seconds": round(time.perf_counter() - t, 2)}))
 """
 
 
-def tree_rss(pid: int) -> int:
-    """Resident bytes of ``pid`` and its descendants."""
+def tree_usage(pid: int):
+    """Resident bytes of ``pid`` and its descendants, and the CPU seconds
+    they have used (their own and their reaped children's)."""
     children = {}
     for p in pathlib.Path("/proc").iterdir():
         if p.name.isdigit():
@@ -62,28 +65,38 @@ def tree_rss(pid: int) -> int:
                 children.setdefault(ppid, []).append(int(p.name))
             except (OSError, ValueError, IndexError):
                 pass
-    total, todo = 0, [pid]
+    total, ticks, todo = 0, 0, [pid]
     while todo:
         q = todo.pop()
         try:
             for line in pathlib.Path(f"/proc/{q}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
                     total += int(line.split()[1]) * 1024
-        except OSError:
+            # utime, stime, cutime, cstime
+            ticks += sum(int(x) for x in (pathlib.Path(f"/proc/{q}/stat").read_text().rsplit(")", 1)[1].split()[11:15]))
+        except (OSError, ValueError):
             pass
         todo.extend(children.get(q, []))
-    return total
+    return total, ticks / os.sysconf("SC_CLK_TCK")
 
 
 def measured(cmd, env=None):
-    """Runs ``cmd``: (wall seconds, peak tree RSS bytes, stdout)."""
+    """Runs ``cmd``: (wall seconds, peak tree RSS bytes, stdout, CPU
+    seconds of the process tree). CPU time is the figure to compare on a
+    machine shared with other work, where wall time swings with the load:
+    the most seen while sampling, or the reaped children's total when
+    that is more."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    peak = [0]
+    peak, cpu = [0], [0.0]
 
     def sample():
         while proc.poll() is None:
-            peak[0] = max(peak[0], tree_rss(proc.pid))
+            rss, used = tree_usage(proc.pid)
+            peak[0], cpu[0] = max(peak[0], rss), max(cpu[0], used)
             time.sleep(0.2)
 
     th = threading.Thread(target=sample, daemon=True)
@@ -93,7 +106,9 @@ def measured(cmd, env=None):
     th.join()
     if proc.returncode != 0:
         sys.exit(f"{cmd[0]} failed ({proc.returncode}):\n{err[-3000:]}")
-    return wall, peak[0], out
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    reaped = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, peak[0], out, max(cpu[0], reaped)
 
 
 def score(removed: set, truth: dict) -> dict:
@@ -145,30 +160,31 @@ def main():
         by_n = {r["n"]: r["id"] for r in truth}
 
         cli_out = work / f"cli{n}.jsonl"
-        wall, peak, _ = measured([str(binary / "neardup"), "dedup", "-q", str(src), "-o", str(cli_out)])
+        wall, peak, _, cpu = measured([str(binary / "neardup"), "dedup", "-q", str(src), "-o", str(cli_out)])
         cli = {}
         for line in cli_out.read_text().splitlines():
             r = json.loads(line)
             cli[r["id"]] = (r["cluster"], r.get("duplicate_of"), r.get("similarity"))
         removed = {i for i, (_, d, _) in cli.items() if d is not None}
         rows = [{"docs": n, "tool": "neardup dedup (CLI)", "seconds": round(wall, 2),
-                 "peak_mb": round(peak / 1e6), **score(removed, groups)}]
+                 "cpu_seconds": round(cpu, 1), "peak_mb": round(peak / 1e6), **score(removed, groups)}]
 
         spark_out = work / f"spark{n}.parquet"
         env = dict(os.environ, PYSPARK_PYTHON=args.python)
-        wall, peak, out = measured([args.python, "-c", SPARK_RUN, str(src), str(spark_out)], env=env)
+        wall, peak, out, cpu = measured([args.python, "-c", SPARK_RUN, str(src), str(spark_out)], env=env)
         got = {r["id"]: (r["cluster"], r["duplicate_of"], r["similarity"])
                for r in pq.read_table(spark_out).to_pylist()}
         removed = {i for i, (_, d, _) in got.items() if d is not None}
         rows.append({"docs": n, "tool": "neardup.spark.dedup local[2]", "seconds": round(wall, 2),
                      "dedup_seconds": json.loads(out.strip().splitlines()[-1])["dedup_seconds"],
-                     "peak_mb": round(peak / 1e6), "equal_to_cli": got == cli, **score(removed, groups)})
+                     "cpu_seconds": round(cpu, 1), "peak_mb": round(peak / 1e6), "equal_to_cli": got == cli,
+                     **score(removed, groups)})
 
         if not args.no_peer:
             peer_out = work / f"peer{n}"
             spark_submit = pathlib.Path(args.peer_python).parent / "spark-submit"
             env = dict(os.environ, PYSPARK_PYTHON=args.peer_python)
-            wall, peak, _ = measured([str(spark_submit), "--master", "local[2]", "--driver-memory", "8g",
+            wall, peak, _, cpu = measured([str(spark_submit), "--master", "local[2]", "--driver-memory", "8g",
                                       str(ANCHOR), "--input", str(src), "--output", str(peer_out),
                                       "--column", "text", "--index_column", "n", "--threshold", "0.7"], env=env)
             # Its output is partitioned by `__pid__=K` folders (which
@@ -178,13 +194,14 @@ def main():
                 kept.update(pq.read_table(part, columns=["n"]).column("n").to_pylist())
             removed = {by_n[k] for k in by_n if k not in kept}
             rows.append({"docs": n, "tool": "text-dedup minhash_spark.py local[2]", "seconds": round(wall, 2),
-                         "peak_mb": round(peak / 1e6), **score(removed, groups)})
+                         "cpu_seconds": round(cpu, 1), "peak_mb": round(peak / 1e6), **score(removed, groups)})
         for r in rows:
             print(json.dumps(r), flush=True)
         table.extend(rows)
-    print("\n| documents | tool | wall s | peak MB | precision | recall |\n|---|---|---|---|---|---|")
+    print("\n| documents | tool | wall s | CPU s | peak MB | precision | recall |\n|---|---|---|---|---|---|---|")
     for r in table:
-        print(f"| {r['docs']:,} | {r['tool']} | {r['seconds']} | {r['peak_mb']:,} | {r['precision']} | {r['recall']} |")
+        print(f"| {r['docs']:,} | {r['tool']} | {r['seconds']} | {r['cpu_seconds']} | {r['peak_mb']:,} "
+              f"| {r['precision']} | {r['recall']} |")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """neardup.spark.dedup on boilerplate (issue 35, skew): a paragraph in
 every document, and a band key shared by most documents. No kernel call
-gets more than about ``2 * hot_key_rows`` postings of one key, and the
-groups stay the engine's (`neardup dedup`)."""
+gets more than about ``2 * hot_key_rows`` postings of one key, the
+packed rows that carry postings are bounded, and the groups stay the
+engine's (`neardup dedup`)."""
 
 import json
 import random
@@ -17,7 +18,7 @@ pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install pya
 
 from neardup import _neardup as _nd  # noqa: E402
 from neardup import spark as nds  # noqa: E402
-from neardup.spark import _dedup  # noqa: E402
+from neardup.spark import _blobs, _candidates  # noqa: E402
 
 FOOTER = "Copyright 2024 The Harbour Gazette. All rights reserved. Terms of use apply to every page."
 
@@ -51,9 +52,10 @@ def engine_and_spark(spark, tmp_path, docs, method, **kw):
     return normalize(r.asDict() for r in got.collect()), want
 
 
-def postings_of(spark, docs, method):
+def postings_of(spark, docs, method, hot_key_rows):
     """The candidate keys ``(ord, t, k)`` of ``docs`` (each signature
-    once, as in ``dedup``) as a DataFrame over 3 partitions."""
+    once, as in ``dedup``) as blobs made by ``dedup``'s own step from 3
+    partitions of signatures, and as a list."""
     sigs, _, _, _, _ = _nd.fingerprint_batch(method, None, None, [i for i, _ in docs], texts=[t for _, t in docs])
     first = {}
     for o, s in enumerate(sigs):
@@ -63,34 +65,53 @@ def postings_of(spark, docs, method):
     rows = np.frombuffer(rows, np.uint32)
     t, k = np.frombuffer(t, np.int32), np.frombuffer(k, np.int64)
     postings = [(ords[r], int(a), int(b)) for r, a, b in zip(rows, t, k)]
-    return spark.createDataFrame(postings, "ord long, t int, k long").repartition(3), postings
+    reps = spark.createDataFrame([(o, sigs[o]) for o in ords], "ord long, sig binary").repartition(3)
+    return _candidates.key_blobs(reps, method, None, None, 2, hot_key_rows), postings
+
+
+def blobs_of(spark, postings, parts, hot_key_rows):
+    """``postings`` ``(ord, t, k)`` over 3 partitions, packed as ``dedup``
+    packs each partition's."""
+    labels = _blobs.dest_labels(parts)
+    df = spark.createDataFrame(postings, "ord long, t int, k long").repartition(3)
+
+    def pack(batches):
+        got = [b for b in batches if b.num_rows]
+        if got:
+            rec = np.empty(sum(b.num_rows for b in got), _blobs.POSTING)
+            for name in ("ord", "t", "k"):
+                rec[name] = np.concatenate([b.column(name).to_numpy() for b in got])
+            yield from _candidates.packed_postings(rec, labels, hot_key_rows / 3)
+
+    return df.mapInArrow(pack, _blobs.BLOB_SCHEMA)
 
 
 def most_rows_of_one_key(cold, tiles):
     """The most postings of one key that one pair kernel call gets: a
-    partition of ``cold`` (one ``mapInArrow`` call), a tile of ``tiles``
-    (one ``applyInPandas`` call)."""
-    from pyspark.sql import functions as F
-
-    per_call = [cold.groupBy(F.spark_partition_id().alias("p"), "t", "k").count()]
+    partition of ``cold`` (one ``mapInArrow`` call over its blobs), a tile
+    of ``tiles`` (one ``applyInPandas`` call)."""
+    most = 0
+    for p in cold.rdd.glom().collect():
+        rec = [np.frombuffer(r["payload"], _blobs.POSTING) for r in p]
+        if rec:
+            rec = np.concatenate(rec)
+            _, counts = np.unique(rec[["t", "k"]].astype(_blobs.KEY), return_counts=True)
+            most = max(most, int(counts.max()))
     if tiles is not None:
-        per_call.append(tiles.groupBy("t", "k", "a", "c").count())
-    return max(r["count"] for df in per_call for r in df.collect())
+        most = max(most, max(r["count"] for r in tiles.groupBy("t", "k", "a", "c").count().collect()))
+    return most
 
 
 def pairs_of(cold, tiles, max_posting):
     """The pairs ``(u, v) -> shared keys`` made from the kernels' inputs."""
     got = {}
-    for p in cold.rdd.glom().collect():
-        if p:
-            types = (("ord", np.int64), ("t", np.int32), ("k", np.int64))
-            cols = [np.array([r[c] for r in p], dt).tobytes() for c, dt in types]
-            u, v, n = (np.frombuffer(x, np.int64) for x in _nd.bucket_pairs_batch(*cols, max_posting))
-            for x, y, z in zip(u, v, n):
-                got[(x, y)] = got.get((x, y), 0) + z
+    pairs = cold.mapInArrow(_candidates.blob_pairs(max_posting), _candidates.PAIR_SCHEMA)
     if tiles is not None:
-        for r in tiles.groupBy("t", "k", "a", "c").applyInPandas(_dedup._tile_pairs, _dedup._PAIR_SCHEMA).collect():
-            got[(r["u"], r["v"])] = got.get((r["u"], r["v"]), 0) + r["n"]
+        pairs = pairs.unionByName(
+            tiles.groupBy("t", "k", "a", "c").applyInPandas(_candidates.tile_pairs, _candidates.PAIR_SCHEMA)
+        )
+    for r in pairs.collect():
+        got[(r["u"], r["v"])] = got.get((r["u"], r["v"]), 0) + r["n"]
     return got
 
 
@@ -115,12 +136,12 @@ def test_a_hot_band_key_is_split_into_tiles(spark, tmp_path):
     postings, not one call of all of them, and the pairs are the
     engine's."""
     docs = boilerplate_corpus(250)
-    postings_df, postings = postings_of(spark, docs, "default")
+    blobs, postings = postings_of(spark, docs, "default", 32)
     sizes = {}
     for _, t, k in postings:
         sizes[(t, k)] = sizes.get((t, k), 0) + 1
     assert max(sizes.values()) > 100
-    cold, tiles = _dedup._pair_inputs(postings_df, 2, None, 32)
+    cold, tiles = _candidates.pair_inputs(blobs, 2, None, 32)
     most = most_rows_of_one_key(cold, tiles)
     print("most postings of one key in one call:", most, "of", max(sizes.values()))
     assert most <= 3 * 32
@@ -145,8 +166,7 @@ def test_keys_over_the_engines_cap_are_dropped_before_the_shuffle(spark, method)
     postings += [(o, 0, rng.randrange(3000)) for o in range(n)]  # a few documents a key
     postings += [(o, 0, 10_000 + o // 3) for o in range(0, n, 2)]
     postings += [(o, 1, -1) for o in range(0, n, 37)]  # a hot key under the cap: tiles
-    df = spark.createDataFrame(postings, "ord long, t int, k long").repartition(3)
-    cold, tiles = _dedup._pair_inputs(df, 2, max_posting, 50)
+    cold, tiles = _candidates.pair_inputs(blobs_of(spark, postings, 2, 50), 2, max_posting, 50)
     assert most_rows_of_one_key(cold, tiles) <= 3 * 50
     assert pairs_of(cold, tiles, max_posting) == brute_pairs(postings, max_posting)
 
@@ -160,3 +180,45 @@ def test_boilerplate_in_every_document_keeps_the_engines_groups(spark, tmp_path,
     got, want = engine_and_spark(spark, tmp_path, docs, method, hot_key_rows=24)
     assert got == want
     assert any(r[2] is not None for r in want)
+
+
+# The packed rows that carry postings between the steps (`_blobs`): each
+# destination label lands in its own partition, and records cross in
+# bounded rows, unchanged.
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 7, 64])
+def test_each_destination_label_gets_its_own_partition(spark, parts):
+    labels = _blobs.dest_labels(parts)
+    assert len(set(labels)) == parts
+    df = spark.createDataFrame([(x,) for x in labels], "dest int").repartition(parts, "dest")
+    got = [sorted(r["dest"] for r in p) for p in df.rdd.glom().collect()]
+    assert got == [[x] for x in labels]
+
+
+def test_records_cross_in_bounded_rows_unchanged(spark, monkeypatch):
+    monkeypatch.setattr(_blobs, "CHUNK_BYTES", 200)
+    rng = np.random.default_rng(4)
+    rec = np.empty(1000, _blobs.POSTING)
+    rec["ord"] = rng.integers(-(2**62), 2**62, 1000)
+    rec["t"] = rng.integers(0, 40, 1000)
+    rec["k"] = rng.integers(-(2**63), 2**63 - 1, 1000)
+    labels = _blobs.dest_labels(3)
+    dest = rng.integers(0, 3, 1000)
+    batch = _blobs.blob_batch(rec, dest, labels)
+    sizes = [len(x) for x in batch.column(1).to_pylist()]
+    assert max(sizes) <= 200 and sum(sizes) == 20 * 1000
+    df = spark.createDataFrame(batch.to_pandas()).repartition(3, "dest")
+    for p in df.rdd.glom().collect():
+        x = np.concatenate([np.frombuffer(r["payload"], _blobs.POSTING) for r in p])
+        want = rec[dest == labels.index(p[0]["dest"])]
+        assert sorted(x.tolist()) == sorted(want.tolist())
+    assert _blobs.blob_batch(rec[:0], dest[:0], labels) is None
+
+
+def test_spark_hash_matches_sparks_own(spark):
+    from pyspark.sql import functions as F
+
+    values = [0, 1, -1, 7, 2**31 - 1, -(2**31), 123456789]
+    got = spark.createDataFrame([(v,) for v in values], "x int").select("x", F.hash("x").alias("h")).collect()
+    assert {r["x"]: r["h"] for r in got} == {v: _blobs._spark_hash_int(v) for v in values}

@@ -18,14 +18,16 @@ without collecting the corpus anywhere:
    the earliest one stands for the others, as in the engine.
 3. **Candidates** — each distinct signature's candidate keys (LSH band keys
    for MinHash, pigeonhole blocks for SimHash, index keys for the other
-   methods) are shuffled by ``(table, key)``, and each partition's
+   methods) are made where the signatures are and packed, 20 bytes a
+   posting, into a few binary rows per destination partition (a hash of
+   table and key); Spark moves those rows, and each destination's
    postings become pairs ``(u, v)``, ``u`` earlier than ``v``, in one call
    to the engine's inverted index (Rust): over-long postings dropped and
    shared keys counted as the engine does, the counts of a pair summed
-   across partitions. Keys are counted first (a combinable aggregation):
-   those over the engine's cap are dropped before the shuffle, and hot
-   ones (boilerplate: more than ``hot_key_rows`` documents) are split
-   into blocks, each pair of blocks a task (``_pair_inputs``).
+   across partitions. Hot keys (boilerplate: more than ``hot_key_rows``
+   documents) are taken out of the packed rows and split into blocks,
+   each pair of blocks a task; keys over the engine's cap are dropped
+   before any shuffle (``_candidates``, ``_blobs``).
 4. **Verification** — executors check each pair with the method's own rule
    and keep its similarity. **Composite pages** (``default`` method): a
    verified pair in which one page has a long run the other lacks gets
@@ -54,13 +56,12 @@ from __future__ import annotations
 from typing import List, Optional
 
 from .. import _neardup as _nd
+from ._candidates import candidate_pairs
 from ._common import _col, _materialize
 from ._components import keep_first
 from ._passes import _composite_pairs, _partial_pairs, _strip_site_templates
 
 _FP_SCHEMA = "ord long, id string, sig binary, error string, text_len long, sh binary, host string"
-_KEY_SCHEMA = "ord long, t int, k long"
-_PAIR_SCHEMA = "u long, v long, n long"
 _EDGE_SCHEMA = "u long, v long, sim double, runs binary, psus boolean"
 
 HOT_KEY_ROWS = 2_000
@@ -154,7 +155,6 @@ def _dedup(
 ):
     """The body of :func:`dedup`."""
     import pyarrow as pa
-    from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     if html_col is None and text_col is None:
@@ -163,7 +163,7 @@ def _dedup(
         raise ValueError("hot_key_rows must be at least 1")
     m = method or "default"
     # Checks the method and options on the driver, with a clear message.
-    min_shared, max_posting = _nd.candidate_rule(m, threshold, max_distance)
+    _nd.candidate_rule(m, threshold, max_distance)
     md = max_distance
 
     order = F.col(order_col) if order_col else F.monotonically_increasing_id()
@@ -228,48 +228,8 @@ def _dedup(
     # below reuse this partitioning instead of shuffling shingles again.
     reps = _partitioned_by(with_sig.join(copies, "ord", "left_anti"), "ord", parts)
 
-    def keys(batches):
-        import numpy as np
-
-        # Columns of keys cross as packed bytes, not one Python int a key.
-        for b in batches:
-            rows, tables, values = _nd.candidate_keys_batch(m, threshold, md, _col(b, "sig").to_pylist())
-            yield pa.RecordBatch.from_arrays(
-                [
-                    _col(b, "ord").take(pa.array(np.frombuffer(rows, np.uint32))),
-                    pa.array(np.frombuffer(tables, np.int32)),
-                    pa.array(np.frombuffer(values, np.int64)),
-                ],
-                names=["ord", "t", "k"],
-            )
-
-    def bucket_pairs(batches):
-        # All the postings of a key are in this partition (shuffled by key):
-        # the engine's index makes their pairs, counting shared keys.
-        got = list(batches)
-        if not got:
-            return
-        import numpy as np
-
-        t = pa.Table.from_batches(got)
-        u, v, n = _nd.bucket_pairs_batch(
-            *[t.column(c).to_numpy().tobytes() for c in ("ord", "t", "k")], max_posting
-        )
-        yield pa.RecordBatch.from_arrays(
-            [pa.array(np.frombuffer(x, np.int64)) for x in (u, v, n)], names=["u", "v", "n"]
-        )
-
-    # Kept while the pairs are made: counted per key, then shuffled.
-    postings = reps.mapInArrow(keys, _KEY_SCHEMA).persist(StorageLevel.MEMORY_AND_DISK)
-    cold, tiles = _pair_inputs(postings, parts, max_posting, hot_key_rows)
-    pairs = cold.mapInArrow(bucket_pairs, _PAIR_SCHEMA)
-    if tiles is not None:
-        pairs = pairs.unionByName(tiles.groupBy("t", "k", "a", "c").applyInPandas(_tile_pairs, _PAIR_SCHEMA))
-    # A pair's keys may be in several partitions: its counts are summed.
-    if min_shared > 1:
-        pairs = pairs.groupBy("u", "v").agg(F.sum("n").alias("n")).where(F.col("n") >= min_shared).select("u", "v")
-    else:
-        pairs = pairs.select("u", "v").distinct()
+    _step(df, "candidates and verification")
+    pairs, blobs = candidate_pairs(reps, m, threshold, md, parts, hot_key_rows)
 
     # Shingle sequences travel only for the `default` method (exact
     # verification).
@@ -305,9 +265,8 @@ def _dedup(
                 names=["u", "v", "sim", "runs", "psus"],
             )
 
-    _step(df, "candidates and verification")
     edges = _materialize(candidates.mapInArrow(verify, _EDGE_SCHEMA))
-    postings.unpersist()
+    blobs.unpersist()
     if with_runs or with_partial:
         # One pass over the pairs: does any have a long foreign run (else
         # the composite check has nothing to veto), does any lack a large
@@ -331,8 +290,11 @@ def _dedup(
     _step(df, "connected components")
     # The no-chaining decision, one connected component per executor call
     # (see the module documentation).
-    decided = keep_first(edges, parts).select(
-        F.col("doc").alias("rep"), F.col("dup_of").alias("r_dup"), F.col("sim").alias("r_sim")
+    # Computed once here (one row per duplicate): the output reads it twice.
+    decided = _materialize(
+        keep_first(edges, parts).select(
+            F.col("doc").alias("rep"), F.col("dup_of").alias("r_dup"), F.col("sim").alias("r_sim")
+        )
     )
 
     # Copies follow the document that stands for them: the rep's kept
@@ -355,123 +317,6 @@ def _dedup(
         F.when(F.col("dup").isNotNull(), F.round(F.col("s"), 4)).alias("similarity"),
     )
     return out
-
-
-def _pair_inputs(postings, parts: int, max_posting: Optional[int], hot_key_rows: int):
-    """The postings ``(ord, t, k)`` as the pair kernels get them, so that
-    no call gets more than about ``2 * hot_key_rows`` rows of one key:
-
-    - ``cold``: the keys of at most ``hot_key_rows`` documents, shuffled
-      by key (all the postings of a key in one partition, for
-      ``bucket_pairs_batch``);
-    - ``tiles`` (``None`` when no key is hot): the other keys' postings
-      ``(ord, t, k, b, a, c)``, a document in block ``b`` (a hash of the
-      document, ``ceil(n / hot_key_rows)`` blocks) repeated for each tile
-      ``(a, c)``, ``a <= c``, that holds its block; one tile, one call.
-      Keys of more than ``max_posting`` documents (the engine's cap, when
-      the method has one) make no pairs in the engine: they are dropped
-      here, before any shuffle.
-
-    Hot keys are found without shuffling every key: a key of more than
-    ``hot_key_rows`` postings over ``P`` partitions has more than
-    ``hot_key_rows / P`` of them in one partition (pigeonhole), so each
-    partition gives only its keys that common (counted in NumPy where the
-    postings are), and only those are counted exactly (a combinable
-    aggregation, one row per key and map task crosses the shuffle). The
-    hot keys (at most ``postings / hot_key_rows``) are broadcast to where
-    the postings already are."""
-    from pyspark.sql import functions as F
-
-    common = _materialize(
-        postings.mapInArrow(_locally_common(postings.rdd.getNumPartitions(), hot_key_rows), "t int, k long").distinct()
-    )
-    if common.isEmpty():
-        return postings.repartition(parts, "t", "k"), None
-    if common.count() <= BROADCAST_KEYS:
-        common = F.broadcast(common)
-    n = F.col("n")
-    blocks = F.ceil(n / F.lit(hot_key_rows))
-    if max_posting is not None:
-        # The engine ignores the key: no block, no pair.
-        blocks = F.when(n > max_posting, F.lit(0)).otherwise(blocks)
-    hot = _materialize(
-        postings.join(common, ["t", "k"])
-        .groupBy("t", "k")
-        .agg(F.count(F.lit(1)).alias("n"))
-        .where(n > hot_key_rows)
-        .select("t", "k", blocks.cast("long").alias("nb"))
-    )
-    if hot.isEmpty():
-        return postings.repartition(parts, "t", "k"), None
-    at = postings.join(F.broadcast(hot), ["t", "k"], "left")
-    cold = at.where(F.col("nb").isNull()).select("ord", "t", "k").repartition(parts, "t", "k")
-    b = F.col("b")
-    tiles = (
-        at.where(F.col("nb") > 0)
-        .withColumn("b", F.pmod(F.xxhash64("ord"), F.col("nb")))
-        .withColumn("j", F.explode(F.sequence(F.lit(0).cast("long"), F.col("nb") - 1)))
-        .select("ord", "t", "k", "b", F.least(b, F.col("j")).alias("a"), F.greatest(b, F.col("j")).alias("c"))
-    )
-    return cold, tiles
-
-
-BROADCAST_KEYS = 4_000_000
-"""The most locally common keys (candidates for hot keys) broadcast to
-the postings for their exact count (12 bytes each); past it, joined by a
-shuffle."""
-
-
-def _locally_common(n_parts: int, hot_key_rows: int):
-    """A ``mapInArrow`` function: the distinct keys ``(t, k)`` of a
-    partition of postings with more than ``hot_key_rows / n_parts``
-    postings in it (every key of more than ``hot_key_rows`` postings in
-    all is one in some partition)."""
-
-    def run(batches):
-        import numpy as np
-        import pyarrow as pa
-
-        got = [(_col(b, "t").to_numpy(), _col(b, "k").to_numpy()) for b in batches if b.num_rows]
-        if not got:
-            return
-        t = np.concatenate([t for t, _ in got])
-        k = np.concatenate([k for _, k in got])
-        # Counted by one 64-bit mix of table and key (sorting int64 is
-        # fast); keys that collide are counted together, which only adds
-        # candidates: all the keys of a common mix are given.
-        mixed = k ^ (t.astype(np.int64) * np.int64(-7046029254386353131))
-        distinct, counts = np.unique(mixed, return_counts=True)
-        at = np.isin(mixed, distinct[counts * n_parts > hot_key_rows])
-        t, k = t[at], k[at]
-        order = np.lexsort((k, t))
-        t, k = t[order], k[order]
-        first = np.ones(len(t), bool)
-        first[1:] = (t[1:] != t[:-1]) | (k[1:] != k[:-1])
-        yield pa.RecordBatch.from_arrays([pa.array(t[first]), pa.array(k[first])], names=["t", "k"])
-
-    return run
-
-
-def _tile_pairs(key, pdf):
-    """The pairs ``(u, v, 1)``, ``u < v``, of one tile of a hot key (an
-    ``applyInPandas`` function over ``(t, k, a, c)``): every pair of its
-    one block when ``a == c``, else every pair across its two blocks (the
-    pairs inside each are the tiles ``(a, a)`` and ``(c, c)``'s). The
-    tiles of a key give each pair of its documents once."""
-    import numpy as np
-    import pandas as pd
-
-    a, c = key[2], key[3]
-    ords = pdf["ord"].to_numpy(np.int64)
-    if a == c:
-        ords = np.sort(ords)
-        i, j = np.triu_indices(len(ords), 1)
-        u, v = ords[i], ords[j]
-    else:
-        side = pdf["b"].to_numpy() == a
-        x, y = np.meshgrid(ords[side], ords[~side], indexing="ij")
-        u, v = np.minimum(x, y).ravel(), np.maximum(x, y).ravel()
-    return pd.DataFrame({"u": u, "v": v, "n": np.ones(len(u), np.int64)})
 
 
 DOCS_PER_PARTITION = 50_000
