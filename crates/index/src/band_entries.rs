@@ -3,6 +3,7 @@
 //! read, so that a caller need not keep the band keys until the pass: they
 //! go into the sort's runs as they come, and only there.
 
+use crate::band_merge::entry_sorter;
 use crate::error::{Error, ErrorKind, Result};
 use crate::sorter::Sorter;
 use crate::storage::SpillStorage;
@@ -27,7 +28,7 @@ pub struct BandEntries<St> {
 impl<St: SpillStorage> BandEntries<St> {
     pub(crate) fn new(bands: usize, run_records: usize, storage: St) -> Self {
         BandEntries {
-            sorter: Sorter::new(run_records),
+            sorter: entry_sorter(bands, run_records),
             storage,
             ids: 0,
             bands,
@@ -88,29 +89,11 @@ impl<St> std::fmt::Debug for BandEntries<St> {
 #[cfg(test)]
 mod tests {
     use crate::storage::MemoryStorage;
-    use crate::{LshParams, MinHashLsh};
+    use crate::test_data::{lsh, rows};
+    use crate::MinHashLsh;
 
     fn keys(n: usize) -> Vec<Vec<u64>> {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        (0..n)
-            .map(|_| {
-                (0..4)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        x % 5
-                    })
-                    .collect()
-            })
-            .collect()
-    }
-
-    fn lsh(cap: Option<usize>) -> MinHashLsh {
-        let mut l = MinHashLsh::new();
-        l.set_params(LshParams::new(4, 2).unwrap())
-            .set_max_bucket_len(cap);
-        l
+        rows(n, 4, 5, 0x9E37_79B9_7F4A_7C15)
     }
 
     /// The pairs of `keys` streamed the old way.

@@ -46,6 +46,7 @@
 #![deny(missing_docs)]
 
 mod band_entries;
+mod band_merge;
 mod cluster;
 mod compact;
 mod compact_lsh;
@@ -67,6 +68,8 @@ mod spill;
 mod spill_lsh;
 mod storage;
 mod table;
+#[cfg(test)]
+mod test_data;
 
 pub use band_entries::BandEntries;
 pub use cluster::{priority_order, Assignment, Clusterer, Clustering, Containment};

@@ -12,18 +12,35 @@ use crate::spill::{write_run, Record, RunReader};
 use crate::storage::SpillStorage;
 
 /// Buffers records, writing sorted, deduplicated runs when full.
+///
+/// A partitioned sorter ([`Sorter::partitioned`]) writes each run as one
+/// run a part, so that the parts can be merged apart
+/// ([`Sorter::into_sorted_parts`]), in parallel.
 pub(crate) struct Sorter<R> {
     buf: Vec<R>,
     cap: usize,
-    runs: Vec<u32>,
+    /// The runs of each part, in the order written.
+    runs: Vec<Vec<u32>>,
+    /// The part of a record: not decreasing in the records' order.
+    part: PartOf<R>,
 }
+
+/// The part of a record of a partitioned [`Sorter`].
+pub(crate) type PartOf<R> = Box<dyn Fn(&R) -> usize + Send + Sync>;
 
 impl<R: Record + Send> Sorter<R> {
     pub(crate) fn new(cap: usize) -> Self {
+        Self::partitioned(cap, 1, Box::new(|_| 0))
+    }
+
+    /// A sorter whose records fall in `parts` parts by `part` (each below
+    /// `parts`, not decreasing in the records' order).
+    pub(crate) fn partitioned(cap: usize, parts: usize, part: PartOf<R>) -> Self {
         Self {
             buf: Vec::new(),
             cap,
-            runs: Vec::new(),
+            runs: vec![Vec::new(); parts.max(1)],
+            part,
         }
     }
 
@@ -40,15 +57,32 @@ impl<R: Record + Send> Sorter<R> {
         Ok(())
     }
 
+    /// Runs written so far, of every part.
+    fn run_count(&self) -> usize {
+        self.runs.iter().map(Vec::len).sum()
+    }
+
     fn spill<S: SpillStorage>(&mut self, storage: &mut S, ids: &mut u32) -> Result<()> {
         self.buf.par_sort_unstable();
         self.buf.dedup();
-        let run = *ids;
-        *ids = ids
-            .checked_add(1)
-            .ok_or_else(|| Error::invalid("too many spill runs"))?;
-        write_run(storage, run, &self.buf)?;
-        self.runs.push(run);
+        let mut rest = &self.buf[..];
+        for p in 0..self.runs.len() {
+            let n = rest.partition_point(|r| (self.part)(r) <= p);
+            let (here, after) = rest.split_at(n);
+            rest = after;
+            if here.is_empty() {
+                continue;
+            }
+            let run = *ids;
+            *ids = ids
+                .checked_add(1)
+                .ok_or_else(|| Error::invalid("too many spill runs"))?;
+            write_run(storage, run, here)?;
+            self.runs[p].push(run);
+        }
+        if !rest.is_empty() {
+            return Err(Error::invalid("a record's part is out of range"));
+        }
         self.buf.clear();
         Ok(())
     }
@@ -56,26 +90,88 @@ impl<R: Record + Send> Sorter<R> {
     /// All records in order: from memory when nothing was spilled, else by a
     /// k-way merge of the runs (the rest of the buffer becomes a run too).
     pub(crate) fn into_sorted<S: SpillStorage>(
-        mut self,
+        self,
         storage: &mut S,
         ids: &mut u32,
     ) -> Result<Sorted<S::Reader, R>> {
-        if self.runs.is_empty() {
+        let mut parts = self.merged_parts(storage, ids, false)?;
+        Ok(parts.pop().unwrap_or_else(Sorted::empty))
+    }
+
+    /// The records of each part in order, one stream a part (the records
+    /// of part 0 first): the parts' streams are independent, to be merged
+    /// on threads of their own.
+    pub(crate) fn into_sorted_parts<S: SpillStorage>(
+        self,
+        storage: &mut S,
+        ids: &mut u32,
+    ) -> Result<Vec<Sorted<S::Reader, R>>> {
+        self.merged_parts(storage, ids, true)
+    }
+
+    fn merged_parts<S: SpillStorage>(
+        mut self,
+        storage: &mut S,
+        ids: &mut u32,
+        apart: bool,
+    ) -> Result<Vec<Sorted<S::Reader, R>>> {
+        if self.run_count() == 0 {
             self.buf.par_sort_unstable();
             self.buf.dedup();
-            return Ok(Sorted {
-                mem: self.buf.into_iter(),
-                readers: Vec::new(),
-                heap: BinaryHeap::new(),
-                runs: Vec::new(),
-            });
+            if !apart {
+                return Ok(vec![Sorted::memory(self.buf)]);
+            }
+            let mut out = Vec::with_capacity(self.runs.len());
+            let mut rest = self.buf;
+            for p in (0..self.runs.len()).rev() {
+                let n = rest.partition_point(|r| (self.part)(r) < p);
+                out.push(Sorted::memory(rest.split_off(n)));
+            }
+            out.reverse();
+            return Ok(out);
         }
         if !self.buf.is_empty() {
             self.spill(storage, ids)?;
         }
-        let mut readers = Vec::with_capacity(self.runs.len());
-        let mut heap = BinaryHeap::with_capacity(self.runs.len());
-        for &run in &self.runs {
+        let groups = if apart {
+            std::mem::take(&mut self.runs)
+        } else {
+            vec![self.runs.concat()]
+        };
+        groups
+            .into_iter()
+            .map(|runs| Sorted::runs(runs, storage))
+            .collect()
+    }
+}
+
+/// A sorted stream of records, from memory or merged from runs.
+pub(crate) struct Sorted<Rd: std::io::Read, R: Record> {
+    mem: std::vec::IntoIter<R>,
+    readers: Vec<RunReader<Rd, R>>,
+    heap: BinaryHeap<Reverse<(R, usize)>>,
+    pub(crate) runs: Vec<u32>,
+}
+
+impl<Rd: std::io::Read, R: Record> Sorted<Rd, R> {
+    fn empty() -> Self {
+        Self::memory(Vec::new())
+    }
+
+    fn memory(records: Vec<R>) -> Self {
+        Sorted {
+            mem: records.into_iter(),
+            readers: Vec::new(),
+            heap: BinaryHeap::new(),
+            runs: Vec::new(),
+        }
+    }
+
+    /// The k-way merge of `runs`.
+    fn runs<S: SpillStorage<Reader = Rd>>(runs: Vec<u32>, storage: &mut S) -> Result<Self> {
+        let mut readers = Vec::with_capacity(runs.len());
+        let mut heap = BinaryHeap::with_capacity(runs.len());
+        for &run in &runs {
             let mut r = RunReader::open_checked(storage.open(run)?)?;
             if let Some(first) = r.next_record()? {
                 heap.push(Reverse((first, readers.len())));
@@ -86,17 +182,9 @@ impl<R: Record + Send> Sorter<R> {
             mem: Vec::new().into_iter(),
             readers,
             heap,
-            runs: self.runs,
+            runs,
         })
     }
-}
-
-/// A sorted stream of records, from memory or merged from runs.
-pub(crate) struct Sorted<Rd: std::io::Read, R: Record> {
-    mem: std::vec::IntoIter<R>,
-    readers: Vec<RunReader<Rd, R>>,
-    heap: BinaryHeap<Reverse<(R, usize)>>,
-    pub(crate) runs: Vec<u32>,
 }
 
 impl<Rd: std::io::Read, R: Record> Sorted<Rd, R> {

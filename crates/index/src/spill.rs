@@ -87,13 +87,25 @@ fn read_exact(r: &mut impl Read, buf: &mut [u8]) -> Result<()> {
     })
 }
 
+/// Bytes a [`RunReader`] reads at a time.
+const READ_CHUNK: usize = 1 << 16;
+
 /// Streaming reader of one run; validates the header on open and the
-/// checksum and footer after the last record.
+/// checksum and footer after the last record. It decodes from a buffer of
+/// its own and hashes the record bytes a block at a time.
 pub(crate) struct RunReader<Rd: Read, R: Record> {
     inner: Rd,
     left: u64,
     hash: Xxh3,
-    rec: Vec<u8>,
+    buf: Vec<u8>,
+    /// Next unread byte of `buf`.
+    pos: usize,
+    /// End of the bytes read into `buf`.
+    end: usize,
+    /// Bytes of `buf` before this one are in `hash` (or not records).
+    hashed: usize,
+    /// The inner reader has no more bytes.
+    eof: bool,
     prev: R,
 }
 
@@ -116,9 +128,42 @@ impl<Rd: Read, R: Record> RunReader<Rd, R> {
             inner,
             left: u64_at(&head, 16),
             hash,
-            rec: Vec::with_capacity(R::MAX_SIZE),
+            buf: Vec::new(),
+            pos: 0,
+            end: 0,
+            hashed: 0,
+            eof: false,
             prev: R::default(),
         })
+    }
+
+    /// Makes at least `want` unread bytes available unless the input ends
+    /// first; record bytes already consumed go into the hash.
+    fn fill(&mut self, want: usize) -> Result<()> {
+        if self.end - self.pos >= want || self.eof {
+            return Ok(());
+        }
+        self.hash.update(&self.buf[self.hashed..self.pos]);
+        self.buf.copy_within(self.pos..self.end, 0);
+        self.end -= self.pos;
+        self.pos = 0;
+        self.hashed = 0;
+        if self.buf.len() < READ_CHUNK + want {
+            self.buf.resize(READ_CHUNK + want, 0);
+        }
+        while self.end < want {
+            let n = match self.inner.read(&mut self.buf[self.end..]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e.into()),
+            };
+            if n == 0 {
+                self.eof = true;
+                break;
+            }
+            self.end += n;
+        }
+        Ok(())
     }
 
     /// The next record, `None` after the last one (footer verified).
@@ -126,16 +171,16 @@ impl<Rd: Read, R: Record> RunReader<Rd, R> {
         if self.left == 0 {
             return Ok(None);
         }
-        self.rec.clear();
-        let (inner, rec) = (&mut self.inner, &mut self.rec);
+        self.fill(R::MAX_SIZE)?;
+        let bytes = &self.buf[self.pos..self.end];
+        let mut at = 0;
         let mut next = || {
-            let mut b = [0u8; 1];
-            read_exact(inner, &mut b)?;
-            rec.push(b[0]);
-            Ok(b[0])
+            let b = *bytes.get(at).ok_or_else(|| corrupt("truncated"))?;
+            at += 1;
+            Ok(b)
         };
         let r = R::decode(&self.prev, &mut next)?;
-        self.hash.update(&self.rec);
+        self.pos += at;
         self.prev = r;
         self.left -= 1;
         if self.left == 0 {
@@ -145,18 +190,24 @@ impl<Rd: Read, R: Record> RunReader<Rd, R> {
     }
 
     fn check_footer(&mut self) -> Result<()> {
-        let mut foot = [0u8; 16];
-        read_exact(&mut self.inner, &mut foot)?;
-        if u64_at(&foot, 0) != self.hash.digest() {
+        self.hash.update(&self.buf[self.hashed..self.pos]);
+        self.hashed = self.pos;
+        self.fill(17)?;
+        let foot = &self.buf[self.pos..self.end];
+        if foot.len() < 16 {
+            return Err(corrupt("truncated"));
+        }
+        if u64_at(foot, 0) != self.hash.digest() {
             return Err(corrupt("checksum mismatch"));
         }
-        if &foot[8..] != END_MAGIC {
+        if &foot[8..16] != END_MAGIC {
             return Err(corrupt("bad end magic"));
         }
-        let mut extra = [0u8; 1];
-        if self.inner.read(&mut extra)? != 0 {
+        if foot.len() > 16 {
             return Err(corrupt("trailing bytes"));
         }
+        self.pos = self.end;
+        self.hashed = self.end;
         Ok(())
     }
 

@@ -6,12 +6,13 @@
 //! same signatures and settings.
 
 use crate::band_entries::BandEntries;
+use crate::band_merge::{bucket_pairs, entry_sorter, merge_parts};
 use crate::error::{Error, ErrorKind, Result};
 use crate::lsh::{band_keys, SignatureValue};
 use crate::params::LshParams;
 use crate::sorter::Sorter;
 use crate::storage::SpillStorage;
-use crate::table::{group_pairs, NONE};
+use crate::table::NONE;
 
 /// Figures of one spilled run of [`SpillLsh::candidate_pairs`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -151,7 +152,7 @@ impl SpillLsh {
     ) -> Result<SpillStats>
     where
         St: SpillStorage,
-        M: FnMut(u32) -> Option<u32>,
+        M: Fn(u32) -> Option<u32> + Sync,
         F: FnMut(u32, u32),
     {
         if entries.bands() != self.params.bands() {
@@ -181,7 +182,7 @@ impl SpillLsh {
         I: IntoIterator<Item = K>,
         St: SpillStorage,
     {
-        let mut entries = Sorter::<(u32, u64, u32)>::new(self.run_records);
+        let mut entries = entry_sorter(self.params.bands(), self.run_records);
         for (i, keys) in band_keys.into_iter().enumerate() {
             let id = u32::try_from(i)
                 .ok()
@@ -196,47 +197,41 @@ impl SpillLsh {
     }
 
     /// The candidate pairs of sorted band entries, deduplicated, to `sink`,
-    /// each entry's document `map`ped (left out on `None`).
+    /// each entry's document `map`ped (left out on `None`). The parts of
+    /// the entries (ranges of bands) are merged on threads of their own.
     fn merge<St, M, F>(
         &self,
         entries: Sorter<(u32, u64, u32)>,
         storage: &mut St,
         ids: &mut u32,
         mut stats: SpillStats,
-        mut map: M,
+        map: M,
         mut sink: F,
     ) -> Result<SpillStats>
     where
         St: SpillStorage,
-        M: FnMut(u32) -> Option<u32>,
+        M: Fn(u32) -> Option<u32> + Sync,
         F: FnMut(u32, u32),
     {
-        let mut stream = entries.into_sorted(storage, ids)?;
-        stats.entry_runs = stream.runs.len();
+        let mut parts = entries.into_sorted_parts(storage, ids)?;
+        let runs: Vec<u32> = parts.iter().flat_map(|p| p.runs.iter().copied()).collect();
+        stats.entry_runs = runs.len();
         let mut pairs = Sorter::<(u32, u32)>::new(self.run_records.saturating_mul(2));
-        let mut group: Vec<u32> = Vec::new();
-        let mut current = None;
-        let mut found = Vec::new();
-        loop {
-            let next = stream.next()?;
-            let head = next.map(|(b, k, _)| (b, k));
-            if head != current || next.is_none() {
-                found.clear();
-                // In the order of the mapped ids (a no-op without a map).
-                group.sort_unstable();
-                group_pairs(&group, self.max_bucket_len, &mut found);
-                for &pr in &found {
-                    pairs.push(pr, storage, ids)?;
-                }
-                group.clear();
-                current = head;
+        let cap = self.max_bucket_len;
+        let threads = rayon::current_num_threads().min(parts.len());
+        let mut emit = |found: &[(u32, u32)]| {
+            found
+                .iter()
+                .try_for_each(|&pr| pairs.push(pr, &mut *storage, &mut *ids))
+        };
+        if threads <= 1 {
+            for part in &mut parts {
+                bucket_pairs(part, &map, cap, &mut emit)?;
             }
-            match next {
-                Some((_, _, d)) => group.extend(map(d)),
-                None => break,
-            }
+        } else {
+            merge_parts(parts, threads, &map, cap, emit)?;
         }
-        for &run in &stream.runs {
+        for &run in &runs {
             storage.remove(run)?;
         }
         let mut out = pairs.into_sorted(storage, ids)?;
@@ -259,31 +254,7 @@ impl SpillLsh {
 #[cfg(test)]
 mod tests {
     use crate::storage::{DirStorage, MemoryStorage};
-    use crate::{LshParams, MinHashLsh};
-
-    fn signatures(n: usize) -> Vec<Vec<u32>> {
-        // Small value range so that many bands collide.
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        (0..n)
-            .map(|_| {
-                (0..8)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        (x % 3) as u32
-                    })
-                    .collect()
-            })
-            .collect()
-    }
-
-    fn lsh(cap: Option<usize>) -> MinHashLsh {
-        let mut l = MinHashLsh::new();
-        l.set_params(LshParams::new(4, 2).unwrap())
-            .set_max_bucket_len(cap);
-        l
-    }
+    use crate::test_data::{band_keys_of, lsh, signatures};
 
     #[test]
     fn spilled_output_equals_in_memory_output() {
@@ -319,14 +290,7 @@ mod tests {
         let sigs = signatures(200);
         let l = lsh(None);
         let want = l.build(&sigs).unwrap().candidate_pairs();
-        let keys: Vec<Vec<u64>> = sigs
-            .iter()
-            .map(|s| {
-                (0..4)
-                    .map(|b| crate::band_key(&s[b * 2..b * 2 + 2], &mut Vec::new()))
-                    .collect()
-            })
-            .collect();
+        let keys = band_keys_of(&sigs);
         let mut s = l.spill();
         s.set_run_records(13);
         let mut store = MemoryStorage::new();

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// Where runs are kept. Run ids are chosen by the caller and unique while
@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 pub trait SpillStorage {
     /// Writer of a new run.
     type Writer: Write;
-    /// Reader of a finished run.
-    type Reader: Read;
+    /// Reader of a finished run (read on a merge thread of its own).
+    type Reader: Read + Send;
     /// Starts run `run`.
     fn create(&mut self, run: u32) -> io::Result<Self::Writer>;
     /// Completes run `run` once everything was written.
@@ -108,7 +108,8 @@ impl DirStorage {
 
 impl SpillStorage for DirStorage {
     type Writer = BufWriter<File>;
-    type Reader = BufReader<File>;
+    /// Unbuffered: a run's reader buffers what it reads itself.
+    type Reader = File;
     fn create(&mut self, run: u32) -> io::Result<Self::Writer> {
         let f = OpenOptions::new()
             .write(true)
@@ -121,10 +122,7 @@ impl SpillStorage for DirStorage {
         writer.flush()
     }
     fn open(&mut self, run: u32) -> io::Result<Self::Reader> {
-        Ok(BufReader::with_capacity(
-            1 << 16,
-            File::open(self.path(run))?,
-        ))
+        File::open(self.path(run))
     }
     fn remove(&mut self, run: u32) -> io::Result<()> {
         self.live.retain(|&r| r != run);
