@@ -7,6 +7,7 @@ mod heap;
 mod input_args;
 mod kept;
 mod method_args;
+mod open_files;
 mod output;
 mod pipeline;
 mod plot;

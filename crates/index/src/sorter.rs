@@ -3,6 +3,7 @@
 //! is full, and read back in order by a k-way merge of the runs.
 
 use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
 use std::collections::BinaryHeap;
 
 use rayon::prelude::*;
@@ -192,13 +193,18 @@ impl<Rd: std::io::Read, R: Record> Sorted<Rd, R> {
         if let Some(r) = self.mem.next() {
             return Ok(Some(r));
         }
-        let Some(Reverse((r, src))) = self.heap.pop() else {
+        // The top is replaced by its run's next record and sifted down
+        // once (a pop and a push would sift twice).
+        let Some(mut top) = self.heap.peek_mut() else {
             return Ok(None);
         };
-        if let Some(reader) = self.readers.get_mut(src) {
-            if let Some(n) = reader.next_record()? {
-                self.heap.push(Reverse((n, src)));
-            }
+        let Reverse((r, src)) = *top;
+        match self.readers.get_mut(src) {
+            Some(reader) => match reader.next_record()? {
+                Some(n) => top.0 = (n, src),
+                None => drop(PeekMut::pop(top)),
+            },
+            None => drop(PeekMut::pop(top)),
         }
         Ok(Some(r))
     }

@@ -201,6 +201,8 @@ fn batch_corpus(args: &DedupArgs, dedup: &neardup::Dedup, budget: u64) -> Result
 pub fn run(args: DedupArgs) -> Result<()> {
     let start = Instant::now();
     crate::heap::grow_in_large_steps();
+    // The merge of a spilled run keeps every sorted run open.
+    let _ = crate::open_files::raise_limit();
     crate::validate::writable_file(args.output.as_deref().unwrap_or("-".as_ref()), "output")?;
     if let Some(report) = &args.report {
         crate::validate::writable_file(report, "--report file")?;

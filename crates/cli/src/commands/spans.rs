@@ -239,6 +239,8 @@ fn load_reference(args: &SpansArgs) -> Result<ReferenceIndex> {
 pub fn run(args: SpansArgs) -> Result<()> {
     let start = Instant::now();
     crate::heap::grow_in_large_steps();
+    // The merge of a spilled run keeps every sorted run open.
+    let _ = crate::open_files::raise_limit();
     crate::validate::writable_file(args.output.as_deref().unwrap_or("-".as_ref()), "output")?;
     for (path, what) in [
         (&args.clean, "--clean file"),
