@@ -66,7 +66,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if output::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("neardup: error: {e:#}");
+            eprintln!("neardup: error: {}", output::error_message(&e));
             ExitCode::from(2)
         }
     }

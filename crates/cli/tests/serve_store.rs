@@ -68,28 +68,21 @@ fn a_shared_store_is_refused_clearly_without_showing_its_password() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A redis-server on a free loopback port (append-only file, `appendfsync
-/// always`), killed when dropped; `None` (the test skips, saying so) when
-/// not installed. The server tests' launcher, shared.
-fn start_redis(name: &str, test: &str) -> Option<RedisServer> {
-    redis_server::available(test).then(|| RedisServer::start(name, None))
-}
-
-/// The store's URL: database 3 of that server.
-fn store_url(redis: &RedisServer) -> String {
-    format!("redis://127.0.0.1:{}/3", redis.port)
-}
+/// The store's database on the test's redis-server (the server tests'
+/// launcher, shared: append-only file, `appendfsync always`, skipped when
+/// not installed).
+const DB: u32 = 3;
 
 #[test]
 fn two_processes_over_one_redis_share_their_verdicts() {
     let dir = common::temp_dir("serve-store-two");
-    let Some(redis) = start_redis(
+    let Some(redis) = RedisServer::start_if_available(
         "serve-store-two",
         "two_processes_over_one_redis_share_their_verdicts",
     ) else {
         return;
     };
-    let url = store_url(&redis);
+    let url = redis.db_url(DB);
     let a = Serve::start_with(&dir.join("a"), &["--store", &url]);
     let b = Serve::start_with(&dir.join("b"), &["--store", &url, "--store-replicas", "0"]);
     let t = text(1);
@@ -110,23 +103,17 @@ fn two_processes_over_one_redis_share_their_verdicts() {
 #[test]
 fn two_processes_with_a_document_limit_evict_as_one_and_refuse_another_limit() {
     let dir = common::temp_dir("serve-store-evict");
-    let Some(redis) = start_redis(
+    let Some(redis) = RedisServer::start_if_available(
         "serve-store-evict",
         "two_processes_with_a_document_limit_evict_as_one_and_refuse_another_limit",
     ) else {
         return;
     };
-    let url = store_url(&redis);
+    let url = redis.db_url(DB);
     let limit = ["--store", &url, "--max-documents", "2"];
     let a = Serve::start_with(&dir.join("a"), &limit);
     let b = Serve::start_with(&dir.join("b"), &limit);
-    let post = |at: &Serve, id: &str, i: u64| {
-        let r = Client::new(at.addr)
-            .post_json("/v1/documents", &json!({"id": id, "text": text(i)}))
-            .unwrap();
-        assert_eq!(r.status, 200, "{id}");
-        r.json()["duplicate_of"].clone()
-    };
+    let post = |at: &Serve, id: &str, i: u64| at.post_text(id, i);
     for (i, at) in [&a, &b, &a].into_iter().enumerate() {
         assert_eq!(post(at, &format!("d{i}"), 10 + i as u64), json!(null));
     }
@@ -148,13 +135,13 @@ fn two_processes_with_a_document_limit_evict_as_one_and_refuse_another_limit() {
 #[test]
 fn sketch_instances_share_their_verdicts_and_refuse_an_exact_one() {
     let dir = common::temp_dir("serve-store-sketch");
-    let Some(redis) = start_redis(
+    let Some(redis) = RedisServer::start_if_available(
         "serve-store-sketch",
         "sketch_instances_share_their_verdicts_and_refuse_an_exact_one",
     ) else {
         return;
     };
-    let url = store_url(&redis);
+    let url = redis.db_url(DB);
     let sketch = ["--store", &url, "--store-verify", "sketch"];
     // The default method: the sketch needs its exact verification.
     let a = Serve::start_method(&dir.join("a"), "default", &sketch);
@@ -178,10 +165,10 @@ fn sketch_instances_share_their_verdicts_and_refuse_an_exact_one() {
 fn an_instance_killed_mid_load_blocks_no_other_and_its_acknowledged_documents_stay() {
     let name = "an_instance_killed_mid_load_blocks_no_other_and_its_acknowledged_documents_stay";
     let dir = common::temp_dir("serve-store-kill");
-    let Some(redis) = start_redis("serve-store-kill", name) else {
+    let Some(redis) = RedisServer::start_if_available("serve-store-kill", name) else {
         return;
     };
-    let url = store_url(&redis);
+    let url = redis.db_url(DB);
     let mut a = Serve::start_with(&dir.join("a"), &["--store", &url]);
     let b = Serve::start_with(&dir.join("b"), &["--store", &url, "--store-replicas", "0"]);
     let acked = Arc::new(Mutex::new(Vec::new()));

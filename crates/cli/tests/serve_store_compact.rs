@@ -18,14 +18,8 @@ use neardup_server::client::Client;
 use redis_server::RedisServer;
 use serde_json::json;
 
-fn start_redis(name: &str, test: &str) -> Option<RedisServer> {
-    redis_server::available(test).then(|| RedisServer::start(name, None))
-}
-
-/// The store's URL: database 3 of that server (as `serve_store.rs`).
-fn store_url(redis: &RedisServer) -> String {
-    format!("redis://127.0.0.1:{}/3", redis.port)
-}
+/// The store's database (as `serve_store.rs`).
+const DB: u32 = 3;
 
 /// Sends `signal` (`STOP`, `CONT`) to a child process.
 fn signal(child: &std::process::Child, signal: &str) {
@@ -41,28 +35,21 @@ fn signal(child: &std::process::Child, signal: &str) {
 fn an_instance_stopped_behind_the_compacted_log_reloads_its_base_and_judges_as_one() {
     let name = "an_instance_stopped_behind_the_compacted_log_reloads_its_base_and_judges_as_one";
     let dir = common::temp_dir("serve-store-compact");
-    let Some(redis) = start_redis("serve-store-compact", name) else {
+    let Some(redis) = RedisServer::start_if_available("serve-store-compact", name) else {
         return;
     };
-    let url = store_url(&redis);
+    let url = redis.db_url(DB);
     let limit = ["--store", &url, "--max-documents", "20"];
     let a = Serve::start_with(&dir.join("a"), &limit);
     let b = Serve::start_with(&dir.join("b"), &limit);
-    let post = |at: &Serve, id: &str, i: u64| {
-        let r = Client::new(at.addr)
-            .post_json("/v1/documents", &json!({"id": id, "text": text(i)}))
-            .unwrap();
-        assert_eq!(r.status, 200, "{id}: {}", r.json());
-        r.json()["duplicate_of"].clone()
-    };
+    let post = |at: &Serve, id: &str, i: u64| at.post_text(id, i);
     // B stops before the first entry; A posts 900 and compacts the log
     // past B's position.
     signal(&b.child, "STOP");
     for i in 0..900u64 {
         assert_eq!(post(&a, &format!("d{i}"), i), json!(null));
     }
-    let mut c = redis.connection();
-    let _: () = redis::cmd("SELECT").arg(3).query(&mut c).unwrap();
+    let mut c = redis.db_connection(DB);
     let first = |c: &mut redis::Connection| -> u64 {
         let f: Option<u64> = redis::cmd("HGET")
             .arg("{neardup}:base")
@@ -91,20 +78,16 @@ fn an_instance_stopped_behind_the_compacted_log_reloads_its_base_and_judges_as_o
 fn a_compactor_killed_mid_compaction_is_taken_over_after_its_lease() {
     let name = "a_compactor_killed_mid_compaction_is_taken_over_after_its_lease";
     let dir = common::temp_dir("serve-store-compact-kill");
-    let Some(redis) = start_redis("serve-store-compact-kill", name) else {
+    let Some(redis) = RedisServer::start_if_available("serve-store-compact-kill", name) else {
         return;
     };
-    let url = store_url(&redis);
+    let url = redis.db_url(DB);
     let limit = ["--store", &url, "--max-documents", "1500"];
     let a = Serve::start_with(&dir.join("a"), &limit);
     let b = Serve::start_with(&dir.join("b"), &limit);
     // Only A can compact while B is stopped.
     signal(&b.child, "STOP");
-    let conn = || {
-        let mut c = redis.connection();
-        let _: () = redis::cmd("SELECT").arg(3).query(&mut c).unwrap();
-        c
-    };
+    let conn = || redis.db_connection(DB);
     // A watcher kills A (SIGKILL) the moment it sees the compaction
     // lease taken: A is then killed holding it, mid-compaction (unless it
     // published in between: then the lease is gone, checked below).
@@ -176,13 +159,7 @@ fn a_compactor_killed_mid_compaction_is_taken_over_after_its_lease() {
     }
     // B goes on, and compacts once the dead holder's lease has expired.
     signal(&b.child, "CONT");
-    let post = |at: &Serve, id: &str, i: u64| {
-        let r = Client::new(at.addr)
-            .post_json("/v1/documents", &json!({"id": id, "text": text(i)}))
-            .unwrap();
-        assert_eq!(r.status, 200, "{id}: {}", r.json());
-        r.json()["duplicate_of"].clone()
-    };
+    let post = |at: &Serve, id: &str, i: u64| at.post_text(id, i);
     let last = *acked.last().unwrap();
     assert_eq!(post(&b, "copy-of-last", last), json!(format!("d{last}")));
     redis_server::wait_until(60, "B compacts after the lease", || at(&mut c) > before);

@@ -363,6 +363,16 @@ impl Verifier {
         b
     }
 
+    /// This verifier on the default verification sketch instead of every
+    /// shingle (`neardup dedup --verify-sketch`, the service's
+    /// `--store-verify sketch`, the Python engines' `verify_sketch`).
+    pub fn sketched(self) -> Verifier {
+        Verifier {
+            sketch: Some(VerifySketch::default()),
+            ..self
+        }
+    }
+
     /// What this verifier compares of `text`: its `k`-gram shingles, with
     /// tokens cut by `method`'s segmenter, as the method's signatures cut
     /// them (CJK bigrams for the default method).

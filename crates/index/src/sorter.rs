@@ -172,8 +172,21 @@ impl<Rd: std::io::Read, R: Record> Sorted<Rd, R> {
     fn runs<S: SpillStorage<Reader = Rd>>(runs: Vec<u32>, storage: &mut S) -> Result<Self> {
         let mut readers = Vec::with_capacity(runs.len());
         let mut heap = BinaryHeap::with_capacity(runs.len());
-        for &run in &runs {
-            let mut r = RunReader::open_checked(storage.open(run)?)?;
+        for (i, &run) in runs.iter().enumerate() {
+            let file = storage.open(run).map_err(|e| {
+                // Every run is open at once: say so when the system's
+                // limit of open files is what stops the merge.
+                std::io::Error::new(
+                    e.kind(),
+                    format!(
+                        "opening sorted run {} of {} at once (a merge keeps its runs open: \
+                         see the limit of open files): {e}",
+                        i + 1,
+                        runs.len()
+                    ),
+                )
+            })?;
+            let mut r = RunReader::open_checked(file)?;
             if let Some(first) = r.next_record()? {
                 heap.push(Reverse((first, readers.len())));
             }

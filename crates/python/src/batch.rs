@@ -10,7 +10,7 @@ use neardup::sketch::Signature as Sig;
 use neardup::{
     BatchCorpus, CompositeCheck, Dedup, Fingerprinted, KeepPolicy, PartialCopyCheck, SiteTemplates,
 };
-use pyo3::exceptions::PyOSError;
+use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use rayon::prelude::*;
@@ -296,6 +296,7 @@ pub(crate) fn batch_engine(
     site_templates: bool,
     composite_check: bool,
     partial_check: bool,
+    verify_sketch: bool,
 ) -> PyResult<Dedup> {
     let spec = MethodSpec {
         name: method.to_string(),
@@ -303,10 +304,19 @@ pub(crate) fn batch_engine(
         max_distance,
         ..MethodSpec::default()
     };
+    let verifier = match (spec.verifier(), verify_sketch) {
+        (None, true) => {
+            return Err(PyValueError::new_err(
+                "verify_sketch needs the default method's verification",
+            ))
+        }
+        (Some(v), true) => Some(v.sketched()),
+        (v, false) => v,
+    };
     Ok(Dedup::builder()
         .method(spec.build()?)
         .keep(keep_policy(keep)?)
-        .verifier(spec.verifier())
+        .verifier(verifier)
         .site_templates(site_templates.then(SiteTemplates::default))
         .composite(composite_check.then(CompositeCheck::default))
         .partial_copies(partial_check.then(PartialCopyCheck::default))
@@ -327,8 +337,11 @@ pub(crate) fn batch_engine(
 /// `--spill-dir`: documents stay in memory up to three fifths of the
 /// budget, then move to disk in `spill_dir` (else the system's temporary
 /// directory); `spill_dir` alone puts them on disk from the first.
+/// `verify_sketch=True` is `--verify-sketch`: pairs are verified on a
+/// sketch of their shingles, about a tenth of them (a third of the disk a
+/// spilled document takes; the corpus-level checks are off with it).
 #[pyfunction]
-#[pyo3(signature = (paths, method="default", threshold=None, *, max_distance=None, keep="first", all_text=false, threads=0, site_templates=true, composite_check=true, partial_check=true, memory=None, spill_dir=None))]
+#[pyo3(signature = (paths, method="default", threshold=None, *, max_distance=None, keep="first", all_text=false, threads=0, site_templates=true, composite_check=true, partial_check=true, memory=None, spill_dir=None, verify_sketch=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn dedup_files<'py>(
     py: Python<'py>,
@@ -344,6 +357,7 @@ pub fn dedup_files<'py>(
     partial_check: bool,
     memory: Option<u64>,
     spill_dir: Option<PathBuf>,
+    verify_sketch: bool,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let holding = Holding { memory, spill_dir };
     holding.check()?;
@@ -355,6 +369,7 @@ pub fn dedup_files<'py>(
         site_templates,
         composite_check,
         partial_check,
+        verify_sketch,
     )?;
     for p in &paths {
         if std::fs::metadata(p).is_err() {

@@ -38,9 +38,11 @@ pub struct FingerprintGroups {
 impl FingerprintGroups {
     /// A new grouping with the engine options given to `fingerprint_batch`
     /// and `dedup_files`. `memory` (bytes; default: half of the machine's)
-    /// and `spill_dir` are `neardup dedup`'s `--memory` and `--spill-dir`.
+    /// and `spill_dir` are `neardup dedup`'s `--memory` and `--spill-dir`,
+    /// `verify_sketch` its `--verify-sketch` (the shingles added are kept
+    /// as their sketch).
     #[new]
-    #[pyo3(signature = (method="default", threshold=None, *, max_distance=None, keep="first", site_templates=true, composite_check=true, partial_check=true, memory=None, spill_dir=None))]
+    #[pyo3(signature = (method="default", threshold=None, *, max_distance=None, keep="first", site_templates=true, composite_check=true, partial_check=true, memory=None, spill_dir=None, verify_sketch=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         method: &str,
@@ -52,6 +54,7 @@ impl FingerprintGroups {
         partial_check: bool,
         memory: Option<u64>,
         spill_dir: Option<PathBuf>,
+        verify_sketch: bool,
     ) -> PyResult<FingerprintGroups> {
         let dedup = batch_engine(
             method,
@@ -61,6 +64,7 @@ impl FingerprintGroups {
             site_templates,
             composite_check,
             partial_check,
+            verify_sketch,
         )?;
         let holding = Holding { memory, spill_dir };
         holding.check()?;
@@ -104,7 +108,7 @@ impl FingerprintGroups {
                 "ids, urls, text_lens, signatures, shingles and errors differ in length",
             ));
         }
-        let k = self.dedup.verifier().map(|v| v.k);
+        let verifier = self.dedup.verifier();
         let first = self.docs.len();
         let rows = ids
             .into_iter()
@@ -118,8 +122,9 @@ impl FingerprintGroups {
             for (i, (((((id, url), len), sig), seq), error)) in rows.enumerate() {
                 let at = first + i;
                 let signature: Option<Sig> = sig.map(|b| decode(&b, "document", at)).transpose()?;
-                let shingles = match (seq, k) {
-                    (Some(b), Some(k)) => Some(seq_of(&b, k, "document", at)?),
+                // Kept as the verifier keeps them: whole, or their sketch.
+                let shingles = match (seq, verifier) {
+                    (Some(b), Some(v)) => Some(v.sample(seq_of(&b, v.k, "document", at)?)),
                     _ => None,
                 };
                 docs.push(Fingerprinted {

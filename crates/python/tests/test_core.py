@@ -288,6 +288,26 @@ def test_dedup_files_within_a_memory_budget_or_spilled_gives_the_same_rows(tmp_p
         neardup.dedup_files([str(dup)], memory=0, spill_dir=str(spill))
 
 
+def test_dedup_files_verify_sketch_holds_in_memory_and_spilled(tmp_path, dev_dir):
+    """``verify_sketch=True`` is ``neardup dedup --verify-sketch``: pairs are
+    verified on a sketch of their shingles. In memory, spilled at once and
+    on one thread it decides the same; it is not the exact run (the site
+    template pass is off with it); a method without verification refuses
+    it before the work."""
+    paths = [str(dev_dir / "pages.warc.gz")]
+    exact = neardup.dedup_files(paths)
+    sketched = neardup.dedup_files(paths, verify_sketch=True)
+    assert sum(r["duplicate_of"] is not None for r in sketched) > 100
+    assert sketched != exact
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    for kw in (dict(memory=0, spill_dir=str(spill)), dict(threads=1)):
+        assert neardup.dedup_files(paths, verify_sketch=True, **kw) == sketched, kw
+    assert list(spill.iterdir()) == []
+    with pytest.raises(ValueError, match="verify_sketch"):
+        neardup.dedup_files(paths, method="simhash", verify_sketch=True)
+
+
 def warc_record(uri, html, ctype="text/html; charset=utf-8"):
     payload = f"HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\n\r\n".encode() + html
     head = (

@@ -153,6 +153,28 @@ def test_cross_rank_stage_within_a_memory_budget_decides_the_same(tmp_path):
     assert list(spill.iterdir()) == []
 
 
+def test_cross_rank_stage_verifies_on_a_sketch_as_dedup_files_does(tmp_path):
+    """``verify_sketch=True`` on stage 2 is ``neardup dedup
+    --verify-sketch``: stage 1 is unchanged, stage 2 keeps each document's
+    sketch and decides as ``dedup_files(verify_sketch=True)`` over the same
+    texts, in memory and spilled."""
+    texts = corpus() * 3
+    ranks = [docs(texts[:9]), docs(texts[9:], prefix="e")]
+    held = run_stages(tmp_path / "a", ranks, mode="mark", verify_sketch=True)
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    spilled = run_stages(tmp_path / "b", ranks, mode="mark", verify_sketch=True, memory=0, spill_dir=str(spill))
+    marks = lambda out: [[(d.id, d.metadata.get("duplicate_of")) for d in r] for r in out]  # noqa: E731
+    assert marks(spilled) == marks(held)
+    assert sum(d is not None for r in marks(held) for _, d in r) >= 10
+    path = tmp_path / "docs.jsonl"
+    with open(path, "w") as f:
+        for d in (d for r in ranks for d in r):
+            f.write(json.dumps({"id": d.id, "url": d.metadata["url"], "text": d.text}) + "\n")
+    rows = neardup.dedup_files([path], verify_sketch=True)
+    assert [(r["id"], r["duplicate_of"]) for r in rows] == [m for r in marks(held) for m in r]
+
+
 def test_fingerprint_files_are_read_in_batches_and_damage_is_named(tmp_path):
     from neardup.datatrove._fingerprints import Fingerprints, iter_records, read_header
 

@@ -224,7 +224,6 @@ mod tests {
 mod sketch_tests {
     use super::*;
     use crate::config::Config;
-    use neardup::dedup::VerifySketch;
     use neardup::io::Content;
     use neardup::Verifier;
     use neardup_testkit::TempDir;
@@ -233,10 +232,7 @@ mod sketch_tests {
     fn an_original_kept_by_band_keys_is_said_so() {
         let dir = TempDir::new("explain-band-keys");
         let mut config = Config::new();
-        config.verifier(Some(Verifier {
-            sketch: Some(VerifySketch::default()),
-            ..Verifier::default()
-        }));
+        config.verifier(Some(Verifier::default().sketched()));
         let seen = ContentSeen::open(&dir, &config).unwrap();
         let story: String = (0..300)
             .map(|i| format!("w{} ", (i * 7919) % 10_007))

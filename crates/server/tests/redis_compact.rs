@@ -10,10 +10,11 @@
 
 mod common;
 mod crawl;
+mod evict_stream;
 mod redis_server;
 
-use common::{article, edit, temp_dir};
-use crawl::text;
+use common::temp_dir;
+use evict_stream::{run, stream};
 use neardup_server::redis::StoreUrl;
 use neardup_server::{Config, ContentSeen};
 use redis_server::cluster::Cluster;
@@ -33,43 +34,9 @@ const QUIET_LOG: u64 = 512;
 /// The documents' limit of these tests.
 const LIMIT: u64 = 40;
 
-/// Steps `from..to` of a stream: an article each step, a light edit of
-/// the article 10 steps before (live under the limit) every second step,
-/// one of the article 60 steps before (evicted) every third, a deletion
-/// of the last article every 25th.
-fn stream(from: u64, to: u64) -> Vec<(String, Option<String>)> {
-    let body = |a: u64| article(a, 70 + (a as usize % 4) * 10);
-    let mut s = Vec::new();
-    for a in from..to {
-        s.push((format!("a{a}"), Some(body(a))));
-        if a % 2 == 0 && a >= 10 {
-            s.push((format!("a{a}-live-edit"), Some(edit(&body(a - 10), 25, 1))));
-        }
-        if a % 3 == 0 && a >= 60 {
-            s.push((format!("a{a}-gone-edit"), Some(edit(&body(a - 60), 25, 2))));
-        }
-        if a % 25 == 24 {
-            s.push((format!("a{a}"), None));
-        }
-    }
-    s
-}
-
-/// Inserts (or deletes) each step on `at(i)`: the duplicate each verdict
-/// names ("deleted" for a deletion).
-fn run<'a>(
-    steps: &[(String, Option<String>)],
-    at: impl Fn(usize) -> &'a ContentSeen,
-) -> Vec<Option<String>> {
-    steps
-        .iter()
-        .enumerate()
-        .map(|(i, (id, t))| match t {
-            Some(t) => at(i).insert(text(id, t)).unwrap().duplicate_of,
-            None => at(i).delete(id).unwrap().then(|| "deleted".into()),
-        })
-        .collect()
-}
+/// Steps back of the stream's edits: of live articles, of evicted ones.
+const LIVE: u64 = 10;
+const GONE: u64 = 60;
 
 fn config() -> Config {
     let mut config = Config::new();
@@ -107,8 +74,8 @@ fn memory_usage(c: &mut redis::Connection, key: &str) -> u64 {
 fn compact_as_one(url: &str, config: &Config, name: &str, conn: impl Fn() -> redis::Connection) {
     let url = StoreUrl::parse(url).unwrap();
     let config = config.clone();
-    let first = stream(0, 1200);
-    let then = stream(1200, 1400);
+    let first = stream(0, 1200, LIVE, GONE);
+    let then = stream(1200, 1400, LIVE, GONE);
     let single_dir = temp_dir(&format!("redis-compact-single-{name}"));
     let single = ContentSeen::open(&single_dir, &config).unwrap();
     let expected = run(&first, |_| &single);
@@ -216,7 +183,7 @@ fn a_dead_compactors_lease_expires_and_another_compacts() {
         .arg(&b"\x05\x00\x00\x00garbage"[..])
         .query(&mut c)
         .unwrap();
-    let steps = stream(0, 900);
+    let steps = stream(0, 900, LIVE, GONE);
     let single_dir = temp_dir("redis-compact-lease-single");
     let single = ContentSeen::open(&single_dir, &config).unwrap();
     let expected = run(&steps, |_| &single);

@@ -7,59 +7,19 @@
 
 mod common;
 mod crawl;
+mod evict_stream;
 mod redis_server;
 
 use std::time::{Duration, Instant};
 
 use common::{article, edit, temp_dir};
 use crawl::text;
+use evict_stream::{run, stream};
 use neardup::io::RawDocument;
 use neardup_server::redis::StoreUrl;
 use neardup_server::{Config, ContentSeen, ErrorKind, Verdict};
 use redis_server::cluster::Cluster;
 use redis_server::RedisServer;
-
-/// 300 documents: an article each step, and every second step a light
-/// edit of the article 20 steps before (live under a limit of 50
-/// documents), every third one of the article 70 steps before (evicted
-/// by then), every 25th a deletion of the last article.
-fn stream() -> Vec<(String, Option<String>)> {
-    let mut s = Vec::new();
-    for a in 0..180u64 {
-        s.push((
-            format!("a{a}"),
-            Some(article(a, 70 + (a as usize % 4) * 10)),
-        ));
-        if a % 2 == 0 && a >= 20 {
-            let t = edit(&article(a - 20, 70 + ((a - 20) as usize % 4) * 10), 25, 1);
-            s.push((format!("a{a}-live-edit"), Some(t)));
-        }
-        if a % 3 == 0 && a >= 70 {
-            let t = edit(&article(a - 70, 70 + ((a - 70) as usize % 4) * 10), 25, 2);
-            s.push((format!("a{a}-gone-edit"), Some(t)));
-        }
-        if a % 25 == 24 {
-            s.push((format!("a{a}"), None));
-        }
-    }
-    s
-}
-
-/// Inserts (or deletes) each step on `at(i)`: the duplicate each verdict
-/// names ("deleted" for a deletion).
-fn run<'a>(
-    steps: &[(String, Option<String>)],
-    at: impl Fn(usize) -> &'a ContentSeen,
-) -> Vec<Option<String>> {
-    steps
-        .iter()
-        .enumerate()
-        .map(|(i, (id, t))| match t {
-            Some(t) => at(i).insert(text(id, t)).unwrap().duplicate_of,
-            None => at(i).delete(id).unwrap().then(|| "deleted".into()),
-        })
-        .collect()
-}
 
 #[test]
 fn two_instances_evict_as_one_by_the_document_limit() {
@@ -106,7 +66,9 @@ fn two_instances_evict_as_one_over_a_cluster_with_stamped_entries() {
 fn evict_as_one(url: &str, config: &Config, name: &str) {
     let url = StoreUrl::parse(url).unwrap();
     let config = config.clone();
-    let steps = stream();
+    // 300 documents, under a limit of 50: the edits of the article 20
+    // steps before find it, those of the article 70 steps before do not.
+    let steps = stream(0, 180, 20, 70);
     assert!(steps.len() >= 300, "{}", steps.len());
     let single_dir = temp_dir(&format!("redis-evict-single-{name}"));
     let single = ContentSeen::open(&single_dir, &config).unwrap();

@@ -215,10 +215,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
     let run_progress = Arc::new(neardup::RunProgress::new());
     let verifier = match (args.method.verifier(), args.verify_sketch) {
         (None, true) => bail!("--verify-sketch needs the default method's verification"),
-        (Some(v), true) => Some(neardup::Verifier {
-            sketch: Some(neardup::dedup::VerifySketch::default()),
-            ..v
-        }),
+        (Some(v), true) => Some(v.sketched()),
         (v, false) => v,
     };
     let dedup = args

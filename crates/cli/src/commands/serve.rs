@@ -245,10 +245,7 @@ fn store_verifier(args: &ServeArgs) -> Result<Option<neardup::Verifier>> {
     let Some(v) = verifier else {
         bail!("--store-verify sketch needs verification on");
     };
-    Ok(Some(neardup::Verifier {
-        sketch: Some(neardup::dedup::VerifySketch::default()),
-        ..v
-    }))
+    Ok(Some(v.sketched()))
 }
 
 /// The first line of a secret's file, when given.

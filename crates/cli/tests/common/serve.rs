@@ -50,6 +50,21 @@ impl Serve {
     }
 }
 
+impl Serve {
+    /// Posts [`text`]`(i)` as document `id`, asserting a 200; the
+    /// duplicate the verdict names (`null` for an original).
+    pub fn post_text(&self, id: &str, i: u64) -> serde_json::Value {
+        let r = neardup_server::client::Client::new(self.addr)
+            .post_json(
+                "/v1/documents",
+                &serde_json::json!({"id": id, "text": text(i)}),
+            )
+            .unwrap();
+        assert_eq!(r.status, 200, "{id}: {}", r.json());
+        r.json()["duplicate_of"].clone()
+    }
+}
+
 impl Drop for Serve {
     fn drop(&mut self) {
         let _ = self.child.kill();

@@ -239,6 +239,7 @@ def dedup_files(
     partial_check: bool = True,
     memory: Optional[int] = None,
     spill_dir: Optional[str] = None,
+    verify_sketch: bool = False,
 ) -> List[Dict[str, Union[str, float, bool, None]]]:
     """Deduplicates files with the batch engine of `neardup dedup`
     (`site_templates=False` is its `--no-site-templates`,
@@ -263,6 +264,7 @@ class FingerprintGroups:
         partial_check: bool = True,
         memory: Optional[int] = None,
         spill_dir: Optional[str] = None,
+        verify_sketch: bool = False,
     ) -> None: ...
     def add(
         self,

@@ -283,17 +283,13 @@ pub(crate) fn decode(bytes: &[u8], dedup: &Dedup) -> Result<Entry, Error> {
 mod tests {
     use super::*;
     use crate::{Config, ContentSeen};
-    use neardup::dedup::VerifySketch;
     use neardup::io::{Content, RawDocument};
     use neardup::Verifier;
     use neardup_testkit::TempDir;
 
     fn sketch_config() -> Config {
         let mut config = Config::new();
-        config.verifier(Some(Verifier {
-            sketch: Some(VerifySketch::default()),
-            ..Verifier::default()
-        }));
+        config.verifier(Some(Verifier::default().sketched()));
         config
     }
 

@@ -84,6 +84,26 @@ impl RedisServer {
         &self.dir
     }
 
+    /// A server as [`RedisServer::start`] (no password) when
+    /// `redis-server` is installed; `None`, the test skipping and saying
+    /// so, when not ([`available`]).
+    pub fn start_if_available(name: &str, test: &str) -> Option<RedisServer> {
+        available(test).then(|| RedisServer::start(name, None))
+    }
+
+    /// The URL of database `db` of a server without a password, as a
+    /// store is given it (`--store`).
+    pub fn db_url(&self, db: u32) -> String {
+        format!("redis://127.0.0.1:{}/{db}", self.port)
+    }
+
+    /// A connection to database `db`, for the test's own reads.
+    pub fn db_connection(&self, db: u32) -> redis::Connection {
+        let mut c = self.connection();
+        let _: () = redis::cmd("SELECT").arg(db).query(&mut c).unwrap();
+        c
+    }
+
     /// `redis://` URL, with the password when there is one.
     pub fn url(&self) -> String {
         match &self.password {

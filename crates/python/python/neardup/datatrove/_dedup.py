@@ -138,6 +138,7 @@ class NeardupDedup(_DedupStep):
         threads: int = 0,
         memory: Optional[int] = None,
         spill_dir: Optional[str] = None,
+        verify_sketch: bool = False,
     ):
         """The three cross-rank stages with one set of options, their files
         under ``folder`` (a path or datatrove DataFolder):
@@ -146,7 +147,8 @@ class NeardupDedup(_DedupStep):
         task, the third where the documents are read again (the same
         pipeline up to the first stage, so that each rank sees the same
         documents in the same order). ``memory`` (bytes) and ``spill_dir``
-        bound the second stage as ``neardup dedup --memory`` does."""
+        bound the second stage as ``neardup dedup --memory`` does;
+        ``verify_sketch`` is its ``--verify-sketch``."""
         from datatrove.io import get_datafolder
 
         from ._stages import NeardupDedupCluster, NeardupDedupFilter, NeardupDedupSignature
@@ -168,6 +170,7 @@ class NeardupDedup(_DedupStep):
                 threads=threads,
                 memory=memory,
                 spill_dir=spill_dir,
+                verify_sketch=verify_sketch,
             ),
             NeardupDedupFilter(dec, mode=mode, exclusion_writer=exclusion_writer),
         )

@@ -122,11 +122,17 @@ class Fingerprints:
         return header, out
 
 
-def new_groups(opts: Options, memory: Optional[int] = None, spill_dir: Optional[str] = None):
+def new_groups(
+    opts: Options,
+    memory: Optional[int] = None,
+    spill_dir: Optional[str] = None,
+    verify_sketch: bool = False,
+):
     """A ``_neardup.FingerprintGroups`` with the engine options ``opts``,
     within ``memory`` bytes (default: half of the machine's memory), past
     which the documents go to ``spill_dir`` (default: the system's
-    temporary directory)."""
+    temporary directory); ``verify_sketch`` is ``neardup dedup
+    --verify-sketch``."""
     return _neardup.FingerprintGroups(
         opts.method,
         opts.threshold,
@@ -137,6 +143,7 @@ def new_groups(opts: Options, memory: Optional[int] = None, spill_dir: Optional[
         partial_check=opts.partial_check,
         memory=memory,
         spill_dir=spill_dir,
+        verify_sketch=verify_sketch,
     )
 
 

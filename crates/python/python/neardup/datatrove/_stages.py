@@ -74,7 +74,10 @@ class NeardupDedupCluster(PipelineStep):
     are read one batch at a time and held as ``neardup dedup --memory``
     holds them: in memory up to three fifths of ``memory`` (bytes; default
     half of the machine's memory), then on disk in ``spill_dir`` (default:
-    the system's temporary directory)."""
+    the system's temporary directory). ``verify_sketch=True`` verifies
+    pairs on a sketch of their shingles, as ``neardup dedup
+    --verify-sketch`` does: about a third of the disk a document takes
+    past the budget, the corpus-level checks off; stage 1 is unchanged."""
 
     type = "🫂 - DEDUP"
     name = "🎯 neardup stage 2: clusters"
@@ -94,6 +97,7 @@ class NeardupDedupCluster(PipelineStep):
         threads: int = 0,
         memory: Optional[int] = None,
         spill_dir: Optional[str] = None,
+        verify_sketch: bool = False,
     ):
         super().__init__()
         self.input_folder = get_datafolder(input_folder)
@@ -103,6 +107,7 @@ class NeardupDedupCluster(PipelineStep):
         self.threads = threads
         self.memory = memory
         self.spill_dir = spill_dir
+        self.verify_sketch = verify_sketch
 
     def run(self, data=None, rank: int = 0, world_size: int = 1):
         if world_size != 1:
@@ -127,7 +132,7 @@ class NeardupDedupCluster(PipelineStep):
         if missing:
             raise FileNotFoundError(f"fingerprints of rank(s) {missing} of {world} are missing: stage 1 did not finish")
         o = self.options
-        groups = new_groups(self.options, self.memory, self.spill_dir)
+        groups = new_groups(self.options, self.memory, self.spill_dir, self.verify_sketch)
         starts = []
         for r in range(world):
             starts.append(len(groups))
