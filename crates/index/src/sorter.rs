@@ -222,3 +222,79 @@ impl<Rd: std::io::Read, R: Record> Sorted<Rd, R> {
         Ok(Some(r))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::MemoryStorage;
+    use proptest::prelude::*;
+
+    type Entry = (u32, u64, u32);
+
+    /// The records of a stream, in order; its duplicates (a record in
+    /// two runs) left out, as the merge's consumers leave them out.
+    fn drain<Rd: std::io::Read>(mut s: Sorted<Rd, Entry>) -> Vec<Entry> {
+        let mut out: Vec<Entry> = Vec::new();
+        while let Some(r) = s.next().unwrap() {
+            assert!(out.last().is_none_or(|&l| l <= r), "out of order");
+            if out.last() != Some(&r) {
+                out.push(r);
+            }
+        }
+        out
+    }
+
+    /// A sorter of `parts` parts by band (bands below 8), fed `records`.
+    fn fed(
+        records: &[Entry],
+        cap: usize,
+        parts: usize,
+        store: &mut MemoryStorage,
+    ) -> (Sorter<Entry>, u32) {
+        let mut s = Sorter::partitioned(
+            cap,
+            parts,
+            Box::new(move |r: &Entry| r.0 as usize * parts / 8),
+        );
+        let mut ids = 0;
+        for &r in records {
+            s.push(r, store, &mut ids).unwrap();
+        }
+        (s, ids)
+    }
+
+    proptest! {
+        #[test]
+        fn parts_merged_apart_or_together_give_the_records_in_order(
+            records in proptest::collection::vec((0u32..8, 0u64..20, 0u32..50), 0..300),
+            cap in 1usize..40,
+            parts in 1usize..5,
+        ) {
+            let mut want = records.clone();
+            want.sort_unstable();
+            want.dedup();
+            let mut store = MemoryStorage::new();
+            let (s, mut ids) = fed(&records, cap, parts, &mut store);
+            prop_assert_eq!(drain(s.into_sorted(&mut store, &mut ids).unwrap()), want.clone());
+            let (s, mut ids) = fed(&records, cap, parts, &mut store);
+            let streams = s.into_sorted_parts(&mut store, &mut ids).unwrap();
+            prop_assert_eq!(streams.len(), parts);
+            let mut all = Vec::new();
+            for (p, stream) in streams.into_iter().enumerate() {
+                let got = drain(stream);
+                prop_assert!(got.iter().all(|r| r.0 as usize * parts / 8 == p));
+                all.extend(got);
+            }
+            prop_assert_eq!(all, want);
+        }
+    }
+
+    #[test]
+    fn a_record_of_no_part_is_an_error() {
+        let mut store = MemoryStorage::new();
+        let mut s = Sorter::partitioned(2, 2, Box::new(|r: &Entry| r.0 as usize));
+        let mut ids = 0;
+        s.push((0, 1, 1), &mut store, &mut ids).unwrap();
+        assert!(s.push((5, 1, 1), &mut store, &mut ids).is_err());
+    }
+}
