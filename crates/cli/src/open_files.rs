@@ -3,7 +3,8 @@
 //! A spilled `neardup dedup` merges its sorted runs of band entries with
 //! every run open at once: one run per part of the bands (one part per
 //! worker thread, at most 8) for each 4 Mi entries sorted, so about 16
-//! files per million documents on two threads, 1,642 at 10^8. Many
+//! files per million documents on two threads, 1,642 at 10^8; a
+//! `neardup spans` run past its budget keeps 256 key partitions open. Many
 //! systems start processes with a soft limit of 1,024 open files and a
 //! hard limit far above, so batch commands raise the soft limit to the
 //! hard one, as the Go runtime does for every program.

@@ -239,7 +239,7 @@ fn load_reference(args: &SpansArgs) -> Result<ReferenceIndex> {
 pub fn run(args: SpansArgs) -> Result<()> {
     let start = Instant::now();
     crate::heap::grow_in_large_steps();
-    // The merge of a spilled run keeps every sorted run open.
+    // Past its budget a run keeps its 256 key partitions open at once.
     let _ = crate::open_files::raise_limit();
     crate::validate::writable_file(args.output.as_deref().unwrap_or("-".as_ref()), "output")?;
     for (path, what) in [
@@ -314,7 +314,7 @@ pub fn run(args: SpansArgs) -> Result<()> {
             Ok(())
         };
         write().map_err(|err| {
-            let io = std::io::Error::other(format!("{err:#}"));
+            let io = std::io::Error::other(crate::output::error_message(&err));
             failure.get_or_insert(err);
             io
         })

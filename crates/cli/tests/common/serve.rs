@@ -48,9 +48,7 @@ impl Serve {
             .unwrap_or_else(|| panic!("no address in {line:?}"));
         Serve { child, addr }
     }
-}
 
-impl Serve {
     /// Posts [`text`]`(i)` as document `id`, asserting a 200; the
     /// duplicate the verdict names (`null` for an original).
     pub fn post_text(&self, id: &str, i: u64) -> serde_json::Value {
