@@ -17,6 +17,7 @@ use crate::batch::seq_spill::SeqSpill;
 use crate::batch::sig_spill::{KeysOnly, SigSpill};
 use crate::dedup::Dedup;
 use crate::error::Error;
+use crate::verify::ShingleSeq;
 
 /// Bytes a [`Fingerprinted`] takes besides its strings and vectors.
 const DOC_BYTES: u64 = std::mem::size_of::<Fingerprinted>() as u64;
@@ -61,7 +62,8 @@ pub fn held_bytes(doc: &Fingerprinted) -> u64 {
         Some(other) => other.to_bytes().len(),
         None => 0,
     };
-    let seq = doc.shingles.as_ref().map_or(0, |s| s.hashes().len() * 4);
+    // A sketch holds its samples' positions beside their keys.
+    let seq = doc.shingles.as_ref().map_or(0, ShingleSeq::memory_bytes);
     let strings = doc.id.len()
         + doc.url.as_ref().map_or(0, String::len)
         + doc.error.as_ref().map_or(0, String::len);
@@ -370,6 +372,26 @@ mod tests {
             std::fs::read_dir(&dir).unwrap().count(),
             0,
             "spill files removed"
+        );
+    }
+
+    #[test]
+    fn a_sketched_document_counts_its_samples_positions() {
+        let verifier = crate::Verifier::default().sketched();
+        let dedup = Dedup::builder().verifier(Some(verifier)).build();
+        let text = words(400, 7);
+        let doc = dedup.fingerprint_doc("d".into(), None, &text, &[]);
+        let seq = doc.shingles.as_ref().expect("a sketch");
+        assert!(seq.len() > 10, "{}", seq.len());
+        // A key and a position a sample: twice the bytes of the keys.
+        assert!(seq.memory_bytes() >= seq.len() * 8);
+        let without_seq = Fingerprinted {
+            shingles: None,
+            ..doc.clone()
+        };
+        assert_eq!(
+            held_bytes(&doc) - held_bytes(&without_seq),
+            seq.memory_bytes() as u64
         );
     }
 
