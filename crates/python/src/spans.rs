@@ -112,7 +112,9 @@ pub(crate) fn finder(
         .fuzzy(fuzzy)
         .overlap(overlap)
         .ngram(ngram)
-        .min_chars(min_chars);
+        .min_chars(min_chars)
+        // The rows are offsets: no document's whole text waits on disk.
+        .whole_text(false);
     if let Some(unit) = unit {
         b = b.unit(Unit::from_name(unit).ok_or_else(|| {
             err(format!(

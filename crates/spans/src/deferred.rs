@@ -12,19 +12,23 @@
 //! Memory: one partition's occurrences (20 bytes each) and decisions (12
 //! bytes each) at a time, so a corpus's keys may be 256 times the budget.
 //! Disk: 20 bytes per key occurrence, 12 per repeated key, and each
-//! document's text, units (8 bytes each) and key units (4 bytes per key).
+//! document's text, units (8 bytes each) and key units (4 bytes per key),
+//! compressed ([`crate::docs_file`]).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::Path;
 
 use crate::analysis::{Analysis, RefMatch};
 use crate::decide::KeyMatch;
+use crate::docs_file::{DocsReader, DocsWriter};
 use crate::error::Error;
 use crate::first_seen::First;
+use crate::kept_text::{read_kept, write_kept, KEPT_TEXT};
 use crate::options::Keep;
+use crate::seen_filter::SeenFilter;
 use crate::spill::{u32_at, Decision, Occurrence, SpillDir};
 
 /// Number of partitions.
@@ -42,11 +46,17 @@ pub(crate) struct DeferredDoc {
 pub(crate) struct Deferred {
     dir: SpillDir,
     parts: Vec<BufWriter<File>>,
-    docs: BufWriter<File>,
+    docs: DocsWriter,
     /// Index of the first document of this path.
     from: u32,
     count: u32,
-    bytes: u64,
+    /// Bytes of key occurrences written.
+    key_bytes: u64,
+    /// Keys met, when documents keep the text of units that may repeat
+    /// only.
+    filter: Option<SeenFilter>,
+    /// Scratch: which units of a document keep their text.
+    kept: Vec<bool>,
 }
 
 fn part_of(key: u64) -> usize {
@@ -55,27 +65,35 @@ fn part_of(key: u64) -> usize {
 
 impl Deferred {
     /// Starts a partitioned path at document `from` in `parent`, carrying
-    /// over the streaming index's first occurrences.
+    /// over the streaming index's first occurrences. With `filter` (for
+    /// `--keep first` only), a document keeps the text of the units whose
+    /// keys it may have met before only.
     pub fn start(
         parent: &Path,
         from: u32,
         carried: impl Iterator<Item = (u64, First)>,
+        filter: Option<SeenFilter>,
     ) -> Result<Deferred, Error> {
         let dir = SpillDir::create(parent)?;
         let mut parts = Vec::with_capacity(PARTITIONS);
         for p in 0..PARTITIONS {
             parts.push(dir.writer(&format!("keys-{p}"))?);
         }
-        let docs = dir.writer("docs")?;
+        let docs = DocsWriter::create(&dir, "docs")?;
         let mut d = Deferred {
             dir,
             parts,
             docs,
             from,
             count: 0,
-            bytes: 0,
+            key_bytes: 0,
+            filter,
+            kept: Vec::new(),
         };
         for (key, f) in carried {
+            if let Some(filter) = &mut d.filter {
+                filter.insert(key);
+            }
             let occ = Occurrence {
                 key,
                 doc: f.doc,
@@ -87,9 +105,9 @@ impl Deferred {
         Ok(d)
     }
 
-    /// Bytes written so far (documents and key occurrences).
+    /// Bytes written so far (documents, compressed, and key occurrences).
     pub fn bytes(&self) -> u64 {
-        self.bytes
+        self.key_bytes + self.docs.disk_bytes()
     }
 
     /// Adds the next document (index `from + count`).
@@ -97,29 +115,31 @@ impl Deferred {
         let doc = self.from + self.count;
         self.count += 1;
         let w = &mut self.docs;
-        match write_doc_head(w, body)? {
-            None => {
-                if let Err(msg) = body {
-                    self.bytes += msg.len() as u64;
+        if let (Some(filter), Ok((text, a))) = (&mut self.filter, body) {
+            self.kept.clear();
+            self.kept.resize(a.units.len(), false);
+            for (&key, &unit) in a.keys.iter().zip(&a.key_unit) {
+                if filter.insert(key) {
+                    self.kept[unit as usize] = true;
                 }
             }
-            Some((text, a)) => {
-                write_u32s(w, a.units.iter().flat_map(|&(s, e)| [s as u32, e as u32]))?;
-                write_u32s(w, a.key_unit.iter().copied())?;
-                write_refs(w, &a.references)?;
-                for (i, (&key, &unit)) in a.keys.iter().zip(&a.key_unit).enumerate() {
-                    let occ = Occurrence {
-                        key,
-                        doc,
-                        unit,
-                        key_idx: i as u32,
-                    };
-                    occ.write(&mut self.parts[part_of(key)])?;
-                }
-                self.bytes += text.len() as u64
-                    + 8 * a.units.len() as u64
-                    + (4 + Occurrence::SIZE as u64) * a.keys.len() as u64;
+            write_kept(w, text, a, &self.kept)?;
+        } else if let Some((_, a)) = write_doc_head(w, body)? {
+            write_u32s(w, a.units.iter().flat_map(|&(s, e)| [s as u32, e as u32]))?;
+            write_u32s(w, a.key_unit.iter().copied())?;
+            write_refs(w, &a.references)?;
+        }
+        if let Ok((_, a)) = body {
+            for (i, (&key, &unit)) in a.keys.iter().zip(&a.key_unit).enumerate() {
+                let occ = Occurrence {
+                    key,
+                    doc,
+                    unit,
+                    key_idx: i as u32,
+                };
+                occ.write(&mut self.parts[part_of(key)])?;
             }
+            self.key_bytes += Occurrence::SIZE as u64 * a.keys.len() as u64;
         }
         Ok(())
     }
@@ -127,31 +147,38 @@ impl Deferred {
     /// Decides every partition, then gives the documents back in input
     /// order with their key matches.
     pub fn finish(
-        mut self,
+        self,
         keep: Keep,
         mut emit: impl FnMut(DeferredDoc) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        self.docs.flush()?;
-        for w in &mut self.parts {
+        let Deferred {
+            dir,
+            parts,
+            docs,
+            from,
+            count,
+            ..
+        } = self;
+        docs.finish()?;
+        for mut w in parts {
             w.flush()?;
         }
-        self.parts.clear();
         for p in 0..PARTITIONS {
-            self.decide_partition(p, keep)?;
+            decide_partition(&dir, p, keep)?;
         }
         let mut readers = Vec::with_capacity(PARTITIONS);
         let mut heap = BinaryHeap::new();
         for p in 0..PARTITIONS {
-            let mut r = self.dir.reader(&format!("decisions-{p}"))?;
+            let mut r = dir.reader(&format!("decisions-{p}"))?;
             if let Some(d) = Decision::read(&mut r)? {
                 heap.push(Reverse((d, p)));
             }
             readers.push(r);
         }
-        let mut docs = self.dir.reader("docs")?;
-        for i in 0..self.count {
-            let index = self.from + i;
-            let body = read_doc(&mut docs, index)?;
+        let mut docs = DocsReader::open(&dir, "docs")?;
+        for i in 0..count {
+            let index = from + i;
+            let (body, kept) = read_doc(&mut docs, index)?;
             let keys = body.as_ref().map_or(0, |(_, a)| a.keys.len());
             let mut matches: Vec<KeyMatch> = vec![None; keys];
             while let Some(Reverse((d, p))) = heap.peek().copied() {
@@ -167,6 +194,15 @@ impl Deferred {
                     heap.push(Reverse((next, p)));
                 }
             }
+            if let (Some(kept), Ok((_, a))) = (&kept, &body) {
+                // A key met before is in a unit that kept its text.
+                let seen_unit = |(m, &u): (&KeyMatch, &u32)| m.is_some() && !kept[u as usize];
+                if matches.iter().zip(&a.key_unit).any(seen_unit) {
+                    return Err(Error::corrupt(format!(
+                        "document {index}: a unit without its text repeats"
+                    )));
+                }
+            }
             emit(DeferredDoc {
                 index,
                 body,
@@ -175,51 +211,52 @@ impl Deferred {
         }
         Ok(())
     }
+}
 
-    /// Sorts partition `p` by key and writes its decisions by document.
-    fn decide_partition(&self, p: usize, keep: Keep) -> Result<(), Error> {
-        let name = format!("keys-{p}");
-        let mut occ = Occurrence::read_all(&self.dir.read_all(&name)?);
-        self.dir.remove(&name);
-        occ.sort_unstable();
-        let mut decisions = Vec::new();
-        let mut i = 0;
-        while i < occ.len() {
-            let mut j = i + 1;
-            while j < occ.len() && occ[j].key == occ[i].key {
-                j += 1;
-            }
-            let group = &occ[i..j];
-            let first = group[0];
-            let same_unit = |o: &Occurrence| (o.doc, o.unit) == (first.doc, first.unit);
-            let shared = group.iter().any(|o| !same_unit(o));
-            for o in group {
-                if o.key_idx == u32::MAX {
-                    continue;
-                }
-                let seen = match keep {
-                    Keep::First => !same_unit(o),
-                    Keep::None => shared,
-                };
-                if seen {
-                    decisions.push(Decision {
-                        doc: o.doc,
-                        key_idx: o.key_idx,
-                        first: first.doc,
-                    });
-                }
-            }
-            i = j;
+/// Sorts partition `p` of `dir` by key and writes its decisions by
+/// document.
+fn decide_partition(dir: &SpillDir, p: usize, keep: Keep) -> Result<(), Error> {
+    let name = format!("keys-{p}");
+    let mut occ = Occurrence::read_all(&dir.read_all(&name)?);
+    dir.remove(&name);
+    occ.sort_unstable();
+    let mut decisions = Vec::new();
+    let mut i = 0;
+    while i < occ.len() {
+        let mut j = i + 1;
+        while j < occ.len() && occ[j].key == occ[i].key {
+            j += 1;
         }
-        drop(occ);
-        decisions.sort_unstable();
-        let mut w = self.dir.writer(&format!("decisions-{p}"))?;
-        for d in &decisions {
-            d.write(&mut w)?;
+        let group = &occ[i..j];
+        let first = group[0];
+        let same_unit = |o: &Occurrence| (o.doc, o.unit) == (first.doc, first.unit);
+        let shared = group.iter().any(|o| !same_unit(o));
+        for o in group {
+            if o.key_idx == u32::MAX {
+                continue;
+            }
+            let seen = match keep {
+                Keep::First => !same_unit(o),
+                Keep::None => shared,
+            };
+            if seen {
+                decisions.push(Decision {
+                    doc: o.doc,
+                    key_idx: o.key_idx,
+                    first: first.doc,
+                });
+            }
         }
-        w.flush()?;
-        Ok(())
+        i = j;
     }
+    drop(occ);
+    decisions.sort_unstable();
+    let mut w = dir.writer(&format!("decisions-{p}"))?;
+    for d in &decisions {
+        d.write(&mut w)?;
+    }
+    w.flush()?;
+    Ok(())
 }
 
 /// Writes the head of a document's record: a tag, then its text or the
@@ -250,9 +287,18 @@ pub(crate) fn read_doc_head(
 ) -> Result<Result<String, String>, Error> {
     let mut tag = [0u8; 1];
     r.read_exact(&mut tag)?;
+    read_text_after(r, tag[0], index)
+}
+
+/// The rest of a head whose tag `tag` was read.
+fn read_text_after(
+    r: &mut impl Read,
+    tag: u8,
+    index: u32,
+) -> Result<Result<String, String>, Error> {
     let text = String::from_utf8(read_bytes(r)?)
         .map_err(|_| Error::corrupt(format!("document {index}: text is not UTF-8")))?;
-    Ok(if tag[0] == 1 { Err(text) } else { Ok(text) })
+    Ok(if tag == 1 { Err(text) } else { Ok(text) })
 }
 
 /// Writes a document's reference matches (byte ranges and items; the code
@@ -337,13 +383,20 @@ fn read_bytes_of(r: &mut impl Read, width: usize) -> Result<Vec<u8>, Error> {
     Ok(v)
 }
 
-fn read_doc(
-    r: &mut BufReader<File>,
-    index: u32,
-) -> Result<Result<(String, Analysis), String>, Error> {
-    let text = match read_doc_head(r, index)? {
+/// A document read back: its text and analysis (or the error that kept it
+/// from being read), and which units kept their text when not all did.
+type ReadDoc = (Result<(String, Analysis), String>, Option<Vec<bool>>);
+
+fn read_doc(r: &mut DocsReader, index: u32) -> Result<ReadDoc, Error> {
+    let mut tag = [0u8; 1];
+    r.read_exact(&mut tag)?;
+    if tag[0] == KEPT_TEXT {
+        let (text, a, kept) = read_kept(r, index)?;
+        return Ok((Ok((text, a)), Some(kept)));
+    }
+    let text = match read_text_after(r, tag[0], index)? {
         Ok(text) => text,
-        Err(msg) => return Ok(Err(msg)),
+        Err(msg) => return Ok((Err(msg), None)),
     };
     let bad = |what: &str| Error::corrupt(format!("document {index}: {what}"));
     let units = read_u32s(r)?;
@@ -366,5 +419,5 @@ fn read_doc(
         return Err(bad("a key's unit is out of range"));
     }
     a.fill_chars(&text);
-    Ok(Ok((text, a)))
+    Ok((Ok((text, a)), None))
 }

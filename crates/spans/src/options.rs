@@ -58,6 +58,8 @@ pub(crate) struct Config {
     pub spill_dir: Option<PathBuf>,
     pub reference: Option<Arc<ReferenceIndex>>,
     pub units_on: bool,
+    /// Whether the sink gets each document's whole text.
+    pub whole_text: bool,
     /// Substring unit: shortest run in tokens and in bytes.
     pub min_tokens: usize,
     pub min_bytes: u64,
@@ -98,6 +100,7 @@ impl Default for SpanFinderBuilder {
                 spill_dir: None,
                 reference: None,
                 units_on: true,
+                whole_text: true,
                 min_tokens: DEFAULT_MIN_TOKENS,
                 min_bytes: 0,
                 min_tokens_set: None,
@@ -215,6 +218,19 @@ impl SpanFinderBuilder {
     /// partitions; default: the system's temporary directory.
     pub fn spill_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.config.spill_dir = Some(dir.into());
+        self
+    }
+
+    /// Whether the sink gets each document's whole text (the default), or
+    /// only the text of its spans, with spaces in place of the rest (its
+    /// length, offsets and characters unchanged), which is all the spans'
+    /// offsets, a report of repeated passages and the run's statistics
+    /// read. Off, a `--keep first` run that outgrows its budget keeps on
+    /// disk the text of the units that may repeat only, about a fifth of
+    /// the disk on real text; a run that keeps no
+    /// copy, or with a reference set, keeps whole texts either way.
+    pub fn whole_text(mut self, on: bool) -> Self {
+        self.config.whole_text = on;
         self
     }
 

@@ -18,6 +18,7 @@ use crate::error::{Error, ErrorKind};
 use crate::first_seen::FirstSeen;
 use crate::ids::IdTable;
 use crate::options::{Keep, SpanFinder};
+use crate::seen_filter::SeenFilter;
 use crate::span::{join, Source, Span, SpanKind};
 use crate::stats::Stats;
 use crate::substring::{SubstringDoc, SubstringRun};
@@ -31,7 +32,10 @@ pub struct Emitted<'a> {
     pub index: u32,
     /// Its id.
     pub id: &'a str,
-    /// Its text (empty for a document that failed).
+    /// Its text (empty for a document that failed). Without
+    /// [`whole_text`](crate::SpanFinderBuilder::whole_text), a document of
+    /// a partitioned `--keep first` run has the text of its spans only, and
+    /// spaces (as many bytes) in place of the rest.
     pub text: &'a str,
     /// Code points of its text.
     pub chars: usize,
@@ -81,9 +85,12 @@ impl SpanFinder {
                 Path::Substring(Box::new(SubstringRun::start(&self.spill_parent())?))
             }
             Keep::First => Path::Streaming(FirstSeen::default()),
-            Keep::None => {
-                Path::Partitioned(Deferred::start(&self.spill_parent(), 0, [].into_iter())?)
-            }
+            Keep::None => Path::Partitioned(Deferred::start(
+                &self.spill_parent(),
+                0,
+                [].into_iter(),
+                None,
+            )?),
         };
         Ok(SpanRun {
             finder: self.clone(),
@@ -99,6 +106,15 @@ impl SpanFinder {
             .spill_dir
             .clone()
             .unwrap_or_else(std::env::temp_dir)
+    }
+
+    /// The filter of a partitioned `--keep first` run whose sink does not
+    /// need whole texts (and without a reference set, whose matches read
+    /// the text around units): a quarter of the memory budget.
+    fn kept_text_filter(&self) -> Option<SeenFilter> {
+        let c = &self.config;
+        (c.keep == Keep::First && !c.whole_text && c.reference.is_none())
+            .then(|| SeenFilter::with_bytes(c.memory / 4))
     }
 
     fn unit_kind(&self) -> SpanKind {
@@ -142,7 +158,12 @@ impl SpanRun {
             let keys = body.as_ref().map_or(0, |(_, a)| a.keys.len());
             if fs.memory_after(keys) + self.ids.memory_bytes() > self.finder.config.memory {
                 let carried: Vec<_> = fs.drain().collect();
-                let d = Deferred::start(&self.finder.spill_parent(), index, carried.into_iter())?;
+                let d = Deferred::start(
+                    &self.finder.spill_parent(),
+                    index,
+                    carried.into_iter(),
+                    self.finder.kept_text_filter(),
+                )?;
                 self.stats.partitioned_from = Some(index);
                 self.path = Path::Partitioned(d);
             }

@@ -48,6 +48,12 @@ impl SpillDir {
         fs::read(self.path.join(name))
     }
 
+    /// Where the directory is.
+    #[cfg(test)]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Removes the file `name`.
     pub fn remove(&self, name: &str) {
         let _ = fs::remove_file(self.path.join(name));

@@ -177,7 +177,11 @@ fn finder(args: &SpansArgs) -> Result<SpanFinder> {
         .fuzzy(args.fuzzy)
         .overlap(args.overlap)
         .ngram(args.ngram)
-        .memory(parse_size(&args.memory)?);
+        .memory(parse_size(&args.memory)?)
+        // The lines, `--report` and `--attributes` read the spans' text
+        // only: the rest of a document waits on disk only for `--clean`
+        // and the HTML report's pages.
+        .whole_text(args.clean.is_some() || args.report_html.is_some());
     if let Some(dir) = &args.spill_dir {
         if !dir.is_dir() {
             bail!("--spill-dir {}: not a directory", dir.display());
