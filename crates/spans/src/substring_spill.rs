@@ -17,8 +17,10 @@
 //! lengths and first documents as the suffix array gives in memory
 //! ([`crate::suffix`]).
 //!
-//! Memory: one partition at a time, about 40 bytes per window in it (a
-//! corpus's windows may be about `PARTITIONS` times the budget / 40).
+//! Memory: while windows are written, the tokens of the window being cut
+//! (24 bytes each, [`WindowStream`]), not a document's; then one partition
+//! at a time, about 40 bytes per window in it (a corpus's windows may be
+//! about `PARTITIONS` times the budget / 40).
 //! Disk: 24 bytes per window, then 16 per copied window; the read and the
 //! write are each one pass, so time grows linearly with the corpus (the
 //! sorts: n log n within partitions).
@@ -31,10 +33,7 @@ use std::io::{BufReader, BufWriter, Read, Write};
 use crate::error::Error;
 use crate::options::Keep;
 use crate::spill::{u32_at, u64_at, SpillDir};
-use crate::substring_windows::{document_lengths, Prefix};
-
-/// Tokens of scratch a spool keeps between documents (see `push`).
-const KEPT_SCRATCH_TOKENS: usize = 1 << 16;
+use crate::substring_windows::{Window, WindowStream};
 
 /// Number of partitions of the windows.
 pub const PARTITIONS: usize = 256;
@@ -60,15 +59,25 @@ pub(crate) struct WindowSpool {
     pub windows: u64,
     /// Index of the run's document at which the stream went to disk.
     pub from: u32,
-    hashes: Vec<u64>,
-    bytes: Vec<u32>,
-    lengths: Vec<u32>,
-    prefix: Prefix,
+    /// The windows of the document being pushed.
+    windows_of_doc: WindowStream,
 }
 
 fn part_of(fp: (u64, u64)) -> usize {
     // The first hash is below 2^61: its top 8 bits.
     (fp.0 >> 53) as usize % PARTITIONS
+}
+
+/// Writes one window at stream position `pos` to its partition.
+fn write_window(parts: &mut [BufWriter<File>], pos: u64, w: Window) -> Result<(), Error> {
+    let fp = w.fingerprint;
+    let out = &mut parts[part_of(fp)];
+    out.write_all(&fp.0.to_le_bytes())?;
+    out.write_all(&pos.to_le_bytes())?;
+    // 32 bits of the second hash: see the module docs.
+    out.write_all(&(fp.1 as u32).to_le_bytes())?;
+    out.write_all(&w.length.to_le_bytes())?;
+    Ok(())
 }
 
 impl WindowSpool {
@@ -85,53 +94,32 @@ impl WindowSpool {
             tokens: 0,
             windows: 0,
             from,
-            hashes: Vec::new(),
-            bytes: Vec::new(),
-            lengths: Vec::new(),
-            prefix: Prefix::default(),
+            windows_of_doc: WindowStream::new(rule.min_tokens, rule.min_bytes),
         })
     }
 
-    /// Adds one document's tokens (hash, normalized bytes).
-    pub fn push(&mut self, tokens: impl Iterator<Item = (u64, u32)>) -> Result<(), Error> {
+    /// Adds one document: `feed` gives its tokens (hash, normalized
+    /// bytes) in order to the function it is called with. Each window is
+    /// written as soon as its last token is in: memory for the tokens of
+    /// one window, not the document's.
+    pub fn push(&mut self, feed: impl FnOnce(&mut dyn FnMut(u64, u32))) -> Result<(), Error> {
         self.doc_start.push(self.tokens);
-        self.hashes.clear();
-        self.bytes.clear();
-        for (h, b) in tokens {
-            self.hashes.push(h);
-            self.bytes.push(b);
-        }
-        let n = self.hashes.len();
-        let rule = self.rule;
-        document_lengths(
-            &self.bytes,
-            rule.min_tokens,
-            rule.min_bytes,
-            &mut self.lengths,
-        );
-        self.prefix.fill(&self.hashes);
         let base = self.tokens;
-        for (p, &w) in self.lengths.iter().enumerate() {
-            if w == 0 {
-                continue;
-            }
-            let fp = self.prefix.fingerprint(p, w as usize);
-            let out = &mut self.parts[part_of(fp)];
-            out.write_all(&fp.0.to_le_bytes())?;
-            out.write_all(&(base + p as u64).to_le_bytes())?;
-            // 32 bits of the second hash: see the module docs.
-            out.write_all(&(fp.1 as u32).to_le_bytes())?;
-            out.write_all(&w.to_le_bytes())?;
-            self.windows += 1;
-        }
-        self.tokens += n as u64;
-        if self.hashes.capacity() > KEPT_SCRATCH_TOKENS {
-            // About 48 bytes a token: not kept for the documents after a
-            // long one.
-            (self.hashes, self.bytes, self.lengths) = Default::default();
-            self.prefix = Prefix::default();
-        }
-        Ok(())
+        let (parts, stream) = (&mut self.parts, &mut self.windows_of_doc);
+        let (mut tokens, mut windows, mut result) = (0u64, 0u64, Ok(()));
+        feed(&mut |hash, bytes| {
+            tokens += 1;
+            stream.push(hash, bytes, |w| {
+                if result.is_ok() {
+                    result = write_window(parts, base + u64::from(w.position), w);
+                    windows += 1;
+                }
+            });
+        });
+        stream.end();
+        self.tokens += tokens;
+        self.windows += windows;
+        result
     }
 
     /// Bytes written.
@@ -223,16 +211,15 @@ impl Copies {
         }
     }
 
-    /// The copied windows at stream positions below `end`, in order:
-    /// (position, length, first document).
-    pub fn take_until(&mut self, end: u64, out: &mut Vec<(u64, u32, u32)>) -> Result<(), Error> {
-        out.clear();
+    /// Calls `f(position, length, first document)` for the copied windows
+    /// at stream positions below `end`, in order.
+    pub fn take_until(&mut self, end: u64, mut f: impl FnMut(u64, u32, u32)) -> Result<(), Error> {
         while let Some(&Reverse((pos, w, first, i))) = self.heap.peek() {
             if pos >= end {
                 break;
             }
             self.heap.pop();
-            out.push((pos, w, first));
+            f(pos, w, first);
             self.refill(i)?;
         }
         Ok(())
