@@ -19,10 +19,10 @@
 //! ([`crate::suffix`]).
 //!
 //! Memory: while windows are written, the tokens of the window being cut
-//! (24 bytes each, [`WindowStream`]), not a document's; then one partition
-//! at a time, 27 to 55 bytes per distinct window in it (a hash table of 24
+//! (about 40 bytes each, [`WindowStream`]), not a document's; then one partition
+//! at a time, 30 to 60 bytes per distinct window in it (a hash table of 24
 //! bytes an entry), whatever the number of its copies: a corpus's distinct
-//! windows may be about `PARTITIONS` times the budget / 55.
+//! windows may be about `PARTITIONS` times the budget / 60.
 //! Disk: 24 bytes per window, then 16 per copied window; the write is one
 //! pass and the decision two reads, so time grows linearly with the
 //! corpus.

@@ -170,6 +170,9 @@ fn push_trimmed(text: &str, from: usize, end: usize, out: &mut Vec<Range>) {
     }
 }
 
+/// Bytes of buffer a [`UnitKeyer`] keeps between units.
+const KEPT_BUFFER_BYTES: usize = 1 << 20;
+
 /// Computes unit keys with a reusable buffer.
 #[derive(Debug, Default)]
 pub struct UnitKeyer {
@@ -191,7 +194,13 @@ impl UnitKeyer {
         let long = !self.buf.is_empty()
             && (self.buf.len() >= min_chars
                 && self.buf.iter().filter(starts).take(min_chars).count() >= min_chars);
-        long.then(|| xxh3_64_with_seed(&self.buf, UNIT_SEED))
+        let key = long.then(|| xxh3_64_with_seed(&self.buf, UNIT_SEED));
+        if self.buf.capacity() > KEPT_BUFFER_BYTES {
+            // A long unit's (a substring span of a whole document's) room is
+            // not kept for the rest of the run.
+            self.buf = Vec::new();
+        }
+        key
     }
 }
 
