@@ -208,6 +208,18 @@ impl UnitKeyer {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_long_units_buffer_is_not_kept() {
+        let mut k = UnitKeyer::default();
+        let long = "Word, ".repeat(300_000);
+        let key = k.key(&long, 20);
+        assert!(key.is_some());
+        assert_eq!(k.buf.capacity(), 0);
+        assert_eq!(k.key(&long.to_lowercase(), 20), key);
+        assert!(k.key("a unit of ordinary length", 20).is_some());
+        assert!(k.buf.capacity() > 0);
+    }
+
     fn texts(text: &str, unit: Unit, paras: Option<&[String]>) -> Vec<String> {
         let mut r = Vec::new();
         unit_ranges(text, unit, paras, &mut r);
