@@ -51,4 +51,4 @@ pub use neardup_dedup::{
     SPILLED_FIXED_BYTES,
 };
 pub use page::Page;
-pub use span_item::{span_item, SpanDoc};
+pub use span_item::{span_item, span_item_for_run, SpanDoc};

@@ -17,20 +17,43 @@ pub type SpanDoc = (String, Result<(String, Analysis), String>);
 /// main text (the paragraphs `neardup extract` gives, joined by line
 /// breaks).
 pub fn span_item(finder: &SpanFinder, item: Item, extractor: &Extractor) -> Option<SpanDoc> {
+    item_with(item, extractor, |text, paragraphs| {
+        finder.analyze(text, paragraphs)
+    })
+}
+
+/// [`span_item`] for [`SpanRun::push`](neardup_spans::SpanRun::push)
+/// alone: the analysis is [`SpanFinder::analyze_for_run`]'s, which leaves
+/// a long document's substring tokens in its text for the run to take.
+pub fn span_item_for_run(
+    finder: &SpanFinder,
+    item: Item,
+    extractor: &Extractor,
+) -> Option<SpanDoc> {
+    item_with(item, extractor, |text, paragraphs| {
+        finder.analyze_for_run(text, paragraphs)
+    })
+}
+
+fn item_with(
+    item: Item,
+    extractor: &Extractor,
+    analyze: impl Fn(&str, Option<&[String]>) -> Analysis,
+) -> Option<SpanDoc> {
     match item {
         Item::Document(RawDocument {
             id,
             content: Content::Text(text),
             ..
         }) => {
-            let a = finder.analyze(&text, None);
+            let a = analyze(&text, None);
             Some((id, Ok((text, a))))
         }
         Item::Document(raw) => {
             let id = raw.id.clone();
             Some(match Page::from_raw(raw, extractor) {
                 Ok(page) => {
-                    let a = finder.analyze(&page.text, Some(&page.paragraphs));
+                    let a = analyze(&page.text, Some(&page.paragraphs));
                     (id, Ok((page.text, a)))
                 }
                 Err(e) => (id, Err(e.to_string())),

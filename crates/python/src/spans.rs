@@ -200,7 +200,7 @@ fn run_files(
         let done: Vec<_> = pool.install(|| {
             chunk
                 .into_par_iter()
-                .map(|i| neardup::span_item(f, i, extractor(all_text)))
+                .map(|i| neardup::span_item_for_run(f, i, extractor(all_text)))
                 .collect()
         });
         for (id, body) in done.into_iter().flatten() {
@@ -330,7 +330,7 @@ impl SpanFinder {
         };
         let mut got: Option<DocRow> = None;
         py.allow_threads(|| {
-            let a = finder.analyze(&text, None);
+            let a = finder.analyze_for_run(&text, None);
             run.push(&id, Ok((text, a)), &mut |e: &Emitted<'_>| {
                 got = Some(row(e));
                 Ok(())
@@ -370,8 +370,12 @@ impl SpanFinder {
                     .num_threads(threads)
                     .build()
                     .map_err(|e| format!("thread pool: {e}"))?;
-                let analyses: Vec<_> =
-                    pool.install(|| texts.par_iter().map(|t| f.analyze(t, None)).collect());
+                let analyses: Vec<_> = pool.install(|| {
+                    texts
+                        .par_iter()
+                        .map(|t| f.analyze_for_run(t, None))
+                        .collect()
+                });
                 let mut rows = Vec::with_capacity(texts.len());
                 let mut sink = |e: &Emitted<'_>| {
                     rows.push(row(e));

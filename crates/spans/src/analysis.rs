@@ -45,6 +45,10 @@ pub struct Analysis {
     pub(crate) chars: usize,
     /// Tokens (the substring unit).
     pub(crate) tokens: Vec<Token>,
+    /// The substring unit, a long document analysed for a run: the number
+    /// of its tokens, left in its text for the run to take (`tokens` is
+    /// empty).
+    pub(crate) text_tokens: Option<usize>,
 }
 
 impl Analysis {
@@ -80,6 +84,24 @@ impl Analysis {
             let chars = char_offsets(text, &offs);
             for (m, c) in self.references.iter_mut().zip(chars.chunks_exact(2)) {
                 m.chars = (c[0], c[1]);
+            }
+        }
+    }
+
+    /// Tokens of the substring unit, kept or left in the text.
+    pub(crate) fn token_count(&self) -> usize {
+        self.text_tokens.unwrap_or(self.tokens.len())
+    }
+
+    /// Calls `f(hash, normalized bytes)` for each token of the substring
+    /// unit of the document whose text is `text`, in order: the kept
+    /// tokens, or those of the text (a long document) by `words`.
+    pub(crate) fn each_token(&self, text: &str, words: &mut Words, mut f: impl FnMut(u64, u32)) {
+        if self.text_tokens.is_some() {
+            words.each_hash(text, f);
+        } else {
+            for t in &self.tokens {
+                f(t.key, t.bytes);
             }
         }
     }
@@ -136,10 +158,39 @@ impl SpanFinder {
     /// assert_eq!(a.units(), 1);
     /// ```
     pub fn analyze(&self, text: &str, paragraphs: Option<&[String]>) -> Analysis {
+        self.analyze_long(text, paragraphs, usize::MAX)
+    }
+
+    /// Analyzes one document for [`SpanRun::push`](crate::SpanRun::push)
+    /// alone: as [`analyze`](Self::analyze), except that with the
+    /// substring unit a text of at least
+    /// [`long_document_bytes`](crate::SpanFinderBuilder::long_document_bytes)
+    /// keeps no tokens, only their number: the run takes them from the
+    /// text, so that one long document stays within the memory budget.
+    /// [`substring_windows`](Self::substring_windows) of such an analysis
+    /// is empty.
+    ///
+    /// ```
+    /// use neardup_spans::{SpanFinder, Unit};
+    /// let f = SpanFinder::builder()
+    ///     .unit(Unit::Substring)
+    ///     .long_document_bytes(4)
+    ///     .build()?;
+    /// let a = f.analyze_for_run("a few words", None);
+    /// assert!(f.substring_windows(&a).is_empty());
+    /// # Ok::<(), neardup_spans::Error>(())
+    /// ```
+    pub fn analyze_for_run(&self, text: &str, paragraphs: Option<&[String]>) -> Analysis {
+        self.analyze_long(text, paragraphs, self.config.long_document_bytes)
+    }
+
+    /// Analyzes one document; a substring unit's text of at least `long`
+    /// bytes keeps no tokens.
+    fn analyze_long(&self, text: &str, paragraphs: Option<&[String]>, long: usize) -> Analysis {
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
             Ok(mut s) => {
                 let (keyer, words, ranges) = &mut *s;
-                let a = self.analyze_with(text, paragraphs, keyer, words, ranges);
+                let a = self.analyze_with(text, paragraphs, long, keyer, words, ranges);
                 if words.capacity() > KEPT_SCRATCH_WORDS {
                     *words = Words::default();
                 }
@@ -151,6 +202,7 @@ impl SpanFinder {
             Err(_) => self.analyze_with(
                 text,
                 paragraphs,
+                long,
                 &mut UnitKeyer::default(),
                 &mut Words::default(),
                 &mut Vec::new(),
@@ -162,6 +214,7 @@ impl SpanFinder {
         &self,
         text: &str,
         paragraphs: Option<&[String]>,
+        long: usize,
         keyer: &mut UnitKeyer,
         words: &mut Words,
         ranges: &mut Vec<Range>,
@@ -169,7 +222,11 @@ impl SpanFinder {
         let c = &self.config;
         let mut a = Analysis::default();
         let substring = c.units_on && c.unit == Unit::Substring;
-        if substring && c.reference.is_none() {
+        let left_in_text = substring && text.len() >= long;
+        if left_in_text {
+            // The run tokenizes the text itself (`Analysis::each_token`).
+            a.text_tokens = Some(Words::count(text));
+        } else if substring && c.reference.is_none() {
             // The tokens alone: 16 bytes a word, nothing else kept.
             words.each_hash(text, |key, bytes| a.tokens.push(Token { key, bytes }));
         } else if substring {
@@ -212,8 +269,9 @@ impl SpanFinder {
             }
         }
         if let Some(r) = &c.reference {
-            // The substring unit's words are those of the whole text already.
-            if !substring {
+            // The substring unit's words are those of the whole text already
+            // (unless they are left in it).
+            if !substring || left_in_text {
                 words.fill(text);
             }
             a.references = r.find(words);
@@ -237,6 +295,29 @@ mod tests {
         assert_eq!(a.units, vec![(0, 33), (40, 74)]);
         assert_eq!(a.keys.len(), 2);
         assert_eq!(a.key_unit, vec![0, 1]);
+    }
+
+    #[test]
+    fn a_long_substring_document_leaves_its_tokens_in_its_text() {
+        let f = SpanFinder::builder()
+            .unit(Unit::Substring)
+            .long_document_bytes(10)
+            .build()
+            .unwrap();
+        let text = "Hello, 世界! It's ＴＨＥ end";
+        let kept = f.analyze(text, None);
+        let left = f.analyze_for_run(text, None);
+        assert_eq!(kept.tokens.len(), 7);
+        assert!(left.tokens.is_empty());
+        assert_eq!(left.token_count(), 7);
+        assert_eq!(left.chars, kept.chars);
+        let mut got = Vec::new();
+        left.each_token(text, &mut Words::default(), |key, bytes| {
+            got.push(Token { key, bytes })
+        });
+        assert_eq!(got, kept.tokens);
+        // Below the threshold the analysis is `analyze`'s.
+        assert_eq!(f.analyze_for_run("Hello", None), f.analyze("Hello", None));
     }
 
     #[test]

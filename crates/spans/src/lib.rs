@@ -84,8 +84,8 @@ pub use error::{Error, ErrorKind};
 pub use first_seen::BYTES_PER_KEY;
 pub use ids::IdTable;
 pub use options::{
-    Keep, SpanFinder, SpanFinderBuilder, DEFAULT_MEMORY, DEFAULT_MIN_CHARS, DEFAULT_MIN_TOKENS,
-    DEFAULT_NGRAM, DEFAULT_OVERLAP,
+    Keep, SpanFinder, SpanFinderBuilder, DEFAULT_LONG_DOCUMENT_BYTES, DEFAULT_MEMORY,
+    DEFAULT_MIN_CHARS, DEFAULT_MIN_TOKENS, DEFAULT_NGRAM, DEFAULT_OVERLAP,
 };
 pub use reference::{ReferenceIndex, REFERENCE_BYTES_PER_NGRAM};
 pub use run::{Emitted, Sink, SpanRun};

@@ -24,6 +24,8 @@ pub const DEFAULT_NGRAM: usize = 13;
 pub const DEFAULT_MIN_TOKENS: usize = 50;
 /// Default memory budget of a run's index: 4 GiB.
 pub const DEFAULT_MEMORY: u64 = 4 << 30;
+/// Default of [`SpanFinderBuilder::long_document_bytes`]: 1 MiB of text.
+pub const DEFAULT_LONG_DOCUMENT_BYTES: usize = 1 << 20;
 
 /// Which copy of a repeated passage survives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -63,6 +65,9 @@ pub(crate) struct Config {
     /// Substring unit: shortest run in tokens and in bytes.
     pub min_tokens: usize,
     pub min_bytes: u64,
+    /// Substring unit: texts of at least this many bytes are tokenized by
+    /// the run, not by [`SpanFinder::analyze_for_run`].
+    pub long_document_bytes: usize,
     /// Builder state: `min_tokens` as set.
     min_tokens_set: Option<usize>,
     /// Builder state: whether a unit was named, and `units` as set.
@@ -103,6 +108,7 @@ impl Default for SpanFinderBuilder {
                 whole_text: true,
                 min_tokens: DEFAULT_MIN_TOKENS,
                 min_bytes: 0,
+                long_document_bytes: DEFAULT_LONG_DOCUMENT_BYTES,
                 min_tokens_set: None,
                 unit_given: false,
                 units_set: None,
@@ -253,6 +259,18 @@ impl SpanFinderBuilder {
     /// about their 50 tokens). Default: no byte minimum.
     pub fn min_bytes(mut self, n: u64) -> Self {
         self.config.min_bytes = n;
+        self
+    }
+
+    /// Substring unit: a text of at least this many bytes is a long
+    /// document (default [`DEFAULT_LONG_DOCUMENT_BYTES`]). Its analysis by
+    /// [`SpanFinder::analyze_for_run`] keeps no tokens (16 bytes a token
+    /// outside the memory budget); the run tokenizes its text as it takes
+    /// it in, straight into the token stream that the budget counts, and
+    /// the spans are the same. Shorter documents are tokenized by the
+    /// analysis, on any thread.
+    pub fn long_document_bytes(mut self, n: usize) -> Self {
+        self.config.long_document_bytes = n;
         self
     }
 

@@ -13,7 +13,11 @@
 //!
 //! The run keeps one 4-byte token id per token and, per distinct token,
 //! its hash and bytes in memory while reading; documents (text, reference
-//! matches) wait on the spill directory until the input ends. The suffix
+//! matches) wait on the spill directory until the input ends. A long
+//! document's tokens are not in its analysis
+//! ([`SpanFinder::analyze_for_run`]): the run tokenizes its text as it
+//! takes it in, so its tokens take no memory but the ids (or, on disk, the
+//! window being cut), and its spans are read back by walking its text. The suffix
 //! array pass then takes [`SUBSTRING_BYTES_PER_TOKEN`] bytes per token:
 //! [`SubstringRun::peak_bytes`] is checked against the memory budget on
 //! every document, and past it the windows go to disk
@@ -31,9 +35,10 @@ use crate::hashmap::IdentityBuild;
 use crate::options::{Keep, SpanFinder};
 use crate::span::Span;
 use crate::spill::SpillDir;
-use crate::substring_docs::{window_lengths, DocReader};
+use crate::substring_docs::{window_lengths, DocReader, Runs};
 use crate::substring_spill::{Copies, WindowRule, WindowSpool};
 use crate::suffix::{earliest_copies, Windows, NONE};
+use crate::words::Words;
 
 /// Bytes per token of the suffix array pass (stream, suffix array, two
 /// LCP arrays, 4 bytes each).
@@ -66,6 +71,9 @@ pub(crate) struct SubstringRun {
     dir: SpillDir,
     docs: BufWriter<File>,
     spilled: u64,
+    /// Scratch of the tokenizer for documents whose tokens are left in
+    /// their text.
+    words: Words,
 }
 
 impl SubstringRun {
@@ -85,6 +93,7 @@ impl SubstringRun {
             dir,
             docs,
             spilled: 0,
+            words: Words::default(),
         })
     }
 
@@ -113,10 +122,12 @@ impl SubstringRun {
         let mut from = 0usize;
         for end in memchr_ends(&self.tokens) {
             let ids = &self.tokens[from..end];
-            spool.push(
-                ids.iter()
-                    .map(|&t| (self.id_hash[t as usize], self.token_bytes[t as usize])),
-            )?;
+            let (id_hash, token_bytes) = (&self.id_hash, &self.token_bytes);
+            spool.push(|f| {
+                for &t in ids {
+                    f(id_hash[t as usize], token_bytes[t as usize]);
+                }
+            })?;
             from = end + 1;
         }
         self.tokens = Vec::new();
@@ -146,7 +157,7 @@ impl SubstringRun {
         budget: u64,
         rule: WindowRule,
     ) -> Result<(), Error> {
-        let count = body.as_ref().map_or(0, |(_, a)| a.tokens.len());
+        let count = body.as_ref().map_or(0, |(_, a)| a.token_count());
         if self.spool.is_none()
             && (self.peak_bytes(count) > budget
                 || self.tokens.len() + count >= i32::MAX as usize / 2)
@@ -165,25 +176,30 @@ impl SubstringRun {
             Some((text, a)) => {
                 write_refs(w, &a.references)?;
                 self.spilled += text.len() as u64 + 12 * a.references.len() as u64 + 17;
+                let words = &mut self.words;
                 if let Some(spool) = &mut self.spool {
-                    return spool.push(a.tokens.iter().map(|t| (t.key, t.bytes)));
+                    return spool.push(|f| a.each_token(text, words, f));
                 }
                 self.doc_start.push(self.tokens.len() as u32);
-                for t in &a.tokens {
-                    let next = self.token_bytes.len() as u32;
-                    let id = *self.vocab.entry(t.key).or_insert(next);
+                let (vocab, ids) = (&mut self.vocab, &mut self.tokens);
+                let (token_bytes, id_hash) = (&mut self.token_bytes, &mut self.id_hash);
+                // A long document's ids are the only memory its tokens take.
+                ids.reserve(count + 1);
+                a.each_token(text, words, |key, bytes| {
+                    let next = token_bytes.len() as u32;
+                    let id = *vocab.entry(key).or_insert(next);
                     if id == next {
-                        self.token_bytes.push(t.bytes);
-                        self.id_hash.push(t.key);
+                        token_bytes.push(bytes);
+                        id_hash.push(key);
                     }
-                    self.tokens.push(id as i32);
-                }
+                    ids.push(id as i32);
+                });
                 self.tokens.push(-1);
                 return Ok(());
             }
         }
         match &mut self.spool {
-            Some(spool) => spool.push(std::iter::empty()),
+            Some(spool) => spool.push(|_| {}),
             None => {
                 self.doc_start.push(self.tokens.len() as u32);
                 self.tokens.push(-1);
@@ -234,13 +250,13 @@ impl SubstringRun {
         let doc_start = std::mem::take(&mut self.doc_start);
         let doc_of = |pos: u32| (doc_start.partition_point(|&s| s <= pos) - 1) as u32;
         let keep = c.keep;
-        let mut copied: Vec<(u32, u32, u32)> = Vec::new();
+        let mut runs = Runs::default();
         let reader = self.dir.reader("docs")?;
         let mut docs = DocReader { reader, index: 0 };
         let mut emit = emit;
         for (index, &start) in doc_start.iter().enumerate() {
             let end = doc_start.get(index + 1).map_or(n as u32, |&s| s) - 1;
-            copied.clear();
+            runs.clear();
             for p in start..end {
                 let f = first[p as usize];
                 let is_copy = match keep {
@@ -248,10 +264,10 @@ impl SubstringRun {
                     Keep::None => f != NONE,
                 };
                 if is_copy {
-                    copied.push((p - start, windows.at(p as usize), doc_of(f)));
+                    runs.push(p - start, windows.at(p as usize), doc_of(f));
                 }
             }
-            docs.next_with(&copied, &mut emit)?;
+            docs.next_with(&runs, &mut emit)?;
         }
         Ok(())
     }
@@ -269,13 +285,12 @@ impl SubstringRun {
         let mut copies = Copies::open(&self.dir, &names)?;
         let reader = self.dir.reader("docs")?;
         let mut docs = DocReader { reader, index: 0 };
-        let (mut found, mut local) = (Vec::new(), Vec::new());
+        let mut runs = Runs::default();
         for (d, &pos) in starts.iter().enumerate() {
             let end = starts.get(d + 1).copied().unwrap_or(total);
-            copies.take_until(end, &mut found)?;
-            local.clear();
-            local.extend(found.iter().map(|&(p, w, f)| ((p - pos) as u32, w, f)));
-            docs.next_with(&local, &mut emit)?;
+            runs.clear();
+            copies.take_until(end, |p, w, f| runs.push((p - pos) as u32, w, f))?;
+            docs.next_with(&runs, &mut emit)?;
         }
         Ok(())
     }

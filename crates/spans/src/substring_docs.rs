@@ -13,6 +13,7 @@ use crate::error::Error;
 use crate::options::SpanFinder;
 use crate::span::{char_offsets, Source, Span, SpanKind};
 use crate::substring::SubstringDoc;
+use crate::substring_windows::Cutter;
 
 /// The documents of a run read back in input order, each with its spans
 /// from its copied windows.
@@ -22,19 +23,18 @@ pub(crate) struct DocReader {
 }
 
 impl DocReader {
-    /// Reads the next document and gives it with the spans of `windows`
-    /// (token position in the document, window length, document of the
-    /// earliest copy; by position).
+    /// Reads the next document and gives it with the spans of its copied
+    /// `runs` (see [`Runs`]).
     pub fn next_with(
         &mut self,
-        windows: &[(u32, u32, u32)],
+        runs: &Runs,
         emit: &mut impl FnMut(SubstringDoc) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let index = self.index;
         self.index += 1;
         let body = read_doc(&mut self.reader, index)?;
         let spans = match &body {
-            Ok((text, a)) => substring_spans(text, a, windows)
+            Ok((text, a)) => substring_spans(text, a, &runs.runs)
                 .ok_or_else(|| Error::corrupt(format!("document {index}: tokens out of range")))?,
             Err(_) => Vec::new(),
         };
@@ -42,13 +42,13 @@ impl DocReader {
     }
 }
 
-/// The spans of a document from its copied windows (token position,
-/// length, document of the earliest copy; by position), joined with its
-/// reference matches. `None` when a window is past the document's tokens.
-fn substring_spans(text: &str, a: &Analysis, windows: &[(u32, u32, u32)]) -> Option<Vec<Span>> {
+/// The spans of a document from its copied runs (see [`Runs`]), joined
+/// with its reference matches. `None` when a run is past the document's
+/// tokens.
+fn substring_spans(text: &str, a: &Analysis, runs: &[(u32, u32, u32)]) -> Option<Vec<Span>> {
     let mut spans = Vec::new();
-    if !windows.is_empty() {
-        spans = run_spans(text, &copied_runs(windows))?;
+    if !runs.is_empty() {
+        spans = run_spans(text, runs)?;
     }
     Some(crate::span::join(text, spans, &a.references))
 }
@@ -72,7 +72,11 @@ impl SpanFinder {
         a: &Analysis,
         windows: &[(u32, u32, u32)],
     ) -> Result<Vec<Span>, Error> {
-        substring_spans(text, a, windows)
+        let mut runs = Runs::default();
+        for &(p, w, src) in windows {
+            runs.push(p, w, src);
+        }
+        substring_spans(text, a, &runs.runs)
             .ok_or_else(|| Error::corrupt("a copied window is past the document's tokens"))
     }
 }
@@ -80,58 +84,65 @@ impl SpanFinder {
 /// Window lengths of a stream, written over it: for each token, the
 /// fewest tokens from it (at least `min_tokens`) whose normalized bytes
 /// joined by spaces are at least `min_bytes`, or 0 when its document ends
-/// first. `lens` gives a token's bytes (`None`: a separator).
+/// first ([`Cutter`]). `lens` gives a token's bytes (`None`: a separator).
 pub(crate) fn window_lengths(
     mut tokens: Vec<i32>,
     lens: impl Fn(i32) -> Option<u32>,
     min_tokens: u32,
     min_bytes: u64,
 ) -> Vec<u32> {
-    let n = tokens.len();
-    let mut p = 0;
-    while p < n {
-        // One document: p..e, then its separator at e.
-        let mut e = p;
-        while e < n && lens(tokens[e]).is_some() {
-            e += 1;
-        }
-        let (mut j, mut acc) = (p, 0u64);
-        for q in p..e {
-            while j < e && !((j - q) as u32 >= min_tokens && acc > min_bytes) {
-                acc += u64::from(lens(tokens[j]).unwrap_or(0)) + 1;
-                j += 1;
+    let mut cutter = Cutter::new(min_tokens, min_bytes);
+    // Stream position of the document's first token.
+    let mut start = 0;
+    for j in 0..tokens.len() {
+        match lens(tokens[j]) {
+            // A window ends at or before `j`: its first token is read.
+            Some(b) => cutter.push(b, |p, w| tokens[start + p as usize] = w as i32),
+            None => {
+                let left = cutter.end();
+                tokens[j - left..=j].fill(0);
+                start = j + 1;
             }
-            let fits = (j - q) as u32 >= min_tokens && acc > min_bytes;
-            acc = acc.saturating_sub(u64::from(lens(tokens[q]).unwrap_or(0)) + 1);
-            tokens[q] = if fits { (j - q) as i32 } else { 0 };
         }
-        if e < n {
-            tokens[e] = 0;
-        }
-        p = e + 1;
     }
+    let (n, left) = (tokens.len(), cutter.end());
+    tokens[n - left..].fill(0);
     tokens.into_iter().map(|w| w as u32).collect()
 }
 
-/// The copied runs of a document from its copied windows (token position,
-/// length, document of the earliest copy; by position): token ranges with
-/// that document, sorted, not overlapping, cut where the document of the
-/// earliest copy changes.
-pub(crate) fn copied_runs(windows: &[(u32, u32, u32)]) -> Vec<(u32, u32, u32)> {
-    let mut out: Vec<(u32, u32, u32)> = Vec::new();
-    for &(p, w, src) in windows {
+/// The copied runs of a document, built from its copied windows (token
+/// position, length, document of the earliest copy) given in order of
+/// position: token ranges with that document, sorted, not overlapping, cut
+/// where the document of the earliest copy changes. A run is kept, not a
+/// window: a document copied whole from one document is one run.
+#[derive(Debug, Default)]
+pub(crate) struct Runs {
+    runs: Vec<(u32, u32, u32)>,
+}
+
+impl Runs {
+    /// Takes the next copied window.
+    #[inline]
+    pub fn push(&mut self, p: u32, w: u32, src: u32) {
         let to = p + w;
-        match out.last_mut() {
+        match self.runs.last_mut() {
             Some(last) if to <= last.1 => {}
             Some(last) if p <= last.1 && last.2 == src => last.1 = to,
             Some(last) if p < last.1 => {
                 let from = last.1;
-                out.push((from, to, src));
+                self.runs.push((from, to, src));
             }
-            _ => out.push((p, to, src)),
+            _ => self.runs.push((p, to, src)),
         }
     }
-    out
+
+    /// Starts the next document (the room of a long one's runs is freed).
+    pub fn clear(&mut self) {
+        self.runs.clear();
+        if self.runs.capacity() > 1 << 16 {
+            self.runs = Vec::new();
+        }
+    }
 }
 
 /// Spans of a document's copied runs (token ranges, sorted, not

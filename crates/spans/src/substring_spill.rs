@@ -9,32 +9,35 @@
 //! the window length).
 //! A window is written as one record ([`RECORD_BYTES`]: fingerprint,
 //! stream position, length) to one of [`PARTITIONS`] files by its
-//! fingerprint. At the end each partition is read and sorted alone; the
-//! records of one fingerprint are the copies of one window, the smallest
-//! position its earliest occurrence, and the copies are written (position,
-//! length, document of the earliest copy) sorted by position. The
+//! fingerprint, in order of position. At the end each partition is
+//! decided alone, in two passes over it: the first finds each distinct
+//! window (fingerprint and length) and the document of its first record,
+//! its earliest occurrence; the second writes the copies (position,
+//! length, document of the earliest copy), in order of position. The
 //! partitions' copies are merged back per document: the same windows,
 //! lengths and first documents as the suffix array gives in memory
 //! ([`crate::suffix`]).
 //!
-//! Memory: one partition at a time, about 40 bytes per window in it (a
-//! corpus's windows may be about `PARTITIONS` times the budget / 40).
-//! Disk: 24 bytes per window, then 16 per copied window; the read and the
-//! write are each one pass, so time grows linearly with the corpus (the
-//! sorts: n log n within partitions).
+//! Memory: while windows are written, the tokens of the window being cut
+//! (about 40 bytes each, [`WindowStream`]), not a document's; then one partition
+//! at a time, 30 to 60 bytes per distinct window in it (a hash table of 24
+//! bytes an entry), whatever the number of its copies: a corpus's distinct
+//! windows may be about `PARTITIONS` times the budget / 60.
+//! Disk: 24 bytes per window, then 16 per copied window; the write is one
+//! pass and the decision two reads, so time grows linearly with the
+//! corpus.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 use std::fs::File;
+use std::hash::{Hash, Hasher};
 use std::io::{BufReader, BufWriter, Read, Write};
 
 use crate::error::Error;
+use crate::hashmap::IdentityBuild;
 use crate::options::Keep;
 use crate::spill::{u32_at, u64_at, SpillDir};
-use crate::substring_windows::{document_lengths, Prefix};
-
-/// Tokens of scratch a spool keeps between documents (see `push`).
-const KEPT_SCRATCH_TOKENS: usize = 1 << 16;
+use crate::substring_windows::{Window, WindowStream};
 
 /// Number of partitions of the windows.
 pub const PARTITIONS: usize = 256;
@@ -60,15 +63,25 @@ pub(crate) struct WindowSpool {
     pub windows: u64,
     /// Index of the run's document at which the stream went to disk.
     pub from: u32,
-    hashes: Vec<u64>,
-    bytes: Vec<u32>,
-    lengths: Vec<u32>,
-    prefix: Prefix,
+    /// The windows of the document being pushed.
+    windows_of_doc: WindowStream,
 }
 
 fn part_of(fp: (u64, u64)) -> usize {
     // The first hash is below 2^61: its top 8 bits.
     (fp.0 >> 53) as usize % PARTITIONS
+}
+
+/// Writes one window at stream position `pos` to its partition.
+fn write_window(parts: &mut [BufWriter<File>], pos: u64, w: Window) -> Result<(), Error> {
+    let fp = w.fingerprint;
+    let out = &mut parts[part_of(fp)];
+    out.write_all(&fp.0.to_le_bytes())?;
+    out.write_all(&pos.to_le_bytes())?;
+    // 32 bits of the second hash: see the module docs.
+    out.write_all(&(fp.1 as u32).to_le_bytes())?;
+    out.write_all(&w.length.to_le_bytes())?;
+    Ok(())
 }
 
 impl WindowSpool {
@@ -85,53 +98,32 @@ impl WindowSpool {
             tokens: 0,
             windows: 0,
             from,
-            hashes: Vec::new(),
-            bytes: Vec::new(),
-            lengths: Vec::new(),
-            prefix: Prefix::default(),
+            windows_of_doc: WindowStream::new(rule.min_tokens, rule.min_bytes),
         })
     }
 
-    /// Adds one document's tokens (hash, normalized bytes).
-    pub fn push(&mut self, tokens: impl Iterator<Item = (u64, u32)>) -> Result<(), Error> {
+    /// Adds one document: `feed` gives its tokens (hash, normalized
+    /// bytes) in order to the function it is called with. Each window is
+    /// written as soon as its last token is in: memory for the tokens of
+    /// one window, not the document's.
+    pub fn push(&mut self, feed: impl FnOnce(&mut dyn FnMut(u64, u32))) -> Result<(), Error> {
         self.doc_start.push(self.tokens);
-        self.hashes.clear();
-        self.bytes.clear();
-        for (h, b) in tokens {
-            self.hashes.push(h);
-            self.bytes.push(b);
-        }
-        let n = self.hashes.len();
-        let rule = self.rule;
-        document_lengths(
-            &self.bytes,
-            rule.min_tokens,
-            rule.min_bytes,
-            &mut self.lengths,
-        );
-        self.prefix.fill(&self.hashes);
         let base = self.tokens;
-        for (p, &w) in self.lengths.iter().enumerate() {
-            if w == 0 {
-                continue;
-            }
-            let fp = self.prefix.fingerprint(p, w as usize);
-            let out = &mut self.parts[part_of(fp)];
-            out.write_all(&fp.0.to_le_bytes())?;
-            out.write_all(&(base + p as u64).to_le_bytes())?;
-            // 32 bits of the second hash: see the module docs.
-            out.write_all(&(fp.1 as u32).to_le_bytes())?;
-            out.write_all(&w.to_le_bytes())?;
-            self.windows += 1;
-        }
-        self.tokens += n as u64;
-        if self.hashes.capacity() > KEPT_SCRATCH_TOKENS {
-            // About 48 bytes a token: not kept for the documents after a
-            // long one.
-            (self.hashes, self.bytes, self.lengths) = Default::default();
-            self.prefix = Prefix::default();
-        }
-        Ok(())
+        let (parts, stream) = (&mut self.parts, &mut self.windows_of_doc);
+        let (mut tokens, mut windows, mut result) = (0u64, 0u64, Ok(()));
+        feed(&mut |hash, bytes| {
+            tokens += 1;
+            stream.push(hash, bytes, |w| {
+                if result.is_ok() {
+                    result = write_window(parts, base + u64::from(w.position), w);
+                    windows += 1;
+                }
+            });
+        });
+        stream.end();
+        self.tokens += tokens;
+        self.windows += windows;
+        result
     }
 
     /// Bytes written.
@@ -147,47 +139,90 @@ impl WindowSpool {
         }
         self.parts.clear();
         let doc_of = |pos: u64| (self.doc_start.partition_point(|&s| s <= pos).max(1) - 1) as u32;
+        let keep_first = self.rule.keep == Keep::First;
         let mut names = Vec::with_capacity(PARTITIONS);
+        // Per distinct window of a partition: the document of its earliest
+        // occurrence, and flags.
+        let mut seen: HashMap<WindowKey, (u32, u32), IdentityBuild> = HashMap::default();
         for p in 0..PARTITIONS {
             let name = format!("windows-{p}");
-            let bytes = dir.read_all(&name)?;
-            dir.remove(&name);
-            // (first hash, second hash, length, position): the copies of one
-            // window have the same fingerprint and length.
-            let mut recs: Vec<(u64, u32, u32, u64)> = bytes
-                .chunks_exact(RECORD_BYTES as usize)
-                .map(|c| (u64_at(c, 0), u32_at(c, 16), u32_at(c, 20), u64_at(c, 8)))
-                .collect();
-            drop(bytes);
-            recs.sort_unstable();
-            let mut copies: Vec<(u64, u32, u32)> = Vec::new();
-            let mut i = 0;
-            while i < recs.len() {
-                let mut j = i + 1;
-                let key = |r: &(u64, u32, u32, u64)| (r.0, r.1, r.2);
-                while j < recs.len() && key(&recs[j]) == key(&recs[i]) {
-                    j += 1;
+            // A partition is written in order of stream position: a
+            // window's first record is its earliest occurrence.
+            seen.clear();
+            each_record(&mut dir.reader(&name)?, |key, pos| {
+                seen.entry(key)
+                    .and_modify(|e| e.1 |= REPEATED)
+                    .or_insert_with(|| (doc_of(pos), 0));
+            })?;
+            let copies = format!("copies-{p}");
+            let mut out = dir.writer(&copies)?;
+            let mut result = Ok(());
+            each_record(&mut dir.reader(&name)?, |key, pos| {
+                let Some(e) = seen.get_mut(&key) else {
+                    return;
+                };
+                let earliest = e.1 & PASSED == 0;
+                e.1 |= PASSED;
+                if e.1 & REPEATED == 0 || (keep_first && earliest) || result.is_err() {
+                    return;
                 }
-                if j - i > 1 {
-                    let first = doc_of(recs[i].3);
-                    let skip = usize::from(self.rule.keep == Keep::First);
-                    copies.extend(recs[i + skip..j].iter().map(|r| (r.3, r.2, first)));
-                }
-                i = j;
-            }
-            drop(recs);
-            copies.sort_unstable();
-            let name = format!("copies-{p}");
-            let mut out = dir.writer(&name)?;
-            for (pos, w, first) in copies {
-                out.write_all(&pos.to_le_bytes())?;
-                out.write_all(&w.to_le_bytes())?;
-                out.write_all(&first.to_le_bytes())?;
-            }
+                let mut rec = [0u8; 16];
+                rec[..8].copy_from_slice(&pos.to_le_bytes());
+                rec[8..12].copy_from_slice(&key.length().to_le_bytes());
+                rec[12..].copy_from_slice(&e.0.to_le_bytes());
+                result = out.write_all(&rec);
+            })?;
+            result?;
             out.flush()?;
-            names.push(name);
+            dir.remove(&name);
+            names.push(copies);
+            if seen.capacity() > KEPT_WINDOWS {
+                seen = HashMap::default();
+            }
         }
         Ok(names)
+    }
+}
+
+/// Flags of a distinct window while its partition is decided: it occurs
+/// more than once; its earliest occurrence was passed.
+const REPEATED: u32 = 1;
+const PASSED: u32 = 2;
+
+/// Distinct windows whose room is kept from one partition to the next.
+const KEPT_WINDOWS: usize = 1 << 16;
+
+/// What makes two windows the same: the first hash, 32 bits of the second
+/// and the length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct WindowKey(u64, u64);
+
+impl WindowKey {
+    fn length(self) -> u32 {
+        self.1 as u32
+    }
+}
+
+impl Hash for WindowKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        // The first hash is uniform below 2^61 (its top bits the partition);
+        // the rest, multiplied, fills the top bits.
+        state.write_u64(self.0 ^ self.1.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    }
+}
+
+/// Calls `f(key, position)` for each record of a partition, in order.
+fn each_record(r: &mut BufReader<File>, mut f: impl FnMut(WindowKey, u64)) -> Result<(), Error> {
+    let mut b = [0u8; RECORD_BYTES as usize];
+    loop {
+        match r.read_exact(&mut b) {
+            Ok(()) => {
+                let second = u64::from(u32_at(&b, 16)) << 32 | u64::from(u32_at(&b, 20));
+                f(WindowKey(u64_at(&b, 0), second), u64_at(&b, 8));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(()),
+            Err(e) => return Err(e.into()),
+        }
     }
 }
 
@@ -223,16 +258,15 @@ impl Copies {
         }
     }
 
-    /// The copied windows at stream positions below `end`, in order:
-    /// (position, length, first document).
-    pub fn take_until(&mut self, end: u64, out: &mut Vec<(u64, u32, u32)>) -> Result<(), Error> {
-        out.clear();
+    /// Calls `f(position, length, first document)` for the copied windows
+    /// at stream positions below `end`, in order.
+    pub fn take_until(&mut self, end: u64, mut f: impl FnMut(u64, u32, u32)) -> Result<(), Error> {
         while let Some(&Reverse((pos, w, first, i))) = self.heap.peek() {
             if pos >= end {
                 break;
             }
             self.heap.pop();
-            out.push((pos, w, first));
+            f(pos, w, first);
             self.refill(i)?;
         }
         Ok(())

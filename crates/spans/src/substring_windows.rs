@@ -15,9 +15,10 @@
 //! of 50 tokens is below 10^-13 for both hashes (the disk path keeps 32
 //! bits of the second: below 10^-8 for 10^9 windows).
 
+use std::collections::VecDeque;
+
 use crate::analysis::Analysis;
 use crate::options::SpanFinder;
-use crate::substring_docs::window_lengths;
 
 const PRIME: u64 = (1 << 61) - 1;
 const BASES: [u64; 2] = [0x1F2E_3D4C_5B6A_7988 % PRIME, 0x0DEC_AF0C_0FFE_E123 % PRIME];
@@ -45,61 +46,128 @@ fn addmod(a: u64, b: u64) -> u64 {
     }
 }
 
-/// Prefix hashes of one document's tokens.
-#[derive(Default)]
-pub(crate) struct Prefix {
-    prefix: [Vec<u64>; 2],
-    powers: [Vec<u64>; 2],
+/// The window rule token by token, for one document at a time: a
+/// position's window ends at the first token where it holds `min_tokens`
+/// tokens and more than `min_bytes` bytes (each token's normalized bytes
+/// plus one). Only the tokens of the window being cut are kept (4 bytes
+/// each), not the document's.
+#[derive(Debug, Default)]
+pub(crate) struct Cutter {
+    min_tokens: u32,
+    min_bytes: u64,
+    /// Bytes of the tokens from the first position without its window yet.
+    pending: VecDeque<u32>,
+    /// Their bytes plus one each, summed.
+    acc: u64,
+    /// Position in the document of the first of them.
+    first: u32,
 }
 
-impl Prefix {
-    /// Takes the tokens' hashes of one document.
-    pub fn fill(&mut self, hashes: &[u64]) {
-        for (k, base) in BASES.iter().enumerate() {
-            let (pre, pow) = (&mut self.prefix[k], &mut self.powers[k]);
-            pre.clear();
-            pre.push(0);
-            if pow.is_empty() {
-                pow.push(1);
-            }
-            while pow.len() <= hashes.len() {
-                let last = pow[pow.len() - 1];
-                pow.push(mulmod(last, *base));
-            }
-            let mut h = 0u64;
-            for &t in hashes {
-                h = addmod(mulmod(h, *base), t % PRIME + 1);
-                pre.push(h);
-            }
+impl Cutter {
+    /// A cutter of windows of `min_tokens` tokens and `min_bytes` bytes.
+    pub fn new(min_tokens: u32, min_bytes: u64) -> Cutter {
+        Cutter {
+            min_tokens,
+            min_bytes,
+            ..Cutter::default()
         }
     }
 
-    /// The fingerprint of the `w` tokens at `p`: both hashes, each below
-    /// 2^61.
+    /// Takes the document's next token (its normalized bytes) and calls
+    /// `emit(position, length)` for each window that ends with it, in order
+    /// of position.
     #[inline]
-    pub fn fingerprint(&self, p: usize, w: usize) -> (u64, u64) {
-        let h = |k: usize| {
-            let pre = &self.prefix[k];
-            addmod(pre[p + w], PRIME - mulmod(pre[p], self.powers[k][w]))
-        };
-        (h(0), h(1))
+    pub fn push(&mut self, bytes: u32, mut emit: impl FnMut(u32, u32)) {
+        self.pending.push_back(bytes);
+        self.acc += u64::from(bytes) + 1;
+        while self.pending.len() as u64 >= u64::from(self.min_tokens) && self.acc > self.min_bytes {
+            emit(self.first, self.pending.len() as u32);
+            let b = self.pending.pop_front().unwrap_or(0);
+            self.acc -= u64::from(b) + 1;
+            self.first += 1;
+        }
+    }
+
+    /// Ends the document: returns how many of its last positions have no
+    /// window (their document ends first), and starts the next document.
+    pub fn end(&mut self) -> usize {
+        let left = self.pending.len();
+        self.pending.clear();
+        if self.pending.capacity() > KEPT_SCRATCH_TOKENS {
+            self.pending = VecDeque::new();
+        }
+        self.acc = 0;
+        self.first = 0;
+        left
     }
 }
 
-/// The window length at each token of one document (0: no window), from
-/// its tokens' normalized bytes, into `out`.
-pub(crate) fn document_lengths(bytes: &[u32], min_tokens: u32, min_bytes: u64, out: &mut Vec<u32>) {
-    out.clear();
-    let n = bytes.len();
-    if min_bytes == 0 {
-        let m = min_tokens as usize;
-        out.extend((0..n).map(|p| if p + m <= n { m as u32 } else { 0 }));
-        return;
+/// Tokens of scratch kept between documents (a longer window's are freed).
+const KEPT_SCRATCH_TOKENS: usize = 1 << 16;
+
+/// One document's windows with their fingerprints, token by token: the
+/// prefix hashes of the tokens of the window being cut are kept (16 bytes
+/// each, with the cutter's 4), and the powers of the bases up to the
+/// longest window, not the document's tokens.
+#[derive(Debug, Default)]
+pub(crate) struct WindowStream {
+    cutter: Cutter,
+    /// Both prefix hashes before each pending token.
+    before: VecDeque<[u64; 2]>,
+    /// Both prefix hashes of the tokens so far.
+    head: [u64; 2],
+    powers: [Vec<u64>; 2],
+}
+
+impl WindowStream {
+    /// A stream of the windows of `min_tokens` tokens and `min_bytes`
+    /// bytes.
+    pub fn new(min_tokens: u32, min_bytes: u64) -> WindowStream {
+        WindowStream {
+            cutter: Cutter::new(min_tokens, min_bytes),
+            powers: [vec![1], vec![1]],
+            ..WindowStream::default()
+        }
     }
-    let stream: Vec<i32> = (0..n as i32).chain([-1]).collect();
-    let lens = |t: i32| (t >= 0).then(|| bytes[t as usize]);
-    *out = window_lengths(stream, lens, min_tokens, min_bytes);
-    out.pop();
+
+    /// Takes the document's next token (hash, normalized bytes) and calls
+    /// `emit` with each window that ends with it, in order of position.
+    #[inline]
+    pub fn push(&mut self, hash: u64, bytes: u32, mut emit: impl FnMut(Window)) {
+        self.before.push_back(self.head);
+        for (k, base) in BASES.iter().enumerate() {
+            self.head[k] = addmod(mulmod(self.head[k], *base), hash % PRIME + 1);
+        }
+        let (before, head, powers) = (&mut self.before, self.head, &mut self.powers);
+        self.cutter.push(bytes, |position, length| {
+            let from = before.pop_front().unwrap_or_default();
+            let w = length as usize;
+            let mut fp = [0u64; 2];
+            for (k, base) in BASES.iter().enumerate() {
+                let pow = &mut powers[k];
+                while pow.len() <= w {
+                    let last = pow[pow.len() - 1];
+                    pow.push(mulmod(last, *base));
+                }
+                fp[k] = addmod(head[k], PRIME - mulmod(from[k], pow[w]));
+            }
+            emit(Window {
+                position,
+                length,
+                fingerprint: (fp[0], fp[1]),
+            });
+        });
+    }
+
+    /// Ends the document and starts the next.
+    pub fn end(&mut self) {
+        self.cutter.end();
+        self.before.clear();
+        if self.before.capacity() > KEPT_SCRATCH_TOKENS {
+            self.before = VecDeque::new();
+        }
+        self.head = [0, 0];
+    }
 }
 
 /// One window of a document (the substring unit).
@@ -122,22 +190,13 @@ impl SpanFinder {
     /// [`substring_spans`](Self::substring_spans). Empty for other units.
     pub fn substring_windows(&self, a: &Analysis) -> Vec<Window> {
         let c = &self.config;
-        let hashes: Vec<u64> = a.tokens.iter().map(|t| t.key).collect();
-        let bytes: Vec<u32> = a.tokens.iter().map(|t| t.bytes).collect();
-        let mut lengths = Vec::new();
-        document_lengths(&bytes, c.min_tokens as u32, c.min_bytes, &mut lengths);
-        let mut prefix = Prefix::default();
-        prefix.fill(&hashes);
-        lengths
-            .iter()
-            .enumerate()
-            .filter(|&(_, &w)| w > 0)
-            .map(|(p, &w)| Window {
-                position: p as u32,
-                length: w,
-                fingerprint: prefix.fingerprint(p, w as usize),
-            })
-            .collect()
+        let mut stream = WindowStream::new(c.min_tokens as u32, c.min_bytes);
+        let mut out = Vec::new();
+        // (A long document's tokens left in its text are not here.)
+        for t in &a.tokens {
+            stream.push(t.key, t.bytes, |w| out.push(w));
+        }
+        out
     }
 }
 
@@ -161,11 +220,51 @@ mod tests {
 
     #[test]
     fn equal_windows_have_equal_fingerprints() {
-        let mut pre = Prefix::default();
-        pre.fill(&[1u64, 2, 3, 1, 2, 3, 4, u64::MAX]);
-        assert_eq!(pre.fingerprint(0, 3), pre.fingerprint(3, 3));
-        assert_ne!(pre.fingerprint(0, 3), pre.fingerprint(1, 3));
-        assert_ne!(pre.fingerprint(0, 4), pre.fingerprint(3, 4));
+        let fingerprints = |w: u32| {
+            let mut s = WindowStream::new(w, 0);
+            let mut out = Vec::new();
+            for h in [1u64, 2, 3, 1, 2, 3, 4, u64::MAX] {
+                s.push(h, 1, |w| out.push((w.position, w.length, w.fingerprint)));
+            }
+            s.end();
+            out
+        };
+        let three = fingerprints(3);
+        assert_eq!(three.len(), 6);
+        assert!(three
+            .iter()
+            .enumerate()
+            .all(|(p, w)| w.0 == p as u32 && w.1 == 3));
+        assert_eq!(three[0].2, three[3].2);
+        assert_ne!(three[0].2, three[1].2);
+        let four = fingerprints(4);
+        assert_ne!(four[0].2, four[3].2);
+    }
+
+    #[test]
+    fn the_cutter_ends_each_window_at_its_first_token_with_enough_bytes() {
+        // Bytes 4, 4, 2, 10; windows of at least one token and more than 8
+        // bytes (each token counts one more).
+        let mut c = Cutter::new(1, 8);
+        let mut got = Vec::new();
+        for b in [4, 4, 2, 10] {
+            c.push(b, |p, w| got.push((p, w)));
+        }
+        assert_eq!(got, [(0, 2), (1, 3), (2, 2), (3, 1)]);
+        assert_eq!(c.end(), 0);
+        // Windows of three tokens: the last two positions have none, and
+        // the next document starts at position 0.
+        let mut c = Cutter::new(3, 0);
+        got.clear();
+        for b in [1, 1, 1, 1] {
+            c.push(b, |p, w| got.push((p, w)));
+        }
+        assert_eq!(got, [(0, 3), (1, 3)]);
+        assert_eq!(c.end(), 2);
+        c.push(1, |p, w| got.push((p, w)));
+        c.push(1, |p, w| got.push((p, w)));
+        c.push(1, |p, w| got.push((p, w)));
+        assert_eq!(got[2..], [(0, 3)]);
     }
 
     #[test]

@@ -170,6 +170,9 @@ fn push_trimmed(text: &str, from: usize, end: usize, out: &mut Vec<Range>) {
     }
 }
 
+/// Bytes of buffer a [`UnitKeyer`] keeps between units.
+const KEPT_BUFFER_BYTES: usize = 1 << 20;
+
 /// Computes unit keys with a reusable buffer.
 #[derive(Debug, Default)]
 pub struct UnitKeyer {
@@ -191,13 +194,31 @@ impl UnitKeyer {
         let long = !self.buf.is_empty()
             && (self.buf.len() >= min_chars
                 && self.buf.iter().filter(starts).take(min_chars).count() >= min_chars);
-        long.then(|| xxh3_64_with_seed(&self.buf, UNIT_SEED))
+        let key = long.then(|| xxh3_64_with_seed(&self.buf, UNIT_SEED));
+        if self.buf.capacity() > KEPT_BUFFER_BYTES {
+            // A long unit's (a substring span of a whole document's) room is
+            // not kept for the rest of the run.
+            self.buf = Vec::new();
+        }
+        key
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_units_buffer_is_not_kept() {
+        let mut k = UnitKeyer::default();
+        let long = "Word, ".repeat(300_000);
+        let key = k.key(&long, 20);
+        assert!(key.is_some());
+        assert_eq!(k.buf.capacity(), 0);
+        assert_eq!(k.key(&long.to_lowercase(), 20), key);
+        assert!(k.key("a unit of ordinary length", 20).is_some());
+        assert!(k.buf.capacity() > 0);
+    }
 
     fn texts(text: &str, unit: Unit, paras: Option<&[String]>) -> Vec<String> {
         let mut r = Vec::new();

@@ -47,6 +47,12 @@ impl Words {
         each_word(text, &mut self.norm, |_, hash, len| f(hash, len));
     }
 
+    /// Number of words of `text`: those [`Words::fill`] would keep,
+    /// counted without normalizing or hashing them.
+    pub fn count(text: &str) -> usize {
+        neardup_text::tokens(text).count()
+    }
+
     /// Words the buffers have room for without growing.
     pub fn capacity(&self) -> usize {
         self.ranges.capacity()
@@ -133,6 +139,7 @@ mod tests {
         Words::default().each_hash(t, |h, len| got.push((h, len)));
         let want: Vec<(u64, u32)> = (0..w.len()).map(|i| (w.hash(i), w.lens[i])).collect();
         assert_eq!(got, want);
+        assert_eq!(Words::count(t), w.len());
         assert!(w.capacity() >= w.len());
     }
 

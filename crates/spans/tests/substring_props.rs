@@ -3,8 +3,9 @@
 //! documents that fail to read, empty documents and documents of
 //! punctuation only in the middle: in memory, and past a tiny memory
 //! budget (the stream moved to disk part way, decided in several rounds),
-//! and by windows keyed by fingerprint (the distributed path), byte for
-//! byte the same.
+//! with documents tokenized by their analysis or, past a random
+//! `long_document_bytes`, by the run, and by windows keyed by fingerprint
+//! (the distributed path), byte for byte the same.
 
 use std::collections::HashMap;
 
@@ -102,7 +103,9 @@ fn run(f: &SpanFinder, docs: &[Option<String>]) -> (Vec<Row>, Option<u32>) {
     let mut r = f.run().unwrap();
     for (d, text) in docs.iter().enumerate() {
         let body = match text {
-            Some(t) => Ok((t.clone(), f.analyze(t, None))),
+            // A long document (past the finder's `long_document_bytes`) is
+            // tokenized by the run.
+            Some(t) => Ok((t.clone(), f.analyze_for_run(t, None))),
             None => Err(format!("document {d} could not be read")),
         };
         r.push(&format!("d{d}"), body, &mut sink).unwrap();
@@ -299,6 +302,7 @@ fn finder(
     min_bytes: u64,
     keep: Keep,
     memory: u64,
+    long: usize,
     dir: &std::path::Path,
 ) -> SpanFinder {
     let mut b = SpanFinder::builder()
@@ -306,6 +310,7 @@ fn finder(
         .keep(keep)
         .min_tokens(min_tokens)
         .memory(memory)
+        .long_document_bytes(long)
         .spill_dir(dir);
     if min_bytes > 0 {
         b = b.min_bytes(min_bytes);
@@ -324,6 +329,8 @@ proptest! {
         min_bytes in prop_oneof![Just(0u64), 1u64..16],
         keep_none in any::<bool>(),
         filler in (0usize..12, 1800usize..5000),
+        // Documents from this many bytes are tokenized by the run.
+        long in prop_oneof![Just(usize::MAX), 0usize..80],
     ) {
         let keep = if keep_none { Keep::None } else { Keep::First };
         // A document of unique words past the 64 KiB budget: the stream
@@ -332,13 +339,14 @@ proptest! {
         docs.insert(at, Doc::Filler(filler.1));
         let texts: Vec<Option<String>> = docs.iter().map(text_of).collect();
         let dir = neardup_testkit::TempDir::new("substring-props");
-        let (mem, from) = run(&finder(min_tokens, min_bytes, keep, 1 << 30, &dir), &texts);
+        let (mem, from) = run(&finder(min_tokens, min_bytes, keep, 1 << 30, long, &dir), &texts);
         prop_assert_eq!(from, None);
         check(&texts, &mem, min_tokens, min_bytes as usize, keep);
-        let (disk, from) = run(&finder(min_tokens, min_bytes, keep, 64 << 10, &dir), &texts);
+        let (disk, from) = run(&finder(min_tokens, min_bytes, keep, 64 << 10, long, &dir), &texts);
         prop_assert_eq!(from, Some(at as u32));
         prop_assert_eq!(&mem, &disk);
-        let f = finder(min_tokens, min_bytes, keep, 1 << 30, &dir);
+        // The windows of every document, its tokens kept by `analyze`.
+        let f = finder(min_tokens, min_bytes, keep, 1 << 30, usize::MAX, &dir);
         prop_assert_eq!(&mem, &by_windows(&f, &texts, keep));
     }
 }
@@ -351,7 +359,7 @@ proptest! {
 fn one_document_of_distinct_words_goes_to_disk_under_a_small_budget() {
     let dir = neardup_testkit::TempDir::new("substring-one-doc");
     let texts = vec![Some(text_of(&Doc::Filler(3000)).unwrap())];
-    let (rows, from) = run(&finder(1, 0, Keep::First, 64 << 10, &dir), &texts);
+    let (rows, from) = run(&finder(1, 0, Keep::First, 64 << 10, 0, &dir), &texts);
     assert_eq!(from, Some(0));
     assert!(rows[0].3.is_empty());
 }

@@ -324,8 +324,12 @@ pub fn run(args: SpansArgs) -> Result<()> {
         })
     };
     let mut run = finder.run()?;
-    let analyse =
-        |(source, item): (usize, Item)| (source, neardup::span_item(&finder, item, &extractor));
+    let analyse = |(source, item): (usize, Item)| {
+        (
+            source,
+            neardup::span_item_for_run(&finder, item, &extractor),
+        )
+    };
     pipeline::map_ordered_sourced(&inputs, &sources, &pool, analyse, |(source, doc)| {
         let Some((id, body)) = doc else {
             return Ok(());
