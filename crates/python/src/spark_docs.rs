@@ -232,7 +232,10 @@ pub fn doc_partitions_batch<'py>(
 mod tests {
     use super::*;
 
-    fn blob(docs: &[(i64, &[u8], Option<&[u8]>)]) -> Vec<u8> {
+    /// A document as the tests give it: order, signature, shingles.
+    type Doc<'a> = (i64, &'a [u8], Option<&'a [u8]>);
+
+    fn blob(docs: &[Doc<'_>]) -> Vec<u8> {
         let mut out = Vec::new();
         for &(ord, sig, sh) in docs {
             push_doc(&mut out, ord, sig, sh).unwrap();
@@ -252,7 +255,7 @@ mod tests {
             .iter()
             .map(|d| (d.ord, d.sig, d.shingles))
             .collect();
-        let want: Vec<(i64, &[u8], Option<&[u8]>)> = vec![
+        let want: Vec<Doc<'_>> = vec![
             (7, b"sig", Some(b"shingles")),
             (-3, b"", None),
             (9, b"x", Some(b"")),

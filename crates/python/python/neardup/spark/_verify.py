@@ -4,15 +4,18 @@ blobs, not by sort-merge joins of one row per document.
 Each document (``ord``, signature, shingle sequence) belongs to a
 partition of its order (``doc_partitions_batch``, a hash of ``ord``); a
 partition's documents travel as a few binary rows of at most
-``CHUNK_BYTES`` (``pack_docs_batch``), made once and kept. Verification is
-then two shuffles of a few rows each:
+``CHUNK_BYTES`` (``pack_docs_batch``), moved to their partition once and
+kept there (memory, then disk). Verification then moves only pairs (and
+the documents a partition lacks), never the kept documents again: each
+step is a ``cogroup`` by partition whose document side is already
+partitioned so.
 
-1. the pairs ``(u, v)``, packed 16 bytes a pair by the partition of ``v``,
-   meet the document blobs of that partition in one task, which forwards
-   each pair to the partition of ``u`` with the documents ``v`` that
-   partition lacks, each once (``export_docs_batch``);
-2. there they meet that partition's own document blobs, and one call
-   verifies every pair by the rule of ``verify_batch`` (the CLI's:
+1. The pairs ``(u, v)``, packed 16 bytes a pair by the partition of
+   ``v``, meet the documents of that partition in one call, which
+   forwards each pair to the partition of ``u`` with the documents ``v``
+   that partition lacks, each once (``export_docs_batch``);
+2. there they meet that partition's own documents, and one call verifies
+   every pair by the rule of ``verify_batch`` (the CLI's:
    ``verify_blobs_batch``).
 
 Memory of a task: its partition's documents (at most about
@@ -29,37 +32,41 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _neardup as _nd
-from ._blobs import CHUNK_BYTES, dest_labels
+from ._blobs import dest_labels
 from ._common import _col
 
+BLOB_SCHEMA = "dest int, payload binary"
 ROUTED_SCHEMA = "dest int, kind int, payload binary"
 EDGE_SCHEMA = "u long, v long, sim double, runs binary, psus boolean"
 
-DOCS, PAIRS, IMPORTED = 0, 1, 2
-"""The ``kind`` of a routed row: the partition's own documents, pairs,
+PAIRS, IMPORTED = 1, 2
+"""The ``kind`` of a routed row (``export_docs_batch``'s): pairs, or
 documents of another partition that its pairs name."""
 
 PAIR = np.dtype([("u", "<i8"), ("v", "<i8")])
 
+CHUNK_BYTES = 1 << 20
+"""The most bytes of documents or pairs one row carries (1 MB; a longer
+document alone): 170 rows for 10^5 real-text documents, and no row the
+JVM must place as a humongous object (over half a G1 heap region), which
+with 16 MB rows doubled the peak memory of a run."""
 
-def _rows(labels, dests, kinds, payloads):
-    """The Arrow batch of routed rows (partitions mapped to their labels)."""
+
+def _blob_rows(labels, dests, payloads):
+    """The Arrow batch of rows ``(dest, payload)``, partitions mapped to
+    their labels."""
     import pyarrow as pa
 
     return pa.RecordBatch.from_arrays(
-        [
-            pa.array([labels[d] for d in dests], pa.int32()),
-            pa.array(kinds, pa.int32()),
-            pa.array(payloads, pa.binary()),
-        ],
-        names=["dest", "kind", "payload"],
+        [pa.array([labels[d] for d in dests], pa.int32()), pa.array(payloads, pa.binary())],
+        names=["dest", "payload"],
     )
 
 
 def doc_blobs(reps, parts: int):
-    """The documents of ``reps`` (``ord``, ``sig``, ``sh``) as routed rows
-    ``(dest, DOCS, payload)`` of their partitions, kept (memory, then
-    disk; computed where first used)."""
+    """The documents of ``reps`` (``ord``, ``sig``, ``sh``) as rows
+    ``(dest, payload)`` in the partitions of their ``dest``, kept (memory,
+    then disk; computed where first used)."""
     from pyspark import StorageLevel
 
     labels = dest_labels(parts)
@@ -72,14 +79,15 @@ def doc_blobs(reps, parts: int):
             dests, payloads = _nd.pack_docs_batch(
                 ords, _col(b, "sig").to_pylist(), _col(b, "sh").to_pylist(), parts, CHUNK_BYTES
             )
-            yield _rows(labels, dests, [DOCS] * len(dests), payloads)
+            yield _blob_rows(labels, dests, payloads)
 
-    return reps.select("ord", "sig", "sh").mapInArrow(pack, ROUTED_SCHEMA).persist(StorageLevel.MEMORY_AND_DISK)
+    blobs = reps.select("ord", "sig", "sh").mapInArrow(pack, BLOB_SCHEMA)
+    return blobs.repartition(parts, "dest").persist(StorageLevel.MEMORY_AND_DISK)
 
 
 def _pair_blobs(parts: int):
-    """A ``mapInArrow`` function: pairs ``(u, v)`` as routed rows
-    ``(dest, PAIRS, payload)`` by the partition of ``v``."""
+    """A ``mapInArrow`` function: pairs ``(u, v)`` as rows ``(dest,
+    payload)`` by the partition of ``v``, at most ``CHUNK_BYTES`` a row."""
     labels = dest_labels(parts)
 
     def run(batches):
@@ -99,61 +107,57 @@ def _pair_blobs(parts: int):
                 for lo in range(bounds[p], bounds[p + 1], per):
                     dests.append(p)
                     payloads.append(rec[lo : min(lo + per, bounds[p + 1])].tobytes())
-            yield _rows(labels, dests, [PAIRS] * len(dests), payloads)
+            yield _blob_rows(labels, dests, payloads)
 
     return run
 
 
-def _by_kind(batches):
-    """The payloads of a partition's routed rows: its documents (own and
-    imported) and its pair blobs."""
-    docs, pairs = [], []
-    for b in batches:
-        kinds = _col(b, "kind").to_pylist()
-        for k, x in zip(kinds, _col(b, "payload").to_pylist()):
-            (pairs if k == PAIRS else docs).append(x)
-    return docs, pairs
-
-
 def _export(parts: int):
-    """A ``mapInArrow`` function over one partition's documents and the
-    pairs of its ``v``: the pairs and the documents they need, routed to
+    """A ``cogroup`` function over one partition's pair blobs (by ``v``)
+    and its documents: the pairs and the documents they need, routed to
     the partitions of ``u``."""
     labels = dest_labels(parts)
 
-    def run(batches):
-        docs, pairs = _by_kind(batches)
-        if not pairs:
-            return
-        dests, kinds, payloads = _nd.export_docs_batch(docs, pairs, parts, CHUNK_BYTES)
-        if dests:
-            yield _rows(labels, dests, [PAIRS if k == 1 else IMPORTED for k in kinds], payloads)
+    def run(key, pairs, docs):
+        import pandas as pd
+
+        if pairs.empty:
+            return pd.DataFrame({"dest": [], "kind": [], "payload": []})
+        dests, kinds, out = _nd.export_docs_batch(list(docs["payload"]), list(pairs["payload"]), parts, CHUNK_BYTES)
+        return pd.DataFrame(
+            {
+                "dest": np.array([labels[d] for d in dests], np.int32),
+                "kind": np.frombuffer(bytes(kinds), np.uint8).astype(np.int32),
+                "payload": pd.Series(out, dtype=object),
+            }
+        )
 
     return run
 
 
 def _verify(m, threshold, md, composite: bool, partial: bool):
-    """A ``mapInArrow`` function over one partition's documents, imported
-    documents and the pairs of its ``u``: the confirmed pairs."""
+    """A ``cogroup`` function over the pairs routed to one partition (by
+    ``u``, with the documents it lacks) and its documents: the confirmed
+    pairs."""
 
-    def run(batches):
-        import pyarrow as pa
+    def run(key, routed, docs):
+        import pandas as pd
 
-        docs, pairs = _by_kind(batches)
+        pairs = list(routed["payload"][routed["kind"] == PAIRS])
         if not pairs:
-            return
+            return pd.DataFrame({"u": [], "v": [], "sim": [], "runs": [], "psus": []})
+        docs = list(docs["payload"]) + list(routed["payload"][routed["kind"] == IMPORTED])
         u, v, sims, runs, psus = _nd.verify_blobs_batch(
             m, threshold, md, docs, pairs, composite=composite, partial=partial
         )
-        yield pa.RecordBatch.from_arrays(
-            [
-                pa.array(np.frombuffer(u, "<i8")),
-                pa.array(np.frombuffer(v, "<i8")),
-                pa.array(np.frombuffer(sims, "<f8")),
-                pa.array(runs, pa.binary()),
-                pa.array(psus, pa.bool_()),
-            ],
-            names=["u", "v", "sim", "runs", "psus"],
+        return pd.DataFrame(
+            {
+                "u": np.frombuffer(u, "<i8"),
+                "v": np.frombuffer(v, "<i8"),
+                "sim": np.frombuffer(sims, "<f8"),
+                "runs": pd.Series(runs, dtype=object),
+                "psus": np.array(psus, bool),
+            }
         )
 
     return run
@@ -164,10 +168,7 @@ def verified_edges(pairs, docs, m, threshold, md, parts: int, composite: bool, p
     sim, runs, psus)`` (``runs``: foreign runs for the composite page
     check; ``psus``: the partial copy check must look), given the document
     blobs ``docs`` of ``doc_blobs`` for ``parts`` partitions."""
-    routed = pairs.select("u", "v").mapInArrow(_pair_blobs(parts), ROUTED_SCHEMA)
-    exported = docs.unionByName(routed).repartition(parts, "dest").mapInArrow(_export(parts), ROUTED_SCHEMA)
-    return (
-        docs.unionByName(exported)
-        .repartition(parts, "dest")
-        .mapInArrow(_verify(m, threshold, md, composite, partial), EDGE_SCHEMA)
-    )
+    by_v = pairs.select("u", "v").mapInArrow(_pair_blobs(parts), BLOB_SCHEMA)
+    by_u = by_v.groupBy("dest").cogroup(docs.groupBy("dest")).applyInPandas(_export(parts), ROUTED_SCHEMA)
+    check = _verify(m, threshold, md, composite, partial)
+    return by_u.groupBy("dest").cogroup(docs.groupBy("dest")).applyInPandas(check, EDGE_SCHEMA)
