@@ -30,12 +30,10 @@ mod signature;
 mod spans;
 mod spark;
 mod spark_decide;
-mod spark_docs;
 mod spark_pairs;
 mod spark_passes;
 mod spark_spans;
 mod spark_substring;
-mod spark_verify;
 
 use pyo3::prelude::*;
 
@@ -77,10 +75,6 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark::candidate_keys_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark::verify_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark::candidate_rule, m)?)?;
-    m.add_function(wrap_pyfunction!(spark_docs::pack_docs_batch, m)?)?;
-    m.add_function(wrap_pyfunction!(spark_docs::doc_partitions_batch, m)?)?;
-    m.add_function(wrap_pyfunction!(spark_verify::export_docs_batch, m)?)?;
-    m.add_function(wrap_pyfunction!(spark_verify::verify_blobs_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_decide::keep_first_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_pairs::bucket_pairs_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_passes::strip_templates_batch, m)?)?;

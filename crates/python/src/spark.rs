@@ -198,11 +198,11 @@ pub fn verify_batch(
     composite: bool,
     partial: bool,
 ) -> PyResult<Verified> {
-    let rule = PairRule::new(
-        &spec_of(method, threshold, max_distance),
-        composite,
-        partial,
-    )?;
+    let spec = spec_of(method, threshold, max_distance);
+    let m = spec.build()?;
+    let verifier = spec.verifier();
+    let check = composite.then(CompositeCheck::default);
+    let partial = partial.then(PartialCopyCheck::default);
     if a.len() != b.len() {
         return Err(err("a and b differ in length"));
     }
@@ -211,76 +211,35 @@ pub fn verify_batch(
         shingles_b.unwrap_or_default(),
     );
     py.allow_threads(|| {
-        let mut out: Verified = (Vec::new(), Vec::new(), Vec::new());
-        for (i, (x, y)) in a.iter().zip(&b).enumerate() {
-            let p = sa.get(i).and_then(Option::as_deref);
-            let q = sb.get(i).and_then(Option::as_deref);
-            let (s, r, suspect) = rule
-                .verify_one(x, y, p, q)
-                .map_err(|e| format!("pair {i}: {e}"))?;
-            out.0.push(s);
-            out.1.push(r);
-            out.2.push(suspect);
-        }
-        Ok(out)
+        a.iter()
+            .zip(&b)
+            .enumerate()
+            .map(|(i, (x, y))| {
+                let seqs = (
+                    sa.get(i).and_then(Option::as_ref),
+                    sb.get(i).and_then(Option::as_ref),
+                );
+                if let (Some(v), (Some(p), Some(q))) = (&verifier, seqs) {
+                    let p = seq_of(p, v.k, "pair", i)?;
+                    let q = seq_of(q, v.k, "pair", i)?;
+                    return Ok(verify_exactly(v, check.as_ref(), partial.as_ref(), &p, &q));
+                }
+                let (x, y) = (decode(x, "pair", i)?, decode(y, "pair", i)?);
+                let sim = verify(&m, &x, &y).map_err(|e| format!("pair {i}: {e}"))?;
+                Ok((sim, None, false))
+            })
+            .collect::<Result<Vec<_>, String>>()
+            .map(|v| {
+                let mut out = (Vec::new(), Vec::new(), Vec::new());
+                for (s, r, p) in v {
+                    out.0.push(s);
+                    out.1.push(r);
+                    out.2.push(p);
+                }
+                out
+            })
     })
-    .map_err(|e: String| err(e))
-}
-
-/// One pair's verification: similarity when confirmed, foreign runs for
-/// the composite page check, whether the partial copy check must look.
-pub(crate) type PairVerdict = (Option<f64>, Option<Vec<u8>>, bool);
-
-/// The rule that verifies a candidate pair, as the CLI does: exactly on
-/// both shingle sequences when the method has a verifier and both are
-/// given, else on the signatures. One place for [`verify_batch`] and the
-/// document blobs' kernel ([`crate::spark_verify`]).
-pub(crate) struct PairRule {
-    method: Method,
-    verifier: Option<Verifier>,
-    check: Option<CompositeCheck>,
-    partial: Option<PartialCopyCheck>,
-}
-
-impl PairRule {
-    pub(crate) fn new(spec: &MethodSpec, composite: bool, partial: bool) -> PyResult<Self> {
-        Ok(Self {
-            method: spec.build()?,
-            verifier: spec.verifier(),
-            check: composite.then(CompositeCheck::default),
-            partial: partial.then(PartialCopyCheck::default),
-        })
-    }
-
-    /// Verifies `(a, b)`, `a` the senior document: signatures `sig_a`,
-    /// `sig_b`, shingle sequences `sh_a`, `sh_b` when there are.
-    pub(crate) fn verify_one(
-        &self,
-        sig_a: &[u8],
-        sig_b: &[u8],
-        sh_a: Option<&[u8]>,
-        sh_b: Option<&[u8]>,
-    ) -> Result<PairVerdict, String> {
-        if let (Some(v), Some(p), Some(q)) = (&self.verifier, sh_a, sh_b) {
-            let seq = |b: &[u8]| {
-                ShingleSeq::from_bytes(b, v.k).ok_or_else(|| {
-                    format!("shingle bytes of length {} are not a sequence", b.len())
-                })
-            };
-            let (p, q) = (seq(p)?, seq(q)?);
-            return Ok(verify_exactly(
-                v,
-                self.check.as_ref(),
-                self.partial.as_ref(),
-                &p,
-                &q,
-            ));
-        }
-        let sig =
-            |b: &[u8]| Sig::from_bytes(b).map_err(|e| format!("cannot decode signature: {e}"));
-        let sim = verify(&self.method, &sig(sig_a)?, &sig(sig_b)?)?;
-        Ok((sim, None, false))
-    }
+    .map_err(err)
 }
 
 /// A shingle sequence from its bytes.

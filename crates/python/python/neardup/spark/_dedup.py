@@ -60,9 +60,9 @@ from ._candidates import candidate_pairs
 from ._common import _col, _materialize
 from ._components import keep_first
 from ._passes import _composite_pairs, _partial_pairs, _strip_site_templates
-from ._verify import doc_blobs, verified_edges
 
 _FP_SCHEMA = "ord long, id string, sig binary, error string, text_len long, sh binary, host string"
+_EDGE_SCHEMA = "u long, v long, sim double, runs binary, psus boolean"
 
 HOT_KEY_ROWS = 2_000
 """A candidate key (a band bucket) with more documents than this is hot:
@@ -231,12 +231,41 @@ def _dedup(
     _step(df, "candidates and verification")
     pairs, blobs = candidate_pairs(reps, m, threshold, md, parts, hot_key_rows)
 
+    # Shingle sequences travel only for the `default` method (exact
+    # verification).
+    su = reps.select(F.col("ord").alias("u"), F.col("sig").alias("su"), F.col("sh").alias("hu"))
+    sv = reps.select(F.col("ord").alias("v"), F.col("sig").alias("sv"), F.col("sh").alias("hv"))
+    candidates = pairs.join(su, "u").join(sv, "v")
     with_runs = exact and composite_check
     with_partial = exact and partial_check
-    # Pairs meet their documents as packed blobs by partition (_verify).
-    docs = doc_blobs(reps, parts)
-    edges = _materialize(verified_edges(pairs, docs, m, threshold, md, parts, with_runs, with_partial))
-    docs.unpersist()
+
+    def verify(batches):
+        for b in batches:
+            sims, runs, psus = _nd.verify_batch(
+                m,
+                threshold,
+                md,
+                _col(b, "su").to_pylist(),
+                _col(b, "sv").to_pylist(),
+                _col(b, "hu").to_pylist(),
+                _col(b, "hv").to_pylist(),
+                composite=with_runs,
+                partial=with_partial,
+            )
+            sims = pa.array(sims, pa.float64())
+            keep = sims.is_valid()
+            yield pa.RecordBatch.from_arrays(
+                [
+                    _col(b, "u").filter(keep),
+                    _col(b, "v").filter(keep),
+                    sims.filter(keep),
+                    pa.array(runs, pa.binary()).filter(keep),
+                    pa.array(psus, pa.bool_()).filter(keep),
+                ],
+                names=["u", "v", "sim", "runs", "psus"],
+            )
+
+    edges = _materialize(candidates.mapInArrow(verify, _EDGE_SCHEMA))
     blobs.unpersist()
     if with_runs or with_partial:
         # One pass over the pairs: does any have a long foreign run (else
