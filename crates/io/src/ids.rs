@@ -13,11 +13,15 @@ use std::sync::{Arc, Mutex};
 use crate::document::Item;
 use crate::error::{DocError, DocErrorKind};
 
-/// Gives every item a unique id. Ids are remembered by their 128-bit hash
-/// (about 40 bytes a document, whatever the length of the URL).
+/// Gives every item a unique id. Ids are remembered by their 128-bit hash,
+/// whatever the length of the URL: 17 bytes a slot of a table at most 7/8
+/// full, so 20 to 40 bytes a document (a growing table holds its old half
+/// too). The suffix last given to a repeated id is kept apart, for the few
+/// ids that repeat.
 #[derive(Debug, Default)]
 pub(crate) struct IdRegistry {
-    seen: HashMap<u128, u32, BuildHasherDefault<KeyHasher>>,
+    seen: HashSet<u128, BuildHasherDefault<KeyHasher>>,
+    last_suffix: HashMap<u128, u32, BuildHasherDefault<KeyHasher>>,
 }
 
 /// The hasher of the registry's keys, which are hashes already: their
@@ -70,22 +74,19 @@ impl IdRegistry {
         }
     }
 
-    /// Registers `id`; `Some(new id)` when it was already taken.
+    /// Registers `id`; `Some(new id)` when it was already taken: `id#k`
+    /// for the first `k` from 2 on (after the last suffix given to `id`)
+    /// that is not taken either.
     fn rename(&mut self, id: &str) -> Option<String> {
         let base = key(id);
-        let n = self.seen.entry(base).or_insert(0);
-        *n += 1;
-        if *n == 1 {
+        if self.seen.insert(base) {
             return None;
         }
-        let mut k = *n;
+        let mut k = self.last_suffix.get(&base).map_or(2, |&last| last + 1);
         loop {
             let candidate = format!("{id}#{k}");
-            if let std::collections::hash_map::Entry::Vacant(e) = self.seen.entry(key(&candidate)) {
-                e.insert(1);
-                if let Some(n) = self.seen.get_mut(&base) {
-                    *n = k;
-                }
+            if self.seen.insert(key(&candidate)) {
+                self.last_suffix.insert(base, k);
                 return Some(candidate);
             }
             k += 1;
@@ -168,5 +169,21 @@ mod tests {
             &again,
             Item::Error(DocError { id, kind: DocErrorKind::DuplicateId(orig) }) if id == "a#2" && orig == "a"
         ));
+    }
+
+    #[test]
+    fn suffixes_skip_ids_taken_and_follow_the_last_one_given() {
+        let mut ids = IdRegistry::default();
+        let got: Vec<String> = ["a", "a", "a#3", "a", "a", "a#2", "b", "a#2"]
+            .into_iter()
+            .map(|id| match ids.assign(doc(id), false) {
+                Item::Document(d) => d.id,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            got,
+            ["a", "a#2", "a#3", "a#4", "a#5", "a#2#2", "b", "a#2#3"]
+        );
     }
 }

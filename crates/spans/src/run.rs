@@ -157,11 +157,12 @@ impl SpanRun {
         if let Path::Streaming(fs) = &mut self.path {
             let keys = body.as_ref().map_or(0, |(_, a)| a.keys.len());
             if fs.memory_after(keys) + self.ids.memory_bytes() > self.finder.config.memory {
-                let carried: Vec<_> = fs.drain().collect();
+                // Written out straight from the table: a copy of it would
+                // take most of the budget again.
                 let d = Deferred::start(
                     &self.finder.spill_parent(),
                     index,
-                    carried.into_iter(),
+                    fs.drain(),
                     self.finder.kept_text_filter(),
                 )?;
                 self.stats.partitioned_from = Some(index);
