@@ -6,19 +6,13 @@
 //! way and from the start, with `--keep first` and `--keep none`, with and
 //! without a byte minimum.
 
-use neardup_spans::{Emitted, Keep, SpanFinder, Unit};
+mod common;
+
+use common::{run, substring_finder};
+use neardup_spans::{Keep, SpanFinder};
 
 /// Threshold of the tests: every document but the short ones is long.
 const LONG: usize = 64;
-
-/// One emitted document: index, id, error, spans (bytes, code points,
-/// the id named).
-type Row = (
-    u32,
-    String,
-    Option<String>,
-    Vec<(usize, usize, usize, usize, String)>,
-);
 
 /// Documents, some long, some short, one failed, one empty: a long one of
 /// one repeated word, long ones copying from short ones and from each
@@ -48,47 +42,7 @@ fn corpus(filler: usize) -> Vec<Option<String>> {
 }
 
 fn finder(keep: Keep, min_bytes: u64, memory: u64, dir: &std::path::Path) -> SpanFinder {
-    let mut b = SpanFinder::builder()
-        .unit(Unit::Substring)
-        .keep(keep)
-        .min_tokens(3)
-        .memory(memory)
-        .long_document_bytes(LONG)
-        .spill_dir(dir);
-    if min_bytes > 0 {
-        b = b.min_bytes(min_bytes);
-    }
-    b.build().unwrap()
-}
-
-/// The rows of a run, its documents analysed for the run (long ones keep
-/// no tokens) or fully (`ordinary`); and where it went to disk.
-fn run(f: &SpanFinder, docs: &[Option<String>], ordinary: bool) -> (Vec<Row>, Option<u32>) {
-    let mut rows = Vec::new();
-    let mut sink = |e: &Emitted<'_>| {
-        let spans = e
-            .spans
-            .iter()
-            .map(|s| {
-                let id = e.source_id(s).to_string();
-                (s.start, s.end, s.chars.0, s.chars.1, id)
-            })
-            .collect();
-        let error = e.error.map(str::to_string);
-        rows.push((e.index, e.id.to_string(), error, spans));
-        Ok(())
-    };
-    let mut r = f.run().unwrap();
-    for (d, text) in docs.iter().enumerate() {
-        let body = match text {
-            Some(t) if ordinary => Ok((t.clone(), f.analyze(t, None))),
-            Some(t) => Ok((t.clone(), f.analyze_for_run(t, None))),
-            None => Err(format!("document {d} could not be read")),
-        };
-        r.push(&format!("d{d}"), body, &mut sink).unwrap();
-    }
-    let stats = r.finish(&mut sink).unwrap();
-    (rows, stats.partitioned_from)
+    substring_finder(3, min_bytes, keep, memory, LONG, dir)
 }
 
 #[test]

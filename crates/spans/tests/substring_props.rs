@@ -9,7 +9,10 @@
 
 use std::collections::HashMap;
 
-use neardup_spans::{Emitted, Keep, Source, SpanFinder, Unit};
+mod common;
+
+use common::{run, substring_finder, Row};
+use neardup_spans::{Keep, Source, SpanFinder};
 use neardup_text::{normalize, NormalizeOptions};
 use proptest::prelude::*;
 
@@ -64,54 +67,6 @@ fn text_of(d: &Doc) -> Option<String> {
                 .join(" "),
         ),
     }
-}
-
-/// One emitted document: index, id, error, spans (bytes, code points,
-/// the id named).
-type Row = (
-    u32,
-    String,
-    Option<String>,
-    Vec<(usize, usize, usize, usize, String)>,
-);
-
-fn run(f: &SpanFinder, docs: &[Option<String>]) -> (Vec<Row>, Option<u32>) {
-    let mut rows = Vec::new();
-    let mut sink = |e: &Emitted<'_>| {
-        let spans = e
-            .spans
-            .iter()
-            .map(|s| {
-                assert!(matches!(s.source, Source::First(_)));
-                (
-                    s.start,
-                    s.end,
-                    s.chars.0,
-                    s.chars.1,
-                    e.source_id(s).to_string(),
-                )
-            })
-            .collect();
-        rows.push((
-            e.index,
-            e.id.to_string(),
-            e.error.map(str::to_string),
-            spans,
-        ));
-        Ok(())
-    };
-    let mut r = f.run().unwrap();
-    for (d, text) in docs.iter().enumerate() {
-        let body = match text {
-            // A long document (past the finder's `long_document_bytes`) is
-            // tokenized by the run.
-            Some(t) => Ok((t.clone(), f.analyze_for_run(t, None))),
-            None => Err(format!("document {d} could not be read")),
-        };
-        r.push(&format!("d{d}"), body, &mut sink).unwrap();
-    }
-    let stats = r.finish(&mut sink).unwrap();
-    (rows, stats.partitioned_from)
 }
 
 /// The same rows by the distributed path (`neardup.spark.spans`): each
@@ -297,27 +252,6 @@ fn check(docs: &[Option<String>], rows: &[Row], min_tokens: usize, min_bytes: us
     }
 }
 
-fn finder(
-    min_tokens: usize,
-    min_bytes: u64,
-    keep: Keep,
-    memory: u64,
-    long: usize,
-    dir: &std::path::Path,
-) -> SpanFinder {
-    let mut b = SpanFinder::builder()
-        .unit(Unit::Substring)
-        .keep(keep)
-        .min_tokens(min_tokens)
-        .memory(memory)
-        .long_document_bytes(long)
-        .spill_dir(dir);
-    if min_bytes > 0 {
-        b = b.min_bytes(min_bytes);
-    }
-    b.build().unwrap()
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
 
@@ -339,14 +273,14 @@ proptest! {
         docs.insert(at, Doc::Filler(filler.1));
         let texts: Vec<Option<String>> = docs.iter().map(text_of).collect();
         let dir = neardup_testkit::TempDir::new("substring-props");
-        let (mem, from) = run(&finder(min_tokens, min_bytes, keep, 1 << 30, long, &dir), &texts);
+        let (mem, from) = run(&substring_finder(min_tokens, min_bytes, keep, 1 << 30, long, &dir), &texts, false);
         prop_assert_eq!(from, None);
         check(&texts, &mem, min_tokens, min_bytes as usize, keep);
-        let (disk, from) = run(&finder(min_tokens, min_bytes, keep, 64 << 10, long, &dir), &texts);
+        let (disk, from) = run(&substring_finder(min_tokens, min_bytes, keep, 64 << 10, long, &dir), &texts, false);
         prop_assert_eq!(from, Some(at as u32));
         prop_assert_eq!(&mem, &disk);
         // The windows of every document, its tokens kept by `analyze`.
-        let f = finder(min_tokens, min_bytes, keep, 1 << 30, usize::MAX, &dir);
+        let f = substring_finder(min_tokens, min_bytes, keep, 1 << 30, usize::MAX, &dir);
         prop_assert_eq!(&mem, &by_windows(&f, &texts, keep));
     }
 }
@@ -359,7 +293,11 @@ proptest! {
 fn one_document_of_distinct_words_goes_to_disk_under_a_small_budget() {
     let dir = neardup_testkit::TempDir::new("substring-one-doc");
     let texts = vec![Some(text_of(&Doc::Filler(3000)).unwrap())];
-    let (rows, from) = run(&finder(1, 0, Keep::First, 64 << 10, 0, &dir), &texts);
+    let (rows, from) = run(
+        &substring_finder(1, 0, Keep::First, 64 << 10, 0, &dir),
+        &texts,
+        false,
+    );
     assert_eq!(from, Some(0));
     assert!(rows[0].3.is_empty());
 }
