@@ -30,6 +30,7 @@ use crate::kept_text::{read_kept, write_kept, KEPT_TEXT};
 use crate::options::Keep;
 use crate::seen_filter::SeenFilter;
 use crate::spill::{u32_at, Decision, Occurrence, SpillDir};
+use crate::units::Range;
 
 /// Number of partitions.
 pub const PARTITIONS: usize = 256;
@@ -125,7 +126,7 @@ impl Deferred {
             }
             write_kept(w, text, a, &self.kept)?;
         } else if let Some((_, a)) = write_doc_head(w, body)? {
-            write_u32s(w, a.units.iter().flat_map(|&(s, e)| [s as u32, e as u32]))?;
+            write_ranges(w, &a.units)?;
             write_u32s(w, a.key_unit.iter().copied())?;
             write_refs(w, &a.references)?;
         }
@@ -352,6 +353,19 @@ pub(crate) fn write_u32s(
     Ok(())
 }
 
+/// Writes ranges (of bytes or code points), two `u32`s each.
+pub(crate) fn write_ranges(w: &mut impl Write, ranges: &[Range]) -> Result<(), Error> {
+    write_u32s(w, ranges.iter().flat_map(|&(s, e)| [s as u32, e as u32]))
+}
+
+/// Reads the ranges written by [`write_ranges`].
+pub(crate) fn read_ranges(r: &mut impl Read) -> Result<Vec<Range>, Error> {
+    let v = read_u32s(r)?;
+    Ok(v.chunks_exact(2)
+        .map(|c| (c[0] as usize, c[1] as usize))
+        .collect())
+}
+
 fn read_len(r: &mut impl Read) -> Result<usize, Error> {
     let mut b = [0u8; 8];
     r.read_exact(&mut b)?;
@@ -399,13 +413,10 @@ fn read_doc(r: &mut DocsReader, index: u32) -> Result<ReadDoc, Error> {
         Err(msg) => return Ok((Err(msg), None)),
     };
     let bad = |what: &str| Error::corrupt(format!("document {index}: {what}"));
-    let units = read_u32s(r)?;
+    let units = read_ranges(r)?;
     let key_unit = read_u32s(r)?;
     let mut a = Analysis {
-        units: units
-            .chunks_exact(2)
-            .map(|c| (c[0] as usize, c[1] as usize))
-            .collect(),
+        units,
         keys: vec![0; key_unit.len()],
         key_unit,
         references: read_refs(r, &text, index)?,

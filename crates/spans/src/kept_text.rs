@@ -10,8 +10,9 @@
 use std::io::{Read, Write};
 
 use crate::analysis::Analysis;
-use crate::deferred::{read_u32s, write_u32s};
+use crate::deferred::{read_ranges, read_u32s, write_ranges, write_u32s};
 use crate::error::Error;
+use crate::spill::u64_at;
 
 /// Tag of such a record (0 and 1 are a whole text and an error).
 pub(crate) const KEPT_TEXT: u8 = 2;
@@ -28,11 +29,8 @@ pub(crate) fn write_kept(
     w.write_all(&[KEPT_TEXT])?;
     w.write_all(&(text.len() as u64).to_le_bytes())?;
     w.write_all(&(a.chars as u64).to_le_bytes())?;
-    write_u32s(w, a.units.iter().flat_map(|&(s, e)| [s as u32, e as u32]))?;
-    write_u32s(
-        w,
-        a.unit_chars.iter().flat_map(|&(s, e)| [s as u32, e as u32]),
-    )?;
+    write_ranges(w, &a.units)?;
+    write_ranges(w, &a.unit_chars)?;
     write_u32s(w, a.key_unit.iter().copied())?;
     let flagged = (0..a.units.len() as u32).filter(|&u| kept[u as usize]);
     write_u32s(w, flagged.clone())?;
@@ -53,18 +51,12 @@ pub(crate) fn read_kept(
     let bad = |what: &str| Error::corrupt(format!("document {index}: {what}"));
     let mut b = [0u8; 16];
     r.read_exact(&mut b)?;
-    let len = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
-    let chars = u64::from_le_bytes(b[8..].try_into().expect("8 bytes"));
+    let (len, chars) = (u64_at(&b, 0), u64_at(&b, 8));
     if len > u32::MAX as u64 || chars > len {
         return Err(bad("a length is out of range"));
     }
-    let pairs = |v: Vec<u32>| -> Vec<(usize, usize)> {
-        v.chunks_exact(2)
-            .map(|c| (c[0] as usize, c[1] as usize))
-            .collect()
-    };
-    let units = pairs(read_u32s(r)?);
-    let unit_chars = pairs(read_u32s(r)?);
+    let units = read_ranges(r)?;
+    let unit_chars = read_ranges(r)?;
     let key_unit = read_u32s(r)?;
     let flagged = read_u32s(r)?;
     let len = len as usize;
@@ -102,6 +94,16 @@ mod tests {
     use crate::options::SpanFinder;
     use crate::units::Unit;
 
+    /// `text` analysed into paragraphs of any length.
+    fn paragraphs(text: &str) -> Analysis {
+        let finder = SpanFinder::builder()
+            .unit(Unit::Paragraph)
+            .min_chars(1)
+            .build()
+            .unwrap();
+        finder.analyze(text, None)
+    }
+
     fn record_bytes(text: &str, a: &Analysis, kept: &[bool]) -> Vec<u8> {
         let mut v = Vec::new();
         write_kept(&mut v, text, a, kept).unwrap();
@@ -111,12 +113,7 @@ mod tests {
     #[test]
     fn kept_units_read_back_in_place_with_spaces_elsewhere() {
         let text = "Première ligne, café.\n\nSecond paragraph here.\n\n第三段中文。\n\nFourth one.";
-        let finder = SpanFinder::builder()
-            .unit(Unit::Paragraph)
-            .min_chars(1)
-            .build()
-            .unwrap();
-        let a = finder.analyze(text, None);
+        let a = paragraphs(text);
         assert_eq!(a.units.len(), 4);
         let kept = [true, false, true, false];
         let bytes = record_bytes(text, &a, &kept);
@@ -142,12 +139,7 @@ mod tests {
     #[test]
     fn a_damaged_record_is_an_error_naming_the_document() {
         let text = "One paragraph here.\n\nAnother paragraph there.";
-        let finder = SpanFinder::builder()
-            .unit(Unit::Paragraph)
-            .min_chars(1)
-            .build()
-            .unwrap();
-        let a = finder.analyze(text, None);
+        let a = paragraphs(text);
         let bytes = record_bytes(text, &a, &[true, true]);
         for cut in [3, 17, 30, bytes.len() - 1] {
             let mut r = &bytes[1..cut];
