@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use neardup::sketch::Signature as Sig;
 use neardup::{BatchCorpus, Dedup, Fingerprinted, Groups};
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
 
 use crate::batch::{batch_engine, Holding};
 use crate::errors::err;
@@ -88,8 +89,8 @@ impl FingerprintGroups {
         ids: Vec<String>,
         urls: Vec<Option<String>>,
         text_lens: Vec<u64>,
-        signatures: Vec<Option<Vec<u8>>>,
-        shingles: Vec<Option<Vec<u8>>>,
+        signatures: Vec<Option<PyBackedBytes>>,
+        shingles: Vec<Option<PyBackedBytes>>,
         errors: Vec<Option<String>>,
     ) -> PyResult<()> {
         if self.groups.is_some() {

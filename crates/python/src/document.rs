@@ -6,6 +6,7 @@ use neardup::extract::{Extractor, Mode};
 use neardup::io::{Content, RawDocument};
 use neardup::Page;
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
 
 use crate::errors::{err, py_repr};
 
@@ -14,7 +15,7 @@ use crate::errors::{err, py_repr};
 pub enum HtmlArg {
     /// Raw bytes, decoded like a browser would.
     #[pyo3(transparent, annotation = "bytes")]
-    Bytes(Vec<u8>),
+    Bytes(PyBackedBytes),
     /// A str, taken as UTF-8.
     #[pyo3(transparent, annotation = "str")]
     Str(String),
@@ -25,7 +26,7 @@ impl HtmlArg {
     pub fn into_content(self, content_type: Option<String>) -> Content {
         match self {
             HtmlArg::Bytes(bytes) => Content::Html {
-                bytes,
+                bytes: bytes.to_vec(),
                 content_type,
             },
             // A str has no charset of its own: its UTF-8 bytes are what the

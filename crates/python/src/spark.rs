@@ -7,6 +7,7 @@ use neardup::io::Content;
 use neardup::sketch::{Method, Signature as Sig};
 use neardup::{CompositeCheck, PartialCopyCheck, ShingleSeq, Verifier};
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyBytes;
 
 use crate::batch::fingerprint_content;
@@ -141,7 +142,7 @@ pub fn candidate_keys_batch<'py>(
     method: &str,
     threshold: Option<f64>,
     max_distance: Option<u32>,
-    sigs: Vec<Vec<u8>>,
+    sigs: Vec<PyBackedBytes>,
 ) -> PyResult<(
     Bound<'py, PyBytes>,
     Bound<'py, PyBytes>,
@@ -191,10 +192,10 @@ pub fn verify_batch(
     method: &str,
     threshold: Option<f64>,
     max_distance: Option<u32>,
-    a: Vec<Vec<u8>>,
-    b: Vec<Vec<u8>>,
-    shingles_a: Option<Vec<Option<Vec<u8>>>>,
-    shingles_b: Option<Vec<Option<Vec<u8>>>>,
+    a: Vec<PyBackedBytes>,
+    b: Vec<PyBackedBytes>,
+    shingles_a: Option<Vec<Option<PyBackedBytes>>>,
+    shingles_b: Option<Vec<Option<PyBackedBytes>>>,
     composite: bool,
     partial: bool,
 ) -> PyResult<Verified> {

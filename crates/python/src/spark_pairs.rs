@@ -10,6 +10,8 @@
 //! documents is made once per partition by sorted runs in Rust, instead of
 //! once per shared key by a sort-merge join of rows.
 
+use std::collections::BTreeMap;
+
 use neardup::index::InvertedIndex;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -71,35 +73,33 @@ fn bucket_pairs(
     index
         .set_max_posting_len(max_posting)
         .map_err(|e| e.to_string())?;
-    // Postings by table, then document: one index run per table, so that
-    // keys of different tables never meet.
-    let mut order: Vec<usize> = (0..ords.len()).collect();
-    order.sort_unstable_by_key(|&i| (tables[i], ords[i], keys[i]));
+    // The postings of each table as contiguous `(document, key)` records,
+    // sorted: a document's keys are then one slice of `set_keys`, and the
+    // index gets slices, not a vector a document.
+    let mut by_table: BTreeMap<u32, Vec<(i64, u64)>> = BTreeMap::new();
+    for i in 0..ords.len() {
+        by_table
+            .entry(tables[i])
+            .or_default()
+            .push((ords[i], keys[i] as u64));
+    }
     let mut found: Vec<(i64, i64, u32)> = Vec::new();
-    let mut lo = 0;
-    while lo < order.len() {
-        let table = tables[order[lo]];
-        let mut hi = lo;
-        while hi < order.len() && tables[order[hi]] == table {
-            hi += 1;
-        }
-        // The documents of this table, ascending (dense ids keep the order),
-        // and each one's keys.
+    for (_, mut posts) in by_table {
+        posts.sort_unstable();
         let mut docs: Vec<i64> = Vec::new();
-        let mut sets: Vec<Vec<u64>> = Vec::new();
-        for &i in &order[lo..hi] {
-            if docs.last() != Some(&ords[i]) {
-                docs.push(ords[i]);
-                sets.push(Vec::new());
-            }
-            if let Some(set) = sets.last_mut() {
-                set.push(keys[i] as u64);
+        let mut bounds: Vec<usize> = Vec::new();
+        let set_keys: Vec<u64> = posts.iter().map(|p| p.1).collect();
+        for (at, &(ord, _)) in posts.iter().enumerate() {
+            if docs.last() != Some(&ord) {
+                docs.push(ord);
+                bounds.push(at);
             }
         }
+        bounds.push(posts.len());
+        let sets: Vec<&[u64]> = bounds.windows(2).map(|w| &set_keys[w[0]..w[1]]).collect();
         for (a, b, shared) in index.pairs(&sets).map_err(|e| e.to_string())? {
             found.push((docs[a as usize], docs[b as usize], shared));
         }
-        lo = hi;
     }
     found.sort_unstable_by_key(|&(u, v, _)| (u, v));
     let mut out: Pairs = (Vec::new(), Vec::new(), Vec::new());

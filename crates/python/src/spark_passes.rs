@@ -6,6 +6,7 @@
 
 use neardup::{CompositeCheck, Dedup, PartialCopyCheck, ShingleSeq};
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyBytes;
 
 use crate::errors::err;
@@ -71,7 +72,7 @@ pub fn strip_templates_batch<'py>(
     method: &str,
     threshold: Option<f64>,
     max_distance: Option<u32>,
-    shingles: Vec<Vec<u8>>,
+    shingles: Vec<PyBackedBytes>,
 ) -> PyResult<Stripped<'py>> {
     let spec = spec_of(method, threshold, max_distance);
     let Some(v) = spec.verifier() else {
@@ -111,7 +112,7 @@ type SplitRuns = (Vec<u32>, Vec<u8>, Vec<u32>, Vec<Vec<u8>>);
 /// the result: the input row, its side, its number within the row, and
 /// the run's hashes as bytes (u32 little-endian, sorted, distinct).
 #[pyfunction]
-pub fn split_runs_batch(py: Python<'_>, runs: Vec<Vec<u8>>) -> PyResult<SplitRuns> {
+pub fn split_runs_batch(py: Python<'_>, runs: Vec<PyBackedBytes>) -> PyResult<SplitRuns> {
     py.allow_threads(|| -> Result<_, String> {
         let (mut rows, mut sides, mut nums, mut bytes) = (vec![], vec![], vec![], vec![]);
         for (i, r) in runs.iter().enumerate() {
@@ -136,7 +137,7 @@ pub fn split_runs_batch(py: Python<'_>, runs: Vec<Vec<u8>>) -> PyResult<SplitRun
 #[pyo3(signature = (seqs, among=None))]
 pub fn sampled_hashes_batch(
     py: Python<'_>,
-    seqs: Vec<Vec<u8>>,
+    seqs: Vec<PyBackedBytes>,
     among: Option<&[u8]>,
 ) -> PyResult<(Vec<u32>, Vec<i64>)> {
     let check = CompositeCheck::default();
@@ -177,7 +178,7 @@ fn shingle_k(method: &str, threshold: Option<f64>, max_distance: Option<u32>) ->
 /// read with its shingle length, the GIL released.
 fn per_row<F>(
     py: Python<'_>,
-    columns: [(&str, &[Vec<u8>], usize); 3],
+    columns: [(&str, &[PyBackedBytes], usize); 3],
     decide: F,
 ) -> PyResult<Vec<bool>>
 where
@@ -212,9 +213,9 @@ pub fn composite_check_batch(
     method: &str,
     threshold: Option<f64>,
     max_distance: Option<u32>,
-    runs: Vec<Vec<u8>>,
-    thirds: Vec<Vec<u8>>,
-    others: Vec<Vec<u8>>,
+    runs: Vec<PyBackedBytes>,
+    thirds: Vec<PyBackedBytes>,
+    others: Vec<PyBackedBytes>,
 ) -> PyResult<Vec<bool>> {
     let k = shingle_k(method, threshold, max_distance);
     let check = CompositeCheck::default();
@@ -245,7 +246,7 @@ pub fn composite_thirds_batch(
     py: Python<'_>,
     us: Vec<i64>,
     vs: Vec<i64>,
-    runs: Vec<Vec<u8>>,
+    runs: Vec<PyBackedBytes>,
     hashes: Vec<Vec<i64>>,
     docs: Vec<Vec<Vec<i64>>>,
 ) -> PyResult<Thirds> {
@@ -311,9 +312,9 @@ pub fn partial_check_batch(
     method: &str,
     threshold: Option<f64>,
     max_distance: Option<u32>,
-    fulls: Vec<Vec<u8>>,
-    parts: Vec<Vec<u8>>,
-    thirds: Vec<Vec<u8>>,
+    fulls: Vec<PyBackedBytes>,
+    parts: Vec<PyBackedBytes>,
+    thirds: Vec<PyBackedBytes>,
 ) -> PyResult<Vec<bool>> {
     let k = shingle_k(method, threshold, max_distance);
     let check = PartialCopyCheck::default();
