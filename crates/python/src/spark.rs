@@ -177,7 +177,9 @@ pub fn candidate_keys_batch<'py>(
 type Verified = (Vec<Option<f64>>, Vec<Option<Vec<u8>>>, Vec<bool>);
 
 /// Verifies candidate pairs `(a[i], b[i])`, `a` the senior document: the
-/// similarity of a confirmed pair, `None` otherwise. With the `default`
+/// similarity of a confirmed pair, `None` otherwise. `a` and `b` are
+/// signatures; they may be `None` when every pair has both shingle
+/// sequences (exact verification reads only those). With the `default`
 /// method and both shingle sequences (`shingles_a`, `shingles_b`, from
 /// [`fingerprint_batch`]), the pair is verified exactly, as the CLI does;
 /// with `composite=True`, a confirmed pair with a long foreign run also
@@ -192,8 +194,8 @@ pub fn verify_batch(
     method: &str,
     threshold: Option<f64>,
     max_distance: Option<u32>,
-    a: Vec<PyBackedBytes>,
-    b: Vec<PyBackedBytes>,
+    a: Option<Vec<PyBackedBytes>>,
+    b: Option<Vec<PyBackedBytes>>,
     shingles_a: Option<Vec<Option<PyBackedBytes>>>,
     shingles_b: Option<Vec<Option<PyBackedBytes>>>,
     composite: bool,
@@ -204,18 +206,18 @@ pub fn verify_batch(
     let verifier = spec.verifier();
     let check = composite.then(CompositeCheck::default);
     let partial = partial.then(PartialCopyCheck::default);
-    if a.len() != b.len() {
-        return Err(err("a and b differ in length"));
-    }
     let (sa, sb) = (
         shingles_a.unwrap_or_default(),
         shingles_b.unwrap_or_default(),
     );
+    let n = match (&a, &b) {
+        (Some(a), Some(b)) if a.len() == b.len() => a.len(),
+        (None, None) if sa.len() == sb.len() => sa.len(),
+        _ => return Err(err("a and b (or their shingles) differ in length")),
+    };
     py.allow_threads(|| {
-        a.iter()
-            .zip(&b)
-            .enumerate()
-            .map(|(i, (x, y))| {
+        (0..n)
+            .map(|i| {
                 let seqs = (
                     sa.get(i).and_then(Option::as_ref),
                     sb.get(i).and_then(Option::as_ref),
@@ -225,6 +227,12 @@ pub fn verify_batch(
                     let q = seq_of(q, v.k, "pair", i)?;
                     return Ok(verify_exactly(v, check.as_ref(), partial.as_ref(), &p, &q));
                 }
+                let (Some(x), Some(y)) = (
+                    a.as_ref().and_then(|a| a.get(i)),
+                    b.as_ref().and_then(|b| b.get(i)),
+                ) else {
+                    return Err(format!("pair {i}: no shingles and no signatures"));
+                };
                 let (x, y) = (decode(x, "pair", i)?, decode(y, "pair", i)?);
                 let sim = verify(&m, &x, &y).map_err(|e| format!("pair {i}: {e}"))?;
                 Ok((sim, None, false))

@@ -226,15 +226,27 @@ def _dedup(
     )
     # Partitioned by document once: the joins on either side of a pair
     # below reuse this partitioning instead of shuffling shingles again.
-    reps = _partitioned_by(with_sig.join(copies, "ord", "left_anti"), "ord", parts)
+    # The `default` method verifies on shingle sequences alone: its
+    # signatures make candidate keys (from `with_sig`, where they are) and
+    # never cross this shuffle.
+    # Few copies (the usual case) are broadcast, so that leaving them out
+    # shuffles nothing.
+    left_out = F.broadcast(copies) if copies.count() <= BROADCAST_COPIES else copies
+    kept = ["ord", "sh"] if exact else ["ord", "sig", "sh"]
+    reps = _partitioned_by(with_sig.select(*kept).join(left_out, "ord", "left_anti"), "ord", parts)
 
     _step(df, "candidates and verification")
-    pairs, blobs = candidate_pairs(reps, m, threshold, md, parts, hot_key_rows)
+    signed = with_sig.select("ord", "sig").join(left_out, "ord", "left_anti")
+    pairs, blobs = candidate_pairs(signed, m, threshold, md, parts, hot_key_rows)
 
     # Shingle sequences travel only for the `default` method (exact
-    # verification).
-    su = reps.select(F.col("ord").alias("u"), F.col("sig").alias("su"), F.col("sh").alias("hu"))
-    sv = reps.select(F.col("ord").alias("v"), F.col("sig").alias("sv"), F.col("sh").alias("hv"))
+    # verification), signatures only for the others.
+    def side(o, s, h):
+        cols = [F.col("ord").alias(o), F.col("sh").alias(h)]
+        return cols if exact else cols + [F.col("sig").alias(s)]
+
+    su = reps.select(*side("u", "su", "hu"))
+    sv = reps.select(*side("v", "sv", "hv"))
     candidates = pairs.join(su, "u").join(sv, "v")
     with_runs = exact and composite_check
     with_partial = exact and partial_check
@@ -245,8 +257,8 @@ def _dedup(
                 m,
                 threshold,
                 md,
-                _col(b, "su").to_pylist(),
-                _col(b, "sv").to_pylist(),
+                None if exact else _col(b, "su").to_pylist(),
+                None if exact else _col(b, "sv").to_pylist(),
                 _col(b, "hu").to_pylist(),
                 _col(b, "hv").to_pylist(),
                 composite=with_runs,
@@ -317,6 +329,12 @@ def _dedup(
         F.when(F.col("dup").isNotNull(), F.round(F.col("s"), 4)).alias("similarity"),
     )
     return out
+
+
+BROADCAST_COPIES = 4_000_000
+"""The most exact copies (``(ord, rep)``, 16 bytes each, 64 MB at most)
+sent to every executor to be left out of the other steps' input where it
+is; past it, they are left out by a shuffled join."""
 
 
 DOCS_PER_PARTITION = 50_000
