@@ -21,6 +21,32 @@ pub enum HtmlArg {
     Str(String),
 }
 
+/// A main text from Python: a `str`, or its UTF-8 bytes (an Arrow string
+/// column cast to binary reaches Rust without being decoded into Python
+/// strings; invalid UTF-8 is replaced by U+FFFD).
+#[derive(FromPyObject)]
+pub enum TextArg {
+    /// A str.
+    #[pyo3(transparent, annotation = "str")]
+    Str(String),
+    /// UTF-8 bytes.
+    #[pyo3(transparent, annotation = "bytes")]
+    Bytes(PyBackedBytes),
+}
+
+impl TextArg {
+    /// The text as a `String`.
+    pub fn into_text(self) -> String {
+        match self {
+            TextArg::Str(s) => s,
+            TextArg::Bytes(b) => match std::str::from_utf8(&b) {
+                Ok(s) => s.to_string(),
+                Err(_) => String::from_utf8_lossy(&b).into_owned(),
+            },
+        }
+    }
+}
+
 impl HtmlArg {
     /// The document content, with the charset a str implies.
     pub fn into_content(self, content_type: Option<String>) -> Content {

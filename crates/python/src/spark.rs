@@ -11,7 +11,7 @@ use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyBytes;
 
 use crate::batch::fingerprint_content;
-use crate::document::HtmlArg;
+use crate::document::{HtmlArg, TextArg};
 use crate::errors::err;
 use crate::keys::{candidate_keys, rule, verify};
 use crate::method::MethodSpec;
@@ -63,7 +63,7 @@ pub fn fingerprint_batch<'py>(
     max_distance: Option<u32>,
     ids: Vec<String>,
     htmls: Option<Vec<Option<HtmlArg>>>,
-    texts: Option<Vec<Option<String>>>,
+    texts: Option<Vec<Option<TextArg>>>,
     all_text: bool,
 ) -> PyResult<Fingerprints<'py>> {
     let spec = spec_of(method, threshold, max_distance);
@@ -76,14 +76,17 @@ pub fn fingerprint_batch<'py>(
             .into_iter()
             .map(|x| x.map(|x| x.into_content(None)))
             .collect(),
-        (None, Some(t)) => t.into_iter().map(|x| x.map(Content::Text)).collect(),
+        (None, Some(t)) => t
+            .into_iter()
+            .map(|x| x.map(|t| Content::Text(t.into_text())))
+            .collect(),
         // Both: the HTML where there is some, else the text.
         (Some(h), Some(t)) if h.len() == t.len() => h
             .into_iter()
             .zip(t)
             .map(|(h, t)| match h {
                 Some(h) => Some(h.into_content(None)),
-                None => t.map(Content::Text),
+                None => t.map(|t| Content::Text(t.into_text())),
             })
             .collect(),
         _ => return Err(err("give htmls= or texts= (or both, of one length)")),

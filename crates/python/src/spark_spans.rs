@@ -7,7 +7,7 @@ use neardup::io::{Content, Item, RawDocument};
 use neardup::spans::{Analysis, Source, Span, SpanFinder as Finder};
 use pyo3::prelude::*;
 
-use crate::document::{extractor, HtmlArg};
+use crate::document::{extractor, HtmlArg, TextArg};
 use crate::errors::err;
 use crate::spans::{finder, reference_of};
 
@@ -66,7 +66,7 @@ pub(crate) fn analyse(
     f: &Finder,
     ids: Vec<String>,
     htmls: Option<Vec<Option<HtmlArg>>>,
-    texts: Option<Vec<Option<String>>>,
+    texts: Option<Vec<Option<TextArg>>>,
     all_text: bool,
 ) -> PyResult<Vec<Doc>> {
     let n = ids.len();
@@ -78,7 +78,7 @@ pub(crate) fn analyse(
         let text = texts.as_mut().and_then(|t| t.next()).flatten();
         let content = match (html, text) {
             (Some(h), _) => Some(h.into_content(None)),
-            (None, Some(t)) => Some(Content::Text(t)),
+            (None, Some(t)) => Some(Content::Text(t.into_text())),
             (None, None) => None,
         };
         let doc = match content {
@@ -116,7 +116,7 @@ pub fn span_keys_batch(
     options: SpanOptions,
     ids: Vec<String>,
     htmls: Option<Vec<Option<HtmlArg>>>,
-    texts: Option<Vec<Option<String>>>,
+    texts: Option<Vec<Option<TextArg>>>,
 ) -> PyResult<KeyRows> {
     let f = options.finder()?;
     py.allow_threads(|| {
@@ -153,7 +153,7 @@ pub fn span_rows_batch(
     ids: Vec<String>,
     matches: Vec<Option<Vec<(u32, i64, String)>>>,
     htmls: Option<Vec<Option<HtmlArg>>>,
-    texts: Option<Vec<Option<String>>>,
+    texts: Option<Vec<Option<TextArg>>>,
 ) -> PyResult<SpanRows> {
     let f = options.finder()?;
     py.allow_threads(|| {

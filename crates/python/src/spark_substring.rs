@@ -8,7 +8,7 @@
 use neardup::spans::SpanFinder as Finder;
 use pyo3::prelude::*;
 
-use crate::document::HtmlArg;
+use crate::document::{HtmlArg, TextArg};
 use crate::errors::err;
 use crate::spark_spans::{analyse, span_rows, SpanOptions, SpanRows};
 
@@ -40,7 +40,7 @@ pub fn substring_windows_batch(
     options: SpanOptions,
     ids: Vec<String>,
     htmls: Option<Vec<Option<HtmlArg>>>,
-    texts: Option<Vec<Option<String>>>,
+    texts: Option<Vec<Option<TextArg>>>,
 ) -> PyResult<WindowRows> {
     let f = options.substring_finder()?;
     py.allow_threads(|| {
@@ -70,7 +70,7 @@ pub fn substring_rows_batch(
     ids: Vec<String>,
     copies: Vec<Option<Vec<CopiedWindow>>>,
     htmls: Option<Vec<Option<HtmlArg>>>,
-    texts: Option<Vec<Option<String>>>,
+    texts: Option<Vec<Option<TextArg>>>,
 ) -> PyResult<SpanRows> {
     let f = options.substring_finder()?;
     py.allow_threads(|| {

@@ -334,3 +334,28 @@ def test_read_documents_warc(tmp_path):
     assert recs[0].content_type.startswith("text/html")
     rows = neardup.dedup_files([str(path)])
     assert rows[1]["duplicate_of"] == "http://a.example/" and rows[1]["similarity"] == 1.0
+
+
+def test_spark_kernels_read_bytes_as_they_read_str():
+    """Texts as UTF-8 bytes (how neardup.spark hands them over) give the
+    fingerprints of the same texts as str; invalid UTF-8 is replaced by
+    U+FFFD; exact verification needs no signatures."""
+    from neardup import _neardup as nd
+
+    base = "Le café “du coin” ferme ses portes après trente ans de service au quartier"
+    texts = [base, base + " demain", "ordre 漢字 du jour et encore quelques mots ici", "bad \ufffd bytes and more words"]
+    as_bytes = [t.encode() for t in texts[:3]] + [b"bad \xff bytes and more words"]
+    ids = ["a", "b", "c", "d"]
+    by_str = nd.fingerprint_batch("default", None, None, ids, texts=texts)
+    by_bytes = nd.fingerprint_batch("default", None, None, ids, texts=as_bytes)
+    assert by_str == by_bytes
+    html = f"<html><head><meta charset=utf-8><title>t</title></head><body><p>{base}</p></body></html>"
+    assert nd.fingerprint_batch("default", None, None, ["h"], htmls=[html]) == nd.fingerprint_batch(
+        "default", None, None, ["h"], htmls=[html.encode()]
+    )
+    sigs, _, _, shingles, _ = by_str
+    with_sigs = nd.verify_batch("default", None, None, [sigs[0]], [sigs[1]], [shingles[0]], [shingles[1]])
+    without = nd.verify_batch("default", None, None, None, None, [shingles[0]], [shingles[1]])
+    assert with_sigs == without and without[0][0] is not None
+    with pytest.raises(ValueError, match="pair 0: no shingles and no signatures"):
+        nd.verify_batch("default", None, None, None, None, [None], [None])

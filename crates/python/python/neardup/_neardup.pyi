@@ -289,7 +289,7 @@ def fingerprint_batch(
     max_distance: Optional[int],
     ids: List[str],
     htmls: Optional[List[Optional[Union[bytes, str]]]] = None,
-    texts: Optional[List[Optional[str]]] = None,
+    texts: Optional[List[Optional[Union[str, bytes]]]] = None,
     all_text: bool = False,
 ) -> Tuple[
     List[Optional[bytes]], List[Optional[str]], List[int], List[Optional[bytes]], List[Optional[str]]

@@ -57,7 +57,7 @@ from typing import List, Optional
 
 from .. import _neardup as _nd
 from ._candidates import candidate_pairs
-from ._common import _col, _materialize
+from ._common import _col, _materialize, _utf8
 from ._components import keep_first
 from ._passes import _composite_pairs, _partial_pairs, _strip_site_templates
 
@@ -183,7 +183,7 @@ def _dedup(
                 md,
                 ids,
                 htmls=_col(b, "html").to_pylist() if use_html else None,
-                texts=_col(b, "text").to_pylist() if use_text else None,
+                texts=_utf8(b, "text") if use_text else None,
                 all_text=all_text,
             )
             yield pa.RecordBatch.from_arrays(

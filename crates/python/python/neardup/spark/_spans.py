@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import List, Optional, Sequence
 
 from .. import _neardup as _nd
-from ._common import _col, _materialize
+from ._common import _col, _materialize, _utf8
 
 _SPAN_KEY_SCHEMA = "ord long, kidx int, unit int, key long"
 _WINDOW_SCHEMA = "ord long, pos int, len int, h0 long, h1 long"
@@ -99,7 +99,7 @@ def spans(
     def contents(b):
         return {
             "htmls": _col(b, "html").to_pylist() if use_html else None,
-            "texts": _col(b, "text").to_pylist() if use_text else None,
+            "texts": _utf8(b, "text") if use_text else None,
         }
 
     ids = docs.select(F.col("ord").alias("first_ord"), F.col("id").alias("first_id"))
