@@ -32,6 +32,7 @@ mod spark;
 mod spark_decide;
 mod spark_pairs;
 mod spark_passes;
+mod spark_postings;
 mod spark_spans;
 mod spark_substring;
 
@@ -77,6 +78,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark::candidate_rule, m)?)?;
     m.add_function(wrap_pyfunction!(spark_decide::keep_first_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_pairs::bucket_pairs_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_postings::pack_postings_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_passes::strip_templates_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_passes::split_runs_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_passes::sampled_hashes_batch, m)?)?;

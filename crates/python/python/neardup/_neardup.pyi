@@ -303,6 +303,9 @@ def candidate_keys_batch(
 def bucket_pairs_batch(
     ords: bytes, tables: bytes, keys: bytes, max_posting: Optional[int] = None
 ) -> Tuple[bytes, bytes, bytes]: ...
+def pack_postings_batch(
+    ords: bytes, tables: bytes, keys: bytes, dests: int, common_above: float, chunk_bytes: int
+) -> Tuple[List[int], List[bytes], bytes]: ...
 def verify_batch(
     method: str,
     threshold: Optional[float],

@@ -13,8 +13,8 @@ them). The counts of a pair's destinations are summed by Spark.
 Boilerplate: a key of more than ``hot_key_rows`` documents (hot) is not
 sent whole to one task. A key that hot has more than ``hot_key_rows / S``
 of its postings in one of the ``S`` partitions of signatures (pigeonhole),
-so each partition also gives its keys that common (counted in NumPy where
-the postings are made). Only when some partition has one are those keys
+so each partition also gives its keys that common (counted in Rust where
+the postings are packed). Only when some partition has one are those keys
 counted exactly; the hot ones (at most postings / ``hot_key_rows``) are
 broadcast, their postings taken out of the blobs, and their documents
 split into blocks, each pair of blocks one task (``_tile_pairs``).
@@ -27,7 +27,7 @@ from typing import Optional
 import numpy as np
 
 from .. import _neardup as _nd
-from ._blobs import BLOB_SCHEMA, KEY, POSTING, blob_batch, dest_labels, mix_keys, records_of, unpacked
+from ._blobs import BLOB_SCHEMA, CHUNK_BYTES, KEY, POSTING, blob_batch, dest_labels, mix_keys, records_of, unpacked
 from ._common import _col
 
 PAIR_SCHEMA = "u long, v long, n long"
@@ -70,16 +70,19 @@ def packed_postings(rec, labels, common_above: float):
     """The blobs of one partition's postings ``rec`` (``POSTING``
     records), a destination each by a mix of table and key, then a blob
     of ``dest == COMMON`` with the keys it holds more than
-    ``common_above`` times."""
-    mixed = mix_keys(rec["t"], rec["k"])
-    out = blob_batch(rec, (mixed % np.uint64(len(labels))).astype(np.int64), labels)
-    if out is not None:
-        yield out
-    # Counted by their mix: colliding keys only add candidates.
-    _, inverse, counts = np.unique(mixed, return_inverse=True, return_counts=True)
-    common = (counts > common_above)[inverse.reshape(-1)]
-    if common.any():
-        keys = np.unique(rec[common][["t", "k"]].astype(KEY))
+    ``common_above`` times (packed and counted in one Rust call)."""
+    import pyarrow as pa
+
+    dest, payloads, common = _nd.pack_postings_batch(
+        rec["ord"].tobytes(), rec["t"].tobytes(), rec["k"].tobytes(), len(labels), common_above, CHUNK_BYTES
+    )
+    if payloads:
+        yield pa.RecordBatch.from_arrays(
+            [pa.array([labels[d] for d in dest], pa.int32()), pa.array(payloads, pa.binary())],
+            names=["dest", "payload"],
+        )
+    if common:
+        keys = np.frombuffer(common, KEY)
         yield blob_batch(keys, np.zeros(len(keys), np.int64), [COMMON])
 
 
