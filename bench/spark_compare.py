@@ -137,6 +137,7 @@ def main():
     ap.add_argument("--python", default=str(REPO / "target" / "pyenv" / "bin" / "python"))
     ap.add_argument("--peer-python", default=str(REPO / "bench" / ".venv" / "bin" / "python"))
     ap.add_argument("--work", default=None, help="directory for corpora and outputs (default: a temporary one)")
+    ap.add_argument("--cli-args", default="", help="more options of `neardup dedup`, e.g. '--memory 4G' at 10^7")
     args = ap.parse_args()
     import pyarrow as pa
     import pyarrow.json as pj
@@ -151,16 +152,25 @@ def main():
         if not src.exists():
             subprocess.run([str(binary / "neardup-bench"), "realtext", "--docs", str(n), "-o", str(jsonl)],
                            check=True, cwd=REPO, stderr=subprocess.DEVNULL)
-            t = pj.read_json(jsonl, read_options=pj.ReadOptions(block_size=1 << 26))
-            t = t.append_column("n", pa.array(range(t.num_rows), pa.int64()))
-            pq.write_table(t, src, row_group_size=50_000)
+            # Block by block: 10^7 documents do not fit in memory as one table.
+            reader, writer, at = pj.open_json(jsonl, read_options=pj.ReadOptions(block_size=1 << 26)), None, 0
+            for batch in reader:
+                batch = pa.RecordBatch.from_arrays(
+                    batch.columns + [pa.array(range(at, at + batch.num_rows), pa.int64())],
+                    names=batch.schema.names + ["n"],
+                )
+                at += batch.num_rows
+                writer = writer or pq.ParquetWriter(src, batch.schema)
+                writer.write_batch(batch, row_group_size=50_000)
+            writer.close()
             jsonl.unlink()
         truth = pq.read_table(src, columns=["id", "cluster", "n"]).to_pylist()
         groups = {r["id"]: r["cluster"] for r in truth}
         by_n = {r["n"]: r["id"] for r in truth}
 
         cli_out = work / f"cli{n}.jsonl"
-        wall, peak, _, cpu = measured([str(binary / "neardup"), "dedup", "-q", str(src), "-o", str(cli_out)])
+        wall, peak, _, cpu = measured([str(binary / "neardup"), "dedup", "-q", str(src), "-o", str(cli_out),
+                                       *args.cli_args.split()])
         cli = {}
         for line in cli_out.read_text().splitlines():
             r = json.loads(line)
