@@ -79,6 +79,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark_decide::keep_first_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_pairs::bucket_pairs_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_postings::pack_postings_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_postings::mix_keys_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_passes::strip_templates_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_passes::split_runs_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_passes::sampled_hashes_batch, m)?)?;

@@ -5,9 +5,9 @@
 //! A posting is 20 bytes, little-endian: document (`i64`, input order),
 //! table (`i32`), key (`i64`): NumPy's `POSTING` record in
 //! `neardup/spark/_blobs.py`. Its destination is [`mix_key`] of table and
-//! key modulo the number of destinations, the same function as
-//! `_blobs.mix_keys`, so every posting of a key lands in one partition
-//! whichever side packed it. Keys held more than `common_above` times in
+//! key modulo the number of destinations; `_blobs.mix_keys` calls the same
+//! function ([`mix_keys_batch`]), so every posting of a key lands in one
+//! partition whichever side packed it. Keys held more than `common_above` times in
 //! the partition are also given (12-byte `KEY` records: table, key): the
 //! hot-key search counts those exactly.
 
@@ -30,6 +30,28 @@ pub(crate) fn mix_key(table: u32, key: i64) -> u64 {
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     x ^ (x >> 31)
+}
+
+/// [`mix_key`] of each table and key (packed little-endian columns, 32 and
+/// 64 bits), packed as unsigned 64-bit integers: the Python side's mix, so
+/// that both send a key to one destination.
+#[pyfunction]
+pub fn mix_keys_batch<'py>(
+    py: Python<'py>,
+    tables: &[u8],
+    keys: &[u8],
+) -> PyResult<Bound<'py, PyBytes>> {
+    let tables = u32s(tables, "tables").map_err(err)?;
+    let keys = i64s(keys, "keys").map_err(err)?;
+    if tables.len() != keys.len() {
+        return Err(err("tables and keys differ in length"));
+    }
+    let out: Vec<u8> = tables
+        .iter()
+        .zip(&keys)
+        .flat_map(|(&t, &k)| mix_key(t, k).to_le_bytes())
+        .collect();
+    Ok(PyBytes::new(py, &out))
 }
 
 /// A hasher for [`mix_key`] values: they are uniform already, so the
@@ -276,9 +298,9 @@ mod tests {
     }
 
     #[test]
-    fn the_mix_is_the_one_numpy_computes() {
-        // `_blobs.mix_keys` (NumPy) of the same tables and keys: the two
-        // sides must send a key to one destination.
+    fn the_mix_is_splitmix64s_finalizer_of_key_and_table() {
+        // splitmix64's finalizer over `key ^ table * golden`, as NumPy
+        // computed it before the Python side called this function.
         let cases = [
             (0, 0, 0u64),
             (3, -7, 14_871_335_008_177_693_066),

@@ -306,6 +306,7 @@ def bucket_pairs_batch(
 def pack_postings_batch(
     ords: bytes, tables: bytes, keys: bytes, dests: int, common_above: float, chunk_bytes: int
 ) -> Tuple[List[int], List[bytes], bytes]: ...
+def mix_keys_batch(tables: bytes, keys: bytes) -> bytes: ...
 def verify_batch(
     method: str,
     threshold: Optional[float],

@@ -120,11 +120,11 @@ def unpacked(dtype):
 
 
 def mix_keys(t: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """One 64-bit mix of table and key (splitmix64's finalizer over
-    ``k ^ t * golden``): spreads keys over destinations, and counts keys
-    where colliding mixes only merge counts."""
-    with np.errstate(over="ignore"):
-        x = k.astype(np.uint64) ^ (t.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return x ^ (x >> np.uint64(31))
+    """One 64-bit mix of table and key (unsigned), the one the posting
+    kernel sends keys to destinations by (``mix_keys_batch``, Rust): the
+    postings re-packed here go where the kernel sends them."""
+    from .. import _neardup as _nd
+
+    t = np.ascontiguousarray(t, "<u4")
+    k = np.ascontiguousarray(k, "<i8")
+    return np.frombuffer(_nd.mix_keys_batch(t.tobytes(), k.tobytes()), "<u8")
