@@ -39,11 +39,17 @@ impl TextArg {
     pub fn into_text(self) -> String {
         match self {
             TextArg::Str(s) => s,
-            TextArg::Bytes(b) => match std::str::from_utf8(&b) {
-                Ok(s) => s.to_string(),
-                Err(_) => String::from_utf8_lossy(&b).into_owned(),
-            },
+            TextArg::Bytes(b) => String::from_utf8_lossy(&b).into_owned(),
         }
+    }
+}
+
+/// A document's content from its HTML and its text, either one given:
+/// the HTML where there is some, else the text.
+pub fn content_of(html: Option<HtmlArg>, text: Option<TextArg>) -> Option<Content> {
+    match (html, text) {
+        (Some(h), _) => Some(h.into_content(None)),
+        (None, t) => t.map(|t| Content::Text(t.into_text())),
     }
 }
 

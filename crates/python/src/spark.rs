@@ -11,7 +11,7 @@ use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyBytes;
 
 use crate::batch::fingerprint_content;
-use crate::document::{HtmlArg, TextArg};
+use crate::document::{content_of, HtmlArg, TextArg};
 use crate::errors::err;
 use crate::keys::{candidate_keys, rule, verify};
 use crate::method::MethodSpec;
@@ -72,22 +72,12 @@ pub fn fingerprint_batch<'py>(
         .verifier(spec.verifier())
         .build();
     let contents: Vec<Option<Content>> = match (htmls, texts) {
-        (Some(h), None) => h
-            .into_iter()
-            .map(|x| x.map(|x| x.into_content(None)))
-            .collect(),
-        (None, Some(t)) => t
-            .into_iter()
-            .map(|x| x.map(|t| Content::Text(t.into_text())))
-            .collect(),
-        // Both: the HTML where there is some, else the text.
+        (Some(h), None) => h.into_iter().map(|h| content_of(h, None)).collect(),
+        (None, Some(t)) => t.into_iter().map(|t| content_of(None, t)).collect(),
         (Some(h), Some(t)) if h.len() == t.len() => h
             .into_iter()
             .zip(t)
-            .map(|(h, t)| match h {
-                Some(h) => Some(h.into_content(None)),
-                None => t.map(|t| Content::Text(t.into_text())),
-            })
+            .map(|(h, t)| content_of(h, t))
             .collect(),
         _ => return Err(err("give htmls= or texts= (or both, of one length)")),
     };

@@ -1,15 +1,16 @@
 //! The posting kernel of `neardup.spark.dedup`: one partition's
-//! candidate-key postings packed by destination partition, in one call. Spark moves the packed rows; [`crate::spark_pairs`] makes the
-//! pairs where they land.
+//! candidate-key postings packed by destination partition, in one call.
+//! Spark moves the packed rows; [`crate::spark_pairs`] makes the pairs
+//! where they land.
 //!
 //! A posting is 20 bytes, little-endian: document (`i64`, input order),
 //! table (`i32`), key (`i64`): NumPy's `POSTING` record in
 //! `neardup/spark/_blobs.py`. Its destination is [`mix_key`] of table and
 //! key modulo the number of destinations; `_blobs.mix_keys` calls the same
 //! function ([`mix_keys_batch`]), so every posting of a key lands in one
-//! partition whichever side packed it. Keys held more than `common_above` times in
-//! the partition are also given (12-byte `KEY` records: table, key): the
-//! hot-key search counts those exactly.
+//! partition whichever side packed it. Keys held more than `common_above`
+//! times in the partition are also given (12-byte `KEY` records: table,
+//! key): the hot-key search counts those exactly.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};

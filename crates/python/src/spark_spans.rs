@@ -3,11 +3,11 @@
 //! document's spans from what the shuffle found, by the library's rule
 //! (`SpanFinder::spans_of`).
 
-use neardup::io::{Content, Item, RawDocument};
+use neardup::io::{Item, RawDocument};
 use neardup::spans::{Analysis, Source, Span, SpanFinder as Finder};
 use pyo3::prelude::*;
 
-use crate::document::{extractor, HtmlArg, TextArg};
+use crate::document::{content_of, extractor, HtmlArg, TextArg};
 use crate::errors::err;
 use crate::spans::{finder, reference_of};
 
@@ -76,12 +76,7 @@ pub(crate) fn analyse(
     for id in ids {
         let html = htmls.as_mut().and_then(|h| h.next()).flatten();
         let text = texts.as_mut().and_then(|t| t.next()).flatten();
-        let content = match (html, text) {
-            (Some(h), _) => Some(h.into_content(None)),
-            (None, Some(t)) => Some(Content::Text(t.into_text())),
-            (None, None) => None,
-        };
-        let doc = match content {
+        let doc = match content_of(html, text) {
             None => Ok((String::new(), f.analyze("", None))),
             Some(content) => {
                 let item = Item::Document(RawDocument {
