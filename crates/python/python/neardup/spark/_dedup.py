@@ -5,9 +5,13 @@ without collecting the corpus anywhere:
 
 1. **Fingerprints** — executors decode, extract and fingerprint each
    document with the Rust core (``mapInArrow``, one Arrow batch per call,
-   the GIL released). The result is materialized once (checkpoint). With
-   the ``default`` method the main text travels on as its shingle sequence
-   (4 bytes a token), which exact verification reads.
+   the GIL released). The result is partitioned by document as it is
+   made and kept (memory, then local disk), once: every later step reads
+   the columns it needs where they are, and the joins on a document
+   shuffle only their other side. (The input is counted first to size the
+   partitions: free for Parquet; persist an input that is costly to
+   compute.) With the ``default`` method the main text travels on as its
+   shingle sequence (4 bytes a token), which exact verification reads.
    **Site templates** (``default`` method): the pages of each host, in
    input order, go to one executor call (``groupBy(host).applyInPandas``)
    that removes the text the host repeats on unrelated pages and
@@ -61,7 +65,7 @@ from ._common import _col, _materialize, _utf8
 from ._components import keep_first
 from ._passes import _composite_pairs, _partial_pairs, _strip_site_templates
 
-_FP_SCHEMA = "ord long, id string, sig binary, error string, text_len long, sh binary, host string"
+_FP_SCHEMA = "ord long, id string, sig binary, sh binary, host string"
 _EDGE_SCHEMA = "u long, v long, sim double, runs binary, psus boolean"
 
 HOT_KEY_ROWS = 2_000
@@ -177,7 +181,9 @@ def _dedup(
     def fingerprint(batches):
         for b in batches:
             ids = _col(b, "id").to_pylist()
-            sigs, errors, lens, shingles, hosts = _nd.fingerprint_batch(
+            # Errors and text lengths are not part of the output: a document
+            # that fails is a group of its own, as it has no signature.
+            sigs, _, _, shingles, hosts = _nd.fingerprint_batch(
                 m,
                 threshold,
                 md,
@@ -191,26 +197,34 @@ def _dedup(
                     _col(b, "ord"),
                     _col(b, "id"),
                     pa.array(sigs, pa.binary()),
-                    pa.array(errors, pa.string()),
-                    pa.array(lens, pa.int64()),
                     pa.array(shingles, pa.binary()),
                     pa.array(hosts, pa.string()),
                 ],
-                names=["ord", "id", "sig", "error", "text_len", "sh", "host"],
+                names=["ord", "id", "sig", "sh", "host"],
             )
 
+    spark = df.sparkSession
+    # The input is counted first (from the metadata alone for Parquet),
+    # so that the fingerprints are partitioned by document as they are
+    # made: the steps below read them where they are, with no checkpoint
+    # and no second copy.
     _step(df, "fingerprints")
-    fp = _materialize(docs.mapInArrow(fingerprint, _FP_SCHEMA))
+    parts = _partitions_for(spark, docs.count())
+    # The shuffles of the steps below, sized like the data (restored when
+    # dedup returns: the DataFrame it returns runs with the session's).
+    spark.conf.set("spark.sql.shuffle.partitions", str(parts))
+    fp = _partitioned_by(docs.mapInArrow(fingerprint, _FP_SCHEMA), "ord", parts)
     if exact and site_templates:
         _step(df, "site templates")
-        fp = _strip_site_templates(fp, m, threshold, md)
+        stripped = _strip_site_templates(fp, m, threshold, md)
+        if stripped is not None:
+            # Joined where the pages are: still partitioned by document.
+            stripped = _kept(stripped)
+            fp.unpersist()
+            fp = stripped
 
     _step(df, "exact copies")
     # Exact copies: the earliest document of each signature stands for all.
-    parts = _partitions_for(df.sparkSession, fp.count())
-    # The shuffles of the steps below, sized like the data (restored when
-    # dedup returns: the DataFrame it returns runs with the session's).
-    df.sparkSession.conf.set("spark.sql.shuffle.partitions", str(parts))
     with_sig = fp.where(F.col("sig").isNotNull()).select("ord", "sig", "sh")
     # Signatures grouped by a 128-bit digest of their bytes (as the engine
     # groups them by one), not by the bytes: 16 bytes a row in the shuffle.
@@ -224,16 +238,15 @@ def _dedup(
     copies = _materialize(
         groups.select("rep", F.explode("ords").alias("ord")).where(F.col("ord") != F.col("rep")).select("ord", "rep")
     )
-    # Partitioned by document once: the joins on either side of a pair
-    # below reuse this partitioning instead of shuffling shingles again.
+    # Few copies (the usual case) are broadcast, so that leaving them out
+    # shuffles nothing and keeps the documents' partitioning: the joins on
+    # either side of a pair below shuffle the pairs, never the shingles.
     # The `default` method verifies on shingle sequences alone: its
     # signatures make candidate keys (from `with_sig`, where they are) and
-    # never cross this shuffle.
-    # Few copies (the usual case) are broadcast, so that leaving them out
-    # shuffles nothing.
+    # are not read again.
     left_out = F.broadcast(copies) if copies.count() <= BROADCAST_COPIES else copies
     kept = ["ord", "sh"] if exact else ["ord", "sig", "sh"]
-    reps = _partitioned_by(with_sig.select(*kept).join(left_out, "ord", "left_anti"), "ord", parts)
+    reps = with_sig.select(*kept).join(left_out, "ord", "left_anti")
 
     _step(df, "candidates and verification")
     signed = with_sig.select("ord", "sig").join(left_out, "ord", "left_anti")
@@ -353,12 +366,18 @@ def _partitions_for(spark, n_docs: int) -> int:
 
 def _partitioned_by(df, column: str, n: int):
     """``df`` hash-partitioned by ``column`` into ``n`` partitions and kept
-    (memory, then disk): joins on that column, under any alias, then
+    (see :func:`_kept`): joins on that column, under any alias, then
     shuffle only their other side. (A checkpoint would forget the
     partitioning.)"""
+    return _kept(df.repartition(n, column))
+
+
+def _kept(df):
+    """``df`` computed once and kept (memory, then local disk; columns
+    read apart), its partitioning known to the joins that read it."""
     from pyspark import StorageLevel
 
-    out = df.repartition(n, column).persist(StorageLevel.MEMORY_AND_DISK)
+    out = df.persist(StorageLevel.MEMORY_AND_DISK)
     out.count()
     return out
 

@@ -16,7 +16,8 @@ _THIRD_SCHEMA = "u long, v long, side int, run binary, z long"
 
 def _strip_site_templates(fp, m, threshold, md):
     """The site template pass: each host's pages, in input order, in one
-    executor call; changed pages get their new signature and shingles."""
+    executor call; ``fp`` with the changed pages' new signature and
+    shingles (not computed yet), or ``None`` when no page has a host."""
     from pyspark.sql import functions as F
 
     def strip(pdf):
@@ -30,9 +31,9 @@ def _strip_site_templates(fp, m, threshold, md):
     pages = fp.where(F.col("sh").isNotNull() & F.col("host").isNotNull()).select("ord", "host", "sh")
     if pages.isEmpty():
         # No page has a host (ids that are not URLs): nothing to strip.
-        return fp
+        return None
     changed = pages.groupBy("host").applyInPandas(strip, _STRIP_SCHEMA)
-    return _materialize(
+    return (
         fp.join(changed, "ord", "left")
         .withColumn("sig", F.coalesce(F.col("sig2"), F.col("sig")))
         .withColumn("sh", F.coalesce(F.col("sh2"), F.col("sh")))
