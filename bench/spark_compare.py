@@ -111,23 +111,44 @@ def measured(cmd, env=None):
     return wall, peak[0], out, max(cpu[0], reaped)
 
 
-def score(removed: set, truth: dict) -> dict:
-    """Planted-duplicate precision and recall of the removed documents,
-    whichever copy a tool keeps: a planted group of k documents (an
-    original and its near-duplicates) has k - 1 documents to remove; up to
-    that many of its removed documents are right."""
-    sizes, hits = {}, {}
-    for c in truth.values():
-        sizes[c] = sizes.get(c, 0) + 1
-    for i in removed:
-        c = truth[i]
-        hits[c] = hits.get(c, 0) + 1
-    right = sum(min(h, sizes[c] - 1) for c, h in hits.items())
-    planted = sum(k - 1 for k in sizes.values())
+def score(removed, truth) -> dict:
+    """Planted-duplicate precision and recall of the removed documents
+    (ids, an iterable), whichever copy a tool keeps: a planted group of
+    k documents (an original and its near-duplicates) has k - 1
+    documents to remove; up to that many of its removed documents are
+    right. ``truth`` is a table of ``id`` and ``cluster``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    sizes = truth.group_by("cluster").aggregate([("id", "count")])
+    planted = pc.sum(pc.subtract(sizes.column("id_count"), 1)).as_py() or 0
+    removed = pa.array(list(removed), pa.string())
+    hit = truth.filter(pc.is_in(truth.column("id"), value_set=removed))
+    hits = hit.group_by("cluster").aggregate([("id", "count")]).join(sizes, "cluster", right_suffix="_all")
+    right = pc.sum(pc.min_element_wise(hits.column("id_count"), pc.subtract(hits.column("id_count_all"), 1))).as_py() or 0
+    n = len(removed)
     return {
-        "precision": round(right / len(removed), 4) if removed else 1.0,
+        "precision": round(right / n, 4) if n else 1.0,
         "recall": round(right / planted, 4) if planted else 1.0,
     }
+
+
+def groups_of(table):
+    """The rows ``(id, cluster, duplicate_of, similarity)`` of an output,
+    sorted by id: two tools agree when these tables are equal."""
+    import pyarrow as pa
+
+    cols = {"id": pa.string(), "cluster": pa.string(), "duplicate_of": pa.string(), "similarity": pa.float64()}
+    t = pa.table({c: (table.column(c).cast(ty) if c in table.column_names else pa.nulls(len(table), ty))
+                  for c, ty in cols.items()})
+    return t.sort_by("id")
+
+
+def removed_of(groups):
+    """The ids an output makes duplicates of another."""
+    import pyarrow.compute as pc
+
+    return groups.filter(pc.is_valid(groups.column("duplicate_of"))).column("id").to_pylist()
 
 
 def main():
@@ -140,6 +161,7 @@ def main():
     ap.add_argument("--cli-args", default="", help="more options of `neardup dedup`, e.g. '--memory 4G' at 10^7")
     args = ap.parse_args()
     import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.json as pj
     import pyarrow.parquet as pq
 
@@ -164,31 +186,30 @@ def main():
                 writer.write_batch(batch, row_group_size=50_000)
             writer.close()
             jsonl.unlink()
-        truth = pq.read_table(src, columns=["id", "cluster", "n"]).to_pylist()
-        groups = {r["id"]: r["cluster"] for r in truth}
-        by_n = {r["n"]: r["id"] for r in truth}
+        # Tables, not Python objects: at 10^7 documents the dicts would
+        # take memory from the Spark run measured next to them.
+        truth = pq.read_table(src, columns=["id", "cluster"])
 
         cli_out = work / f"cli{n}.jsonl"
         wall, peak, _, cpu = measured([str(binary / "neardup"), "dedup", "-q", str(src), "-o", str(cli_out),
                                        *args.cli_args.split()])
-        cli = {}
-        for line in cli_out.read_text().splitlines():
-            r = json.loads(line)
-            cli[r["id"]] = (r["cluster"], r.get("duplicate_of"), r.get("similarity"))
-        removed = {i for i, (_, d, _) in cli.items() if d is not None}
+        schema = pa.schema([("id", pa.string()), ("cluster", pa.string()), ("duplicate_of", pa.string()),
+                            ("similarity", pa.float64())])
+        cli = groups_of(pj.read_json(cli_out, read_options=pj.ReadOptions(block_size=1 << 26),
+                                     parse_options=pj.ParseOptions(explicit_schema=schema,
+                                                                   unexpected_field_behavior="ignore")))
         rows = [{"docs": n, "tool": "neardup dedup (CLI)", "seconds": round(wall, 2),
-                 "cpu_seconds": round(cpu, 1), "peak_mb": round(peak / 1e6), **score(removed, groups)}]
+                 "cpu_seconds": round(cpu, 1), "peak_mb": round(peak / 1e6), **score(removed_of(cli), truth)}]
 
         spark_out = work / f"spark{n}.parquet"
         env = dict(os.environ, PYSPARK_PYTHON=args.python)
         wall, peak, out, cpu = measured([args.python, "-c", SPARK_RUN, str(src), str(spark_out)], env=env)
-        got = {r["id"]: (r["cluster"], r["duplicate_of"], r["similarity"])
-               for r in pq.read_table(spark_out).to_pylist()}
-        removed = {i for i, (_, d, _) in got.items() if d is not None}
+        got = groups_of(pq.read_table(spark_out))
         rows.append({"docs": n, "tool": "neardup.spark.dedup local[2]", "seconds": round(wall, 2),
                      "dedup_seconds": json.loads(out.strip().splitlines()[-1])["dedup_seconds"],
-                     "cpu_seconds": round(cpu, 1), "peak_mb": round(peak / 1e6), "equal_to_cli": got == cli,
-                     **score(removed, groups)})
+                     "cpu_seconds": round(cpu, 1), "peak_mb": round(peak / 1e6), "equal_to_cli": got.equals(cli),
+                     **score(removed_of(got), truth)})
+        del cli, got
 
         if not args.no_peer:
             peer_out = work / f"peer{n}"
@@ -199,12 +220,12 @@ def main():
                                       "--column", "text", "--index_column", "n", "--threshold", "0.7"], env=env)
             # Its output is partitioned by `__pid__=K` folders (which
             # pyarrow's discovery would skip as hidden).
-            kept = set()
-            for part in sorted(peer_out.glob("__pid__=*/*.parquet")):
-                kept.update(pq.read_table(part, columns=["n"]).column("n").to_pylist())
-            removed = {by_n[k] for k in by_n if k not in kept}
+            kept = pa.concat_arrays([pq.read_table(part, columns=["n"]).column("n").combine_chunks()
+                                     for part in sorted(peer_out.glob("__pid__=*/*.parquet"))])
+            order = pq.read_table(src, columns=["id", "n"])
+            removed = order.filter(pc.invert(pc.is_in(order.column("n"), value_set=kept))).column("id").to_pylist()
             rows.append({"docs": n, "tool": "text-dedup minhash_spark.py local[2]", "seconds": round(wall, 2),
-                         "cpu_seconds": round(cpu, 1), "peak_mb": round(peak / 1e6), **score(removed, groups)})
+                         "cpu_seconds": round(cpu, 1), "peak_mb": round(peak / 1e6), **score(removed, truth)})
         for r in rows:
             print(json.dumps(r), flush=True)
         table.extend(rows)

@@ -77,6 +77,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark::verify_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark::candidate_rule, m)?)?;
     m.add_function(wrap_pyfunction!(spark_decide::keep_first_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_decide::keep_first_packed_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_pairs::bucket_pairs_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_postings::pack_postings_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_postings::mix_keys_batch, m)?)?;

@@ -31,6 +31,19 @@ pub(crate) fn u32s(bytes: &[u8], what: &str) -> Result<Vec<u32>, String> {
         .collect())
 }
 
+/// A column of 64-bit floats from its little-endian bytes.
+pub(crate) fn f64s(bytes: &[u8], what: &str) -> Result<Vec<f64>, String> {
+    Ok(i64s(bytes, what)?
+        .into_iter()
+        .map(|b| f64::from_bits(b as u64))
+        .collect())
+}
+
+/// The little-endian bytes of a column of 64-bit floats.
+pub(crate) fn f64_bytes(values: &[f64]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
 /// The little-endian bytes of a column of 64-bit integers.
 pub(crate) fn i64_bytes(values: &[i64]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()

@@ -5,8 +5,10 @@
 
 use neardup::ComponentEdge;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 use crate::errors::err;
+use crate::packed::{f64_bytes, f64s, i64_bytes, i64s};
 
 /// Documents made duplicates: `(docs, kept, similarities)`.
 type Decided = (Vec<i64>, Vec<i64>, Vec<f64>);
@@ -51,4 +53,46 @@ pub fn keep_first_batch(
         out.2.push(d.similarity);
     }
     Ok(out)
+}
+
+/// Decides all the verified pairs `(u, v, similarity)` of a corpus in one
+/// call, whatever their components (packed little-endian columns of
+/// 64-bit integers and floats): the documents that become duplicates,
+/// the kept documents they duplicate and their similarities, packed the
+/// same way and sorted by document. One decision over the whole graph is
+/// the engine's own (components decided apart give the same groups), so
+/// no component labels are needed.
+#[pyfunction]
+pub fn keep_first_packed_batch<'py>(
+    py: Python<'py>,
+    u: &[u8],
+    v: &[u8],
+    similarities: &[u8],
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    let (u, v) = (i64s(u, "u").map_err(err)?, i64s(v, "v").map_err(err)?);
+    let sims = f64s(similarities, "similarities").map_err(err)?;
+    if v.len() != u.len() || sims.len() != u.len() {
+        return Err(err("u, v and similarities differ in length"));
+    }
+    let (docs, kept, sims) = py.allow_threads(|| -> Result<_, String> {
+        let edges = (0..u.len())
+            .map(|i| ComponentEdge {
+                component: 0,
+                a: u[i] as u64,
+                b: v[i] as u64,
+                similarity: sims[i],
+            })
+            .collect();
+        let decided = neardup::keep_first_by_component(edges).map_err(|e| e.to_string())?;
+        let docs: Vec<i64> = decided.iter().map(|d| d.doc as i64).collect();
+        let kept: Vec<i64> = decided.iter().map(|d| d.kept as i64).collect();
+        let sims: Vec<f64> = decided.iter().map(|d| d.similarity).collect();
+        Ok((i64_bytes(&docs), i64_bytes(&kept), f64_bytes(&sims)))
+    })
+    .map_err(err)?;
+    Ok((
+        PyBytes::new(py, &docs),
+        PyBytes::new(py, &kept),
+        PyBytes::new(py, &sims),
+    ))
 }

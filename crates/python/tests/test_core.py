@@ -359,3 +359,53 @@ def test_spark_kernels_read_bytes_as_they_read_str():
     assert with_sigs == without and without[0][0] is not None
     with pytest.raises(ValueError, match="pair 0: no shingles and no signatures"):
         nd.verify_batch("default", None, None, None, None, [None], [None])
+
+
+def test_whole_graph_decision_equals_the_decision_by_component():
+    """``keep_first_packed_batch`` (every pair in one call, no component
+    labels) gives the decision of ``keep_first_batch`` on the same pairs
+    labelled by component: chains, stars, ties and isolated pairs."""
+    import random
+    import struct
+
+    from neardup import _neardup as nd
+
+    rng = random.Random(7)
+    for _ in range(30):
+        n = rng.randrange(2, 60)
+        pairs = {}
+        for _ in range(rng.randrange(1, 3 * n)):
+            a, b = sorted(rng.sample(range(n), 2))
+            # Few distinct similarities: ties happen.
+            pairs[(a * 10, b * 10)] = rng.choice([0.7, 0.8, 0.8, 0.9, 1.0])
+        # Components by a plain union-find, named by their smallest node.
+        parent = {}
+
+        def find(x):
+            while parent.setdefault(x, x) != x:
+                x = parent[x]
+            return x
+
+        for a, b in pairs:
+            ra, rb = find(a), find(b)
+            parent[max(ra, rb)] = min(ra, rb)
+        u = [a for a, _ in pairs]
+        v = [b for _, b in pairs]
+        sims = list(pairs.values())
+        want = nd.keep_first_batch([find(a) for a in u], u, v, sims)
+
+        def pack(fmt, xs):
+            return struct.pack(f"<{len(xs)}{fmt}", *xs)
+
+        docs, kept, got_sims = nd.keep_first_packed_batch(pack("q", u), pack("q", v), pack("d", sims))
+        count = len(docs) // 8
+        got = (
+            list(struct.unpack(f"<{count}q", docs)),
+            list(struct.unpack(f"<{count}q", kept)),
+            list(struct.unpack(f"<{count}d", got_sims)),
+        )
+        assert got == tuple(list(x) for x in want)
+    with pytest.raises(NeardupError, match="differ in length"):
+        nd.keep_first_packed_batch(pack("q", [1, 2]), pack("q", [3]), pack("d", [0.9, 0.9]))
+    with pytest.raises(NeardupError, match="not 64-bit"):
+        nd.keep_first_packed_batch(b"\x00" * 7, b"", b"")

@@ -8,6 +8,12 @@ exactly the engine's when each component is decided whole, in one executor
 call, by the engine's own rule (``keep_first_batch`` calls
 ``neardup_dedup::keep_first_by_component``).
 
+Up to ``EDGES_IN_ONE_TASK`` verified pairs (ten million: far more than
+the duplicates of most corpora a cluster holds), there is no need to find
+components first: one executor call decides the whole graph
+(``keep_first_packed_batch``), which is the engine's decision itself, in a
+constant number of stages. Past it, Spark finds the components.
+
 Components come from the alternating large-star / small-star rounds of
 Kiveris et al. ("Connected Components in MapReduce and Beyond", SoCC
 2014) on edges ``(a, b)``, ``a < b``:
@@ -115,11 +121,53 @@ def _stars(edges) -> bool:
     return bad.isEmpty()
 
 
+EDGES_IN_ONE_TASK = 10_000_000
+"""The most verified pairs decided in one executor call, with no
+connected-components rounds: 24 bytes a pair as it arrives, about 100
+bytes a pair while the engine decides (1 GB at the bound). Past it, the
+components are found by Spark (large-star / small-star rounds) and each
+is decided in the task of its partition."""
+
+
 def keep_first(edges, num_partitions: int):
-    """The engine's decision on verified ``edges`` (``u < v``, ``sim``):
-    ``(doc, dup_of, sim)`` for every document that becomes a duplicate.
-    Each component's pairs go to one task (``repartition`` by component);
-    a task holds its pairs in memory, 24 bytes each."""
+    """The engine's decision on verified ``edges`` (``u < v``, ``sim``;
+    computed, as a checkpoint): ``(doc, dup_of, sim)`` for every document
+    that becomes a duplicate.
+
+    Up to ``EDGES_IN_ONE_TASK`` pairs, one task decides them all (a
+    constant number of stages, whatever the chains: the decision over the
+    whole graph is the engine's own). Past it, each component's pairs go
+    to one task (``repartition`` by component); a task holds its pairs in
+    memory, 24 bytes each."""
+    if edges.limit(EDGES_IN_ONE_TASK + 1).count() <= EDGES_IN_ONE_TASK:
+        return _decided_whole(edges)
+    return _decided_by_component(edges, num_partitions)
+
+
+def _decided_whole(edges):
+    """All of ``edges`` decided in one executor call."""
+    import numpy as np
+    import pyarrow as pa
+
+    from .. import _neardup as _nd
+
+    def decide(batches):
+        t = pa.Table.from_batches(list(batches), schema=pa.schema(
+            [("u", pa.int64()), ("v", pa.int64()), ("sim", pa.float64())]))
+        packed = [np.ascontiguousarray(t.column(c).to_numpy(), dtype=dt).tobytes()
+                  for c, dt in (("u", "<i8"), ("v", "<i8"), ("sim", "<f8"))]
+        docs, kept, sims = _nd.keep_first_packed_batch(*packed)
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(np.frombuffer(docs, "<i8")), pa.array(np.frombuffer(kept, "<i8")),
+             pa.array(np.frombuffer(sims, "<f8"))],
+            names=["doc", "dup_of", "sim"],
+        )
+
+    return edges.select("u", "v", "sim").coalesce(1).mapInArrow(decide, _DECIDED_SCHEMA)
+
+
+def _decided_by_component(edges, num_partitions: int):
+    """Each connected component of ``edges`` decided in one executor call."""
     import pyarrow as pa
     from pyspark.sql import functions as F
 
