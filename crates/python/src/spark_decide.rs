@@ -68,28 +68,33 @@ pub fn keep_first_packed_batch<'py>(
     u: &[u8],
     v: &[u8],
     similarities: &[u8],
-) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+) -> PyResult<(
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+)> {
     let (u, v) = (i64s(u, "u").map_err(err)?, i64s(v, "v").map_err(err)?);
     let sims = f64s(similarities, "similarities").map_err(err)?;
     if v.len() != u.len() || sims.len() != u.len() {
         return Err(err("u, v and similarities differ in length"));
     }
-    let (docs, kept, sims) = py.allow_threads(|| -> Result<_, String> {
-        let edges = (0..u.len())
-            .map(|i| ComponentEdge {
-                component: 0,
-                a: u[i] as u64,
-                b: v[i] as u64,
-                similarity: sims[i],
-            })
-            .collect();
-        let decided = neardup::keep_first_by_component(edges).map_err(|e| e.to_string())?;
-        let docs: Vec<i64> = decided.iter().map(|d| d.doc as i64).collect();
-        let kept: Vec<i64> = decided.iter().map(|d| d.kept as i64).collect();
-        let sims: Vec<f64> = decided.iter().map(|d| d.similarity).collect();
-        Ok((i64_bytes(&docs), i64_bytes(&kept), f64_bytes(&sims)))
-    })
-    .map_err(err)?;
+    let (docs, kept, sims) = py
+        .allow_threads(|| -> Result<_, String> {
+            let edges = (0..u.len())
+                .map(|i| ComponentEdge {
+                    component: 0,
+                    a: u[i] as u64,
+                    b: v[i] as u64,
+                    similarity: sims[i],
+                })
+                .collect();
+            let decided = neardup::keep_first_by_component(edges).map_err(|e| e.to_string())?;
+            let docs: Vec<i64> = decided.iter().map(|d| d.doc as i64).collect();
+            let kept: Vec<i64> = decided.iter().map(|d| d.kept as i64).collect();
+            let sims: Vec<f64> = decided.iter().map(|d| d.similarity).collect();
+            Ok((i64_bytes(&docs), i64_bytes(&kept), f64_bytes(&sims)))
+        })
+        .map_err(err)?;
     Ok((
         PyBytes::new(py, &docs),
         PyBytes::new(py, &kept),
