@@ -45,12 +45,14 @@ without collecting the corpus anywhere:
    engine's partial copy check.
 5. **Clusters, without chaining** — the engine visits documents in order
    and makes each one a duplicate of the most similar earlier *kept*
-   document. A document's fate depends only on its connected component of
-   verified pairs, so the components are found (large-star / small-star
-   rounds, a logarithmic number: ``_components``) and each one is decided
-   whole, in one executor call, by the engine's own rule. The number of
-   Spark jobs is a constant plus a few per round, whatever the size of the
-   corpus or the length of chains of near-duplicates.
+   document. Up to ten million verified pairs, one executor call makes
+   that decision over the whole graph (the engine's own). Past that, as a
+   document's fate depends only on its connected component of verified
+   pairs, the components are found (large-star / small-star rounds, a
+   logarithmic number: ``_components``) and each one is decided whole, in
+   one executor call, by the engine's own rule. The number of Spark jobs
+   is a constant (plus a few per round past the bound), whatever the size
+   of the corpus or the length of chains of near-duplicates.
 
 Executors need the ``neardup`` package installed (``pip install`` on every
 node, or ship the wheel with ``--py-files``/an archive).
