@@ -116,7 +116,7 @@ def score(removed, truth) -> dict:
     (ids, an iterable), whichever copy a tool keeps: a planted group of
     k documents (an original and its near-duplicates) has k - 1
     documents to remove; up to that many of its removed documents are
-    right. ``truth`` is a table of ``id`` and ``cluster``."""
+    right. ``truth`` is a table of ``id`` and ``cluster`` (and ``n``)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -133,15 +133,19 @@ def score(removed, truth) -> dict:
     }
 
 
+def output_schema():
+    """The columns of a dedup output, as both tools write them."""
+    import pyarrow as pa
+
+    return pa.schema([("id", pa.string()), ("cluster", pa.string()), ("duplicate_of", pa.string()),
+                      ("similarity", pa.float64())])
+
+
 def groups_of(table):
     """The rows ``(id, cluster, duplicate_of, similarity)`` of an output,
     sorted by id: two tools agree when these tables are equal."""
-    import pyarrow as pa
-
-    cols = {"id": pa.string(), "cluster": pa.string(), "duplicate_of": pa.string(), "similarity": pa.float64()}
-    t = pa.table({c: (table.column(c).cast(ty) if c in table.column_names else pa.nulls(len(table), ty))
-                  for c, ty in cols.items()})
-    return t.sort_by("id")
+    schema = output_schema()
+    return table.select(schema.names).cast(schema).sort_by("id")
 
 
 def removed_of(groups):
@@ -188,15 +192,13 @@ def main():
             jsonl.unlink()
         # Tables, not Python objects: at 10^7 documents the dicts would
         # take memory from the Spark run measured next to them.
-        truth = pq.read_table(src, columns=["id", "cluster"])
+        truth = pq.read_table(src, columns=["id", "cluster", "n"])
 
         cli_out = work / f"cli{n}.jsonl"
         wall, peak, _, cpu = measured([str(binary / "neardup"), "dedup", "-q", str(src), "-o", str(cli_out),
                                        *args.cli_args.split()])
-        schema = pa.schema([("id", pa.string()), ("cluster", pa.string()), ("duplicate_of", pa.string()),
-                            ("similarity", pa.float64())])
         cli = groups_of(pj.read_json(cli_out, read_options=pj.ReadOptions(block_size=1 << 26),
-                                     parse_options=pj.ParseOptions(explicit_schema=schema,
+                                     parse_options=pj.ParseOptions(explicit_schema=output_schema(),
                                                                    unexpected_field_behavior="ignore")))
         rows = [{"docs": n, "tool": "neardup dedup (CLI)", "seconds": round(wall, 2),
                  "cpu_seconds": round(cpu, 1), "peak_mb": round(peak / 1e6), **score(removed_of(cli), truth)}]
@@ -222,8 +224,7 @@ def main():
             # pyarrow's discovery would skip as hidden).
             kept = pa.concat_arrays([pq.read_table(part, columns=["n"]).column("n").combine_chunks()
                                      for part in sorted(peer_out.glob("__pid__=*/*.parquet"))])
-            order = pq.read_table(src, columns=["id", "n"])
-            removed = order.filter(pc.invert(pc.is_in(order.column("n"), value_set=kept))).column("id").to_pylist()
+            removed = truth.filter(pc.invert(pc.is_in(truth.column("n"), value_set=kept))).column("id").to_pylist()
             rows.append({"docs": n, "tool": "text-dedup minhash_spark.py local[2]", "seconds": round(wall, 2),
                          "cpu_seconds": round(cpu, 1), "peak_mb": round(peak / 1e6), **score(removed, truth)})
         for r in rows:

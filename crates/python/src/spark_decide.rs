@@ -1,6 +1,6 @@
-//! The decision kernel of `neardup.spark.dedup`: verified pairs, each
-//! tagged with its connected component (computed by Spark), decided one
-//! component at a time by the engine's keep-first rule
+//! The decision kernels of `neardup.spark.dedup`: verified pairs, each
+//! tagged with its connected component (computed by Spark) or all in one
+//! call, decided by the engine's keep-first rule
 //! ([`neardup::keep_first_by_component`]), so the groups are the CLI's.
 
 use neardup::ComponentEdge;
@@ -31,28 +31,8 @@ pub fn keep_first_batch(
     if u.len() != n || v.len() != n || similarities.len() != n {
         return Err(err("components, u, v and similarities differ in length"));
     }
-    let edges: Vec<ComponentEdge> = (0..n)
-        .map(|i| ComponentEdge {
-            component: components[i] as u64,
-            a: u[i] as u64,
-            b: v[i] as u64,
-            similarity: similarities[i],
-        })
-        .collect();
-    let decided = py
-        .allow_threads(|| neardup::keep_first_by_component(edges))
-        .map_err(|e| err(e.to_string()))?;
-    let mut out = (
-        Vec::with_capacity(decided.len()),
-        Vec::with_capacity(decided.len()),
-        Vec::with_capacity(decided.len()),
-    );
-    for d in decided {
-        out.0.push(d.doc as i64);
-        out.1.push(d.kept as i64);
-        out.2.push(d.similarity);
-    }
-    Ok(out)
+    py.allow_threads(|| decide(&u, &v, &similarities, |i| components[i] as u64))
+        .map_err(err)
 }
 
 /// Decides all the verified pairs `(u, v, similarity)` of a corpus in one
@@ -79,25 +59,38 @@ pub fn keep_first_packed_batch<'py>(
         return Err(err("u, v and similarities differ in length"));
     }
     let (docs, kept, sims) = py
-        .allow_threads(|| -> Result<_, String> {
-            let edges = (0..u.len())
-                .map(|i| ComponentEdge {
-                    component: 0,
-                    a: u[i] as u64,
-                    b: v[i] as u64,
-                    similarity: sims[i],
-                })
-                .collect();
-            let decided = neardup::keep_first_by_component(edges).map_err(|e| e.to_string())?;
-            let docs: Vec<i64> = decided.iter().map(|d| d.doc as i64).collect();
-            let kept: Vec<i64> = decided.iter().map(|d| d.kept as i64).collect();
-            let sims: Vec<f64> = decided.iter().map(|d| d.similarity).collect();
-            Ok((i64_bytes(&docs), i64_bytes(&kept), f64_bytes(&sims)))
+        .allow_threads(|| {
+            let (docs, kept, sims) = decide(&u, &v, &sims, |_| 0)?;
+            Ok::<_, String>((i64_bytes(&docs), i64_bytes(&kept), f64_bytes(&sims)))
         })
         .map_err(err)?;
     Ok((
         PyBytes::new(py, &docs),
         PyBytes::new(py, &kept),
         PyBytes::new(py, &sims),
+    ))
+}
+
+/// The engine's decision on pairs `i` of `u`, `v` and `sims` (of one
+/// length), pair `i` in `component(i)`.
+fn decide(
+    u: &[i64],
+    v: &[i64],
+    sims: &[f64],
+    component: impl Fn(usize) -> u64,
+) -> Result<Decided, String> {
+    let edges = (0..u.len())
+        .map(|i| ComponentEdge {
+            component: component(i),
+            a: u[i] as u64,
+            b: v[i] as u64,
+            similarity: sims[i],
+        })
+        .collect();
+    let decided = neardup::keep_first_by_component(edges).map_err(|e| e.to_string())?;
+    Ok((
+        decided.iter().map(|d| d.doc as i64).collect(),
+        decided.iter().map(|d| d.kept as i64).collect(),
+        decided.iter().map(|d| d.similarity).collect(),
     ))
 }

@@ -370,6 +370,9 @@ def test_whole_graph_decision_equals_the_decision_by_component():
 
     from neardup import _neardup as nd
 
+    def pack(fmt, xs):
+        return struct.pack(f"<{len(xs)}{fmt}", *xs)
+
     rng = random.Random(7)
     for _ in range(30):
         n = rng.randrange(2, 60)
@@ -393,10 +396,6 @@ def test_whole_graph_decision_equals_the_decision_by_component():
         v = [b for _, b in pairs]
         sims = list(pairs.values())
         want = nd.keep_first_batch([find(a) for a in u], u, v, sims)
-
-        def pack(fmt, xs):
-            return struct.pack(f"<{len(xs)}{fmt}", *xs)
-
         docs, kept, got_sims = nd.keep_first_packed_batch(pack("q", u), pack("q", v), pack("d", sims))
         count = len(docs) // 8
         got = (
