@@ -83,7 +83,7 @@ pub use online::postings_store::{FrozenPostings, MemoryPostings, PostingsStore};
 pub use online::snapshot::{check_snapshot, FrozenCore, SnapshotRefusal, SNAPSHOT_VERSION};
 pub use passages::{cut_chars, shared_passages, Mark, Segment};
 pub use refusal::VerifyRefusal;
-pub use rules::composite::CompositeCheck;
+pub use rules::composite::{CompositeCheck, PostingFilter};
 pub use rules::pair_rule::{PairRule, Refusal, RuleContext};
 pub use rules::partial::PartialCopyCheck;
 pub use rules::templates::{SiteTemplates, TemplateStats};

@@ -46,8 +46,8 @@ pub use neardup_dedup::{
     host_of, keep_first_by_component, machine_memory, shingles_of, spilled_floor,
     verify_signatures, BatchCorpus, Comparison, ComponentEdge, CompositeCheck, Dedup, DedupBuilder,
     DocFingerprint, DocTable, DuplicateOf, Error, ErrorKind, Fingerprinted, Groups, KeepKey,
-    KeepPolicy, PartialCopyCheck, RunProgress, RunStep, SeqSpill, ShingleSeq, SigSpill,
-    SiteTemplates, Spill, TemplateStats, Verifier, DOCS_SHARE, SPILLED_BYTES_PER_DOC,
+    KeepPolicy, PartialCopyCheck, PostingFilter, RunProgress, RunStep, SeqSpill, ShingleSeq,
+    SigSpill, SiteTemplates, Spill, TemplateStats, Verifier, DOCS_SHARE, SPILLED_BYTES_PER_DOC,
     SPILLED_FIXED_BYTES,
 };
 pub use page::Page;

@@ -4,7 +4,7 @@
 //! with Spark joins). Like the kernels of `spark.rs`, each works on whole
 //! columns with the GIL released and names the row in every error.
 
-use neardup::{CompositeCheck, Dedup, PartialCopyCheck, ShingleSeq};
+use neardup::{CompositeCheck, Dedup, PartialCopyCheck, PostingFilter, ShingleSeq};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyBytes;
@@ -141,22 +141,36 @@ pub fn sampled_hashes_batch(
     among: Option<&[u8]>,
 ) -> PyResult<(Vec<u32>, Vec<i64>)> {
     let check = CompositeCheck::default();
-    let among = among.map(|b| i64s(b, "among")).transpose().map_err(err)?;
+    // The looked-up hashes are shingle hashes (u32), sorted: as the
+    // engine's own filter of its index reads them.
+    let among: Option<Vec<u32>> = among
+        .map(|b| i64s(b, "among"))
+        .transpose()
+        .map_err(err)?
+        .map(|a| {
+            a.into_iter()
+                .filter_map(|h| u32::try_from(h).ok())
+                .collect()
+        });
     py.allow_threads(|| -> Result<_, String> {
+        let filter = among.as_deref().map(|a| PostingFilter::new(check, a));
         let (mut rows, mut hashes) = (Vec::new(), Vec::new());
+        let mut found: Vec<(u32, u32)> = Vec::new();
         for (i, b) in seqs.iter().enumerate() {
             let seq = seq_of(b, 1, "row", i)?;
-            let mut sampled: Vec<u32> = seq
-                .hashes()
-                .iter()
-                .copied()
-                .filter(|&h| check.is_sampled(h))
-                .filter(|&h| {
-                    among
-                        .as_ref()
-                        .is_none_or(|a| a.binary_search(&i64::from(h)).is_ok())
-                })
-                .collect();
+            let mut sampled: Vec<u32> = match &filter {
+                Some(f) => {
+                    found.clear();
+                    f.postings(i as u32, seq.hashes(), &mut found);
+                    found.iter().map(|&(h, _)| h).collect()
+                }
+                None => seq
+                    .hashes()
+                    .iter()
+                    .copied()
+                    .filter(|&h| check.is_sampled(h))
+                    .collect(),
+            };
             sampled.sort_unstable();
             sampled.dedup();
             rows.extend(std::iter::repeat_n(i as u32, sampled.len()));

@@ -35,6 +35,9 @@ def main(out, warc, spans_jsonl):
     pages = nds.read_documents(spark, [warc])
     groups = nds.dedup(pages.select("ord", "id", "html"), html_col="html", order_col="ord")
     result["warc"] = [r.asDict() for r in groups.collect()]
+    # The distributed decision too (the corpus is small enough for one task).
+    distributed = nds.dedup(pages.select("ord", "id", "html"), html_col="html", order_col="ord", docs_in_one_task=0)
+    result["warc_distributed"] = [r.asDict() for r in distributed.collect()]
 
     docs = nds.read_documents(spark, [spans_jsonl]).select("ord", "id", "text")
     result["spans"] = nds.span_rows(nds.spans(docs, order_col="ord"))

@@ -34,7 +34,8 @@ def normalize(rows):
         ("paragraph", {}),
     ],
 )
-def test_spark_equals_batch_engine_on_synthetic_corpus(spark, tmp_path, method, kw):
+@pytest.mark.parametrize("one_task", [True, False], ids=["corpus in one task", "distributed"])
+def test_spark_equals_batch_engine_on_synthetic_corpus(spark, tmp_path, method, kw, one_task):
     docs = corpus(seed=11, n_articles=40)
     path = tmp_path / "docs.jsonl"
     with open(path, "w") as f:
@@ -44,7 +45,8 @@ def test_spark_equals_batch_engine_on_synthetic_corpus(spark, tmp_path, method, 
     # Several partitions, input order in a column.
     df = spark.createDataFrame([(n, i, t) for n, (i, t) in enumerate(docs)], "n long, id string, body string")
     df = df.repartition(3)
-    got = nds.dedup(df, text_col="body", method=method, order_col="n", **kw)
+    path = {} if one_task else {"docs_in_one_task": 0}
+    got = nds.dedup(df, text_col="body", method=method, order_col="n", **path, **kw)
     assert got.columns == ["id", "cluster", "duplicate_of", "similarity"]
     got_rows = [r.asDict() for r in got.collect()]
     assert normalize(got_rows) == normalize(want)
@@ -66,9 +68,12 @@ def test_spark_composite_pass_equals_engine_either_lookup_path(spark, tmp_path, 
         for i, t in docs:
             f.write(json.dumps({"id": i, "text": t}) + "\n")
     df = spark.createDataFrame([(n, i, t) for n, (i, t) in enumerate(docs)], "n long, id string, body string")
-    got = normalize(r.asDict() for r in nds.dedup(df, text_col="body", order_col="n").collect())
+    # The distributed path's composite pass is what this checks.
+    got = normalize(r.asDict() for r in nds.dedup(df, text_col="body", order_col="n", docs_in_one_task=0).collect())
     assert got == normalize(neardup.dedup_files([str(path)], "default"))
-    without = nds.dedup(df, text_col="body", order_col="n", composite_check=False, partial_check=False)
+    without = nds.dedup(
+        df, text_col="body", order_col="n", composite_check=False, partial_check=False, docs_in_one_task=0
+    )
     assert normalize(r.asDict() for r in without.collect()) == normalize(
         neardup.dedup_files([str(path)], "default", composite_check=False, partial_check=False)
     )
@@ -81,6 +86,8 @@ def test_spark_rejects_bad_arguments(spark):
         nds.dedup(df)
     with pytest.raises(neardup.NeardupError, match="method"):
         nds.dedup(df, text_col="body", method="nope")
+    with pytest.raises(ValueError, match="docs_in_one_task"):
+        nds.dedup(df, text_col="body", docs_in_one_task=-1)
 
 
 def cli_binary():
@@ -90,12 +97,14 @@ def cli_binary():
     return b if b and os.path.exists(b) else None
 
 
+@pytest.mark.parametrize("one_task", [True, False], ids=["corpus in one task", "distributed"])
 @pytest.mark.parametrize("method", ["minhash", "default"])
-def test_spark_on_dev_benchmark_matches_cli(spark, dev_dir, tmp_path, method):
+def test_spark_on_dev_benchmark_matches_cli(spark, dev_dir, tmp_path, method, one_task):
     warc = dev_dir / "pages.warc.gz"
     df = nds.read_documents(spark, [str(warc)])
     assert df.columns == ["ord", "id", "url", "html", "text", "error"]
-    got = nds.dedup(df.select("ord", "id", "html"), html_col="html", order_col="ord", method=method)
+    path = {} if one_task else {"docs_in_one_task": 0}
+    got = nds.dedup(df.select("ord", "id", "html"), html_col="html", order_col="ord", method=method, **path)
     got_rows = [r.asDict() for r in got.collect()]
     want = neardup.dedup_files([str(warc)], method)
     assert len(got_rows) == len(want) > 1000

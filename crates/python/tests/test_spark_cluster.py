@@ -80,6 +80,7 @@ def test_dedup_on_the_cluster_equals_the_engine(job):
     warc = str(REPO / "examples" / "crawl.warc.gz")
     want = neardup.dedup_files([warc])
     assert normalize(result["warc"]) == normalize(want)
+    assert normalize(result["warc_distributed"]) == normalize(want)
     assert sum(1 for r in want if r["duplicate_of"]) == 3
 
 

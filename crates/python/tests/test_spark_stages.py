@@ -32,7 +32,7 @@ def chain(n: int, seed: int = 5) -> list:
     return out
 
 
-def run_counting(spark, docs, group):
+def run_counting(spark, docs, group, **kw):
     """The rows of ``dedup`` over ``docs``, the stages its jobs ran and its
     rounds of connected components."""
     sc = spark.sparkContext
@@ -48,7 +48,7 @@ def run_counting(spark, docs, group):
     _components._stars = counting
     sc.setJobGroup(group, group)
     try:
-        rows = [r.asDict() for r in nds.dedup(df, text_col="body", order_col="n").collect()]
+        rows = [r.asDict() for r in nds.dedup(df, text_col="body", order_col="n", **kw).collect()]
     finally:
         sc.setLocalProperty("spark.jobGroup.id", None)
         _components._stars = original
@@ -70,6 +70,12 @@ def normalize(rows):
     return sorted((r["id"], r["cluster"], r["duplicate_of"], r["similarity"]) for r in rows)
 
 
+ONE_TASK_STAGES = 8
+"""The most stages of a corpus decided in one executor call, as the test
+counts them: the input's own shuffle (``repartition(2)``) and count, the
+input again with the fingerprints, the shuffle to one task and its call,
+and the test's read of the result (7 measured)."""
+
 ADAPTIVE_SLACK = 2
 """Stages adaptive execution may add or save on its own: it plans each
 join when its inputs are known (a broadcast instead of a shuffle for
@@ -78,23 +84,34 @@ two in the same steps. A round per link would add many rounds of
 ``STAGES_PER_ROUND`` stages each."""
 
 
-@pytest.mark.parametrize("one_task", [True, False], ids=["one-task decision", "components rounds"])
-def test_a_long_chain_adds_only_logarithmic_rounds(spark, tmp_path, monkeypatch, one_task):
-    if not one_task:
+@pytest.mark.parametrize(
+    "decision",
+    ["corpus in one task", "edges in one task", "components rounds"],
+)
+def test_a_long_chain_adds_only_logarithmic_rounds(spark, tmp_path, monkeypatch, decision):
+    # Small corpora are decided whole by the batch engine in one executor
+    # call; the distributed path (docs_in_one_task=0) decides the verified
+    # edges in one call up to a bound, and by components past it.
+    kw = {} if decision == "corpus in one task" else {"docs_in_one_task": 0}
+    if decision == "components rounds":
         # Past the bound, components are found by Spark in rounds.
         monkeypatch.setattr(_components, "EDGES_IN_ONE_TASK", 0)
+    one_task = decision != "components rounds"
     short, long_ = chain(10), chain(1000)
     path = tmp_path / "chain.jsonl"
     path.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in long_))
     want = neardup.dedup_files([str(path)], "default")
-    got, stages_long, rounds_long = run_counting(spark, long_, f"chain-1000-{one_task}")
+    got, stages_long, rounds_long = run_counting(spark, long_, f"chain-1000-{decision}", **kw)
     assert normalize(got) == normalize(want)
     # Several documents are kept along the chain: the decision did depend
     # on the documents before.
     assert 3 <= sum(r["duplicate_of"] is None for r in got) < 1000
-    _, stages_short, rounds_short = run_counting(spark, short, f"chain-10-{one_task}")
+    _, stages_short, rounds_short = run_counting(spark, short, f"chain-10-{decision}", **kw)
     print(f"chain of 10: {stages_short} stages, {rounds_short} rounds; "
           f"chain of 1000: {stages_long} stages, {rounds_long} rounds")
+    if decision == "corpus in one task":
+        # The fingerprints, then one call: a handful of stages.
+        assert stages_long <= ONE_TASK_STAGES, stages_long
     if one_task:
         # One executor call decides the whole graph: no rounds at all.
         assert rounds_long == rounds_short == 0

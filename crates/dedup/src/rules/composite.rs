@@ -330,8 +330,9 @@ impl<'s, 'a> CompositeIndex<'s, 'a> {
 
 /// Which hashes of a document the composite check's index holds: the
 /// sampled ones among those some run looks up. The one filter of the index
-/// in memory and of the pass over spilled sequences.
-pub(crate) struct PostingFilter<'w> {
+/// in memory, of the pass over spilled sequences and of the Spark pass
+/// over every document's shingles.
+pub struct PostingFilter<'w> {
     cfg: CompositeCheck,
     /// The hashes looked up, sorted.
     wanted: &'w [u32],
@@ -342,7 +343,7 @@ pub(crate) struct PostingFilter<'w> {
 
 impl<'w> PostingFilter<'w> {
     /// The filter of the `wanted` hashes (sorted).
-    pub(crate) fn new(cfg: CompositeCheck, wanted: &'w [u32]) -> Self {
+    pub fn new(cfg: CompositeCheck, wanted: &'w [u32]) -> Self {
         let mut high = vec![0u64; 1 << (PREFILTER_BITS - 6)];
         for &h in wanted {
             let (word, bit) = Self::slot(h);
@@ -358,7 +359,7 @@ impl<'w> PostingFilter<'w> {
     }
 
     /// Appends `(hash, d)` for every hash of document `d` the index holds.
-    pub(crate) fn postings(&self, d: u32, hashes: &[u32], out: &mut Vec<(u32, u32)>) {
+    pub fn postings(&self, d: u32, hashes: &[u32], out: &mut Vec<(u32, u32)>) {
         sampled_hashes(&self.cfg, hashes, |h| {
             let (word, bit) = Self::slot(h);
             if self.high[word] & bit != 0 && self.wanted.binary_search(&h).is_ok() {

@@ -54,6 +54,11 @@ without collecting the corpus anywhere:
    is a constant (plus a few per round past the bound), whatever the size
    of the corpus or the length of chains of near-duplicates.
 
+A corpus of at most ``docs_in_one_task`` documents (200,000 by default)
+is fingerprinted as in step 1, then steps 1's site templates to 5 run in
+one executor call, the batch engine of ``neardup dedup`` (``_one_task``):
+below that size Spark's stages cost more than the decision.
+
 Executors need the ``neardup`` package installed (``pip install`` on every
 node, or ship the wheel with ``--py-files``/an archive).
 """
@@ -65,6 +70,7 @@ from .. import _neardup as _nd
 from ._candidates import candidate_pairs
 from ._common import _col, _materialize, _utf8
 from ._components import keep_first
+from ._one_task import DOCS_IN_ONE_TASK, FULL_FP_SCHEMA, decided_in_one_task
 from ._passes import _composite_pairs, _partial_pairs, _strip_site_templates
 
 _FP_SCHEMA = "ord long, id string, sig binary, sh binary, host string"
@@ -92,6 +98,7 @@ def dedup(
     composite_check: bool = True,
     partial_check: bool = True,
     hot_key_rows: int = HOT_KEY_ROWS,
+    docs_in_one_task: int = DOCS_IN_ONE_TASK,
 ):
     """Finds near-duplicate documents of ``df`` and returns a DataFrame
     ``(id string, cluster string, duplicate_of string, similarity double)``,
@@ -131,6 +138,13 @@ def dedup(
     methods') are dropped before the shuffle, as the engine ignores them.
     Same pairs, same groups.
 
+    A corpus of at most ``docs_in_one_task`` documents (default
+    ``DOCS_IN_ONE_TASK``, 200,000) is fingerprinted by every executor,
+    then decided by the batch engine in one executor call (within 1 GiB,
+    spilling past it): a few stages instead of the distributed path's
+    constant ~60, which cost more than such a decision. ``0`` always
+    distributes the decision. Same groups either way.
+
     The Spark jobs it runs are described ``neardup.spark.dedup: <step>``
     in the Spark UI. While it runs, the session's
     ``spark.sql.shuffle.partitions`` is one partition per 50,000 documents
@@ -144,6 +158,7 @@ def dedup(
         return _dedup(
             df, id_col, html_col, text_col, threshold, method, max_distance, order_col,
             all_text, site_templates, composite_check, partial_check, hot_key_rows,
+            docs_in_one_task,
         )
     finally:
         spark.sparkContext.setLocalProperty("spark.job.description", before)
@@ -158,6 +173,7 @@ def _step(df, what: str):
 def _dedup(
     df, id_col, html_col, text_col, threshold, method, max_distance, order_col,
     all_text, site_templates, composite_check, partial_check, hot_key_rows,
+    docs_in_one_task,
 ):
     """The body of :func:`dedup`."""
     import pyarrow as pa
@@ -167,6 +183,8 @@ def _dedup(
         raise ValueError("give html_col= or text_col= (or both)")
     if hot_key_rows < 1:
         raise ValueError("hot_key_rows must be at least 1")
+    if docs_in_one_task < 0:
+        raise ValueError("docs_in_one_task must be at least 0")
     m = method or "default"
     # Checks the method and options on the driver, with a clear message.
     _nd.candidate_rule(m, threshold, max_distance)
@@ -180,30 +198,35 @@ def _dedup(
     use_html, use_text = html_col is not None, text_col is not None
     exact = m == "default"
 
-    def fingerprint(batches):
-        for b in batches:
-            ids = _col(b, "id").to_pylist()
-            # Errors and text lengths are not part of the output: a document
-            # that fails is a group of its own, as it has no signature.
-            sigs, _, _, shingles, hosts = _nd.fingerprint_batch(
-                m,
-                threshold,
-                md,
-                ids,
-                htmls=_col(b, "html").to_pylist() if use_html else None,
-                texts=_utf8(b, "text") if use_text else None,
-                all_text=all_text,
-            )
-            yield pa.RecordBatch.from_arrays(
-                [
-                    _col(b, "ord"),
-                    _col(b, "id"),
-                    pa.array(sigs, pa.binary()),
-                    pa.array(shingles, pa.binary()),
-                    pa.array(hosts, pa.string()),
-                ],
-                names=["ord", "id", "sig", "sh", "host"],
-            )
+    def fingerprinted(full: bool):
+        """The ``mapInArrow`` function of the fingerprints; with ``full``,
+        the errors and text lengths too (the batch engine reads them)."""
+
+        def run(batches):
+            for b in batches:
+                ids = _col(b, "id").to_pylist()
+                sigs, errs, lens, shingles, hosts = _nd.fingerprint_batch(
+                    m,
+                    threshold,
+                    md,
+                    ids,
+                    htmls=_col(b, "html").to_pylist() if use_html else None,
+                    texts=_utf8(b, "text") if use_text else None,
+                    all_text=all_text,
+                )
+                cols = [_col(b, "ord"), _col(b, "id"), pa.array(sigs, pa.binary()), pa.array(shingles, pa.binary())]
+                if full:
+                    cols += [pa.array(errs, pa.string()), pa.array(lens, pa.int64())]
+                    names = ["ord", "id", "sig", "sh", "err", "text_len"]
+                else:
+                    # Errors and text lengths are not read on: a document
+                    # that fails is a group of its own, as it has no
+                    # signature.
+                    cols.append(pa.array(hosts, pa.string()))
+                    names = ["ord", "id", "sig", "sh", "host"]
+                yield pa.RecordBatch.from_arrays(cols, names=names)
+
+        return run
 
     spark = df.sparkSession
     # The input is counted first (from the metadata alone for Parquet),
@@ -211,11 +234,20 @@ def _dedup(
     # made: the steps below read them where they are, with no checkpoint
     # and no second copy.
     _step(df, "fingerprints")
-    parts = _partitions_for(spark, docs.count())
+    n_docs = docs.count()
+    if n_docs <= docs_in_one_task:
+        _step(df, "fingerprints, then the decision in one task")
+        fps = docs.mapInArrow(fingerprinted(True), FULL_FP_SCHEMA)
+        # Computed here, like the distributed path's steps: the result is
+        # one row a document.
+        return _materialize(
+            decided_in_one_task(fps, m, threshold, md, site_templates, composite_check, partial_check)
+        )
+    parts = _partitions_for(spark, n_docs)
     # The shuffles of the steps below, sized like the data (restored when
     # dedup returns: the DataFrame it returns runs with the session's).
     spark.conf.set("spark.sql.shuffle.partitions", str(parts))
-    fp = _partitioned_by(docs.mapInArrow(fingerprint, _FP_SCHEMA), "ord", parts)
+    fp = _partitioned_by(docs.mapInArrow(fingerprinted(False), _FP_SCHEMA), "ord", parts)
     if exact and site_templates:
         _step(df, "site templates")
         stripped = _strip_site_templates(fp, m, threshold, md)
