@@ -53,15 +53,18 @@ def test_spark_equals_batch_engine_on_synthetic_corpus(spark, tmp_path, method, 
     assert any(r["duplicate_of"] for r in got_rows)
 
 
-@pytest.mark.parametrize("broadcast", [True, False])
-def test_spark_composite_pass_equals_engine_either_lookup_path(spark, tmp_path, monkeypatch, broadcast):
+@pytest.mark.parametrize("lookup", ["broadcast", "hashes joined", "postings joined"])
+def test_spark_composite_pass_equals_engine_either_lookup_path(spark, tmp_path, monkeypatch, lookup):
     # The merged pages of the corpus (half of one article, all of another)
     # are what the composite page check refuses: the pass must matter here.
     from neardup.spark import _passes
 
-    if not broadcast:
+    if lookup == "hashes joined":
         # Past the broadcast's size: the looked-up hashes are joined instead.
         monkeypatch.setattr(_passes, "BROADCAST_HASHES", 0)
+    if lookup == "postings joined":
+        # Past the earliest postings' bound: grouped and joined with the runs.
+        monkeypatch.setattr(_passes, "EARLIEST_ROWS", 0)
     docs = corpus(seed=5, n_articles=40)
     path = tmp_path / "docs.jsonl"
     with open(path, "w") as f:

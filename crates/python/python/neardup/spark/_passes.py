@@ -59,8 +59,10 @@ def _kept_pairs(kernel, m, threshold, md, cols):
 def _composite_pairs(edges, reps, m, threshold, md):
     """Verified pairs ``(u, v)`` that the composite page check refuses: a
     foreign run of one page is looked up among the sampled shingles of
-    every document (the earliest documents of each sampled shingle, by
-    one shuffle), the engine chooses the third documents of each run
+    every document (the earliest documents of each sampled shingle: each
+    partition keeps its own, then they go to every executor, or past
+    ``EARLIEST_ROWS`` are grouped by one shuffle and joined with the
+    runs), the engine chooses the third documents of each run
     (``CompositeCheck::third_candidates``, in one executor call per batch
     of runs), and each is checked exactly, as the engine's index does."""
     import pyarrow as pa
@@ -106,43 +108,148 @@ def _composite_pairs(edges, reps, m, threshold, md):
     else:
         postings = docs.mapInArrow(_sampled_among(looked_up), _POSTING_SCHEMA)
     # The earliest documents of each looked-up hash (the pair may be among
-    # them: two more than the engine reads), gathered per run.
-    earliest = postings.groupBy("h").agg(F.slice(F.array_sort(F.collect_list("z")), 1, postings_read + 2).alias("zs"))
-    lists = queries.join(earliest, "h").groupBy(*keys).agg(F.collect_list(F.struct("h", "zs")).alias("hits"))
+    # them: two more than the engine reads); each partition keeps its
+    # own earliest, which hold the corpus's.
+    keep = postings_read + 2
+    postings = _materialize(postings.mapInArrow(_kept_earliest(keep), _POSTING_SCHEMA))
+    table = _broadcast_earliest(postings, keep)
+    if table is not None:
+        # Few enough to go to every executor: each run's hits are looked
+        # up where the run is.
+        candidates = runs.mapInArrow(_thirds_among(table), _THIRD_SCHEMA)
+    else:
+        earliest = postings.groupBy("h").agg(F.slice(F.array_sort(F.collect_list("z")), 1, keep).alias("zs"))
+        lists = queries.join(earliest, "h").groupBy(*keys).agg(F.collect_list(F.struct("h", "zs")).alias("hits"))
 
-    def thirds(batches):
-        for b in batches:
-            hits = _col(b, "hits").to_pylist()
-            rows, zs = _nd.composite_thirds_batch(
-                _col(b, "u").to_pylist(),
-                _col(b, "v").to_pylist(),
-                _col(b, "run").to_pylist(),
-                [[x["h"] for x in row] for row in hits],
-                [[x["zs"] for x in row] for row in hits],
-            )
-            take = pa.array(rows, pa.uint32())
-            yield pa.RecordBatch.from_arrays(
-                [_col(b, c).take(take) for c in ("u", "v", "side", "run")] + [pa.array(zs, pa.int64())],
-                names=["u", "v", "side", "run", "z"],
-            )
+        def thirds(batches):
+            for b in batches:
+                hits = _col(b, "hits").to_pylist()
+                yield _thirds_batch(
+                    b, [[x["h"] for x in row] for row in hits], [[x["zs"] for x in row] for row in hits]
+                )
+
+        candidates = lists.join(runs, keys).mapInArrow(thirds, _THIRD_SCHEMA)
 
     # The engine's own choice of third documents for each run, then each
     # one checked exactly against the run and the other page.
     shingles = reps.select(F.col("ord").alias("z"), F.col("sh").alias("zsh"))
     others = reps.select(F.col("ord").alias("o"), F.col("sh").alias("osh"))
     tasks = (
-        lists.join(runs, keys)
-        .mapInArrow(thirds, _THIRD_SCHEMA)
-        .withColumn("o", F.when(F.col("side") == 0, F.col("v")).otherwise(F.col("u")))
+        candidates.withColumn("o", F.when(F.col("side") == 0, F.col("v")).otherwise(F.col("u")))
         .join(shingles, "z")
         .join(others, "o")
         .select("u", "v", "run", "zsh", "osh")
     )
     check = _kept_pairs(_nd.composite_check_batch, m, threshold, md, ["run", "zsh", "osh"])
     vetoed = _materialize(tasks.mapInArrow(check, _VETO_SCHEMA).distinct())
-    if looked_up is not None:
-        looked_up.unpersist()
+    for shared in (looked_up, table):
+        if shared is not None:
+            shared.unpersist()
     return vetoed
+
+
+def _thirds_batch(b, hashes, docs):
+    """The third documents of the runs of batch ``b`` (``u``, ``v``,
+    ``side``, ``run``) as rows ``(u, v, side, run, z)``: the engine's
+    choice (``composite_thirds_batch``) among ``docs[i][j]``, the earliest
+    documents of ``hashes[i][j]``, the looked-up hashes of run ``i``."""
+    import pyarrow as pa
+
+    rows, zs = _nd.composite_thirds_batch(
+        _col(b, "u").to_pylist(), _col(b, "v").to_pylist(), _col(b, "run").to_pylist(), hashes, docs
+    )
+    take = pa.array(rows, pa.uint32())
+    return pa.RecordBatch.from_arrays(
+        [_col(b, c).take(take) for c in ("u", "v", "side", "run")] + [pa.array(zs, pa.int64())],
+        names=["u", "v", "side", "run", "z"],
+    )
+
+
+EARLIEST_ROWS = 4_000_000
+"""The most postings ``(hash, document)`` of the looked-up hashes, each
+partition's earliest documents of each hash, brought to the driver (16
+bytes each, 64 MB at most) and sent to every executor as the earliest
+documents of each hash; past it, they are grouped by hash and joined with
+the runs in Spark."""
+
+
+def _earliest_per_hash(h, z, keep: int):
+    """Postings ``(h, z)`` (NumPy) sorted by hash then document, the first
+    ``keep`` documents of each hash only."""
+    import numpy as np
+
+    order = np.lexsort((z, h))
+    h, z = h[order], z[order]
+    if len(h) == 0:
+        return h, z
+    starts = np.flatnonzero(np.r_[True, h[1:] != h[:-1]])
+    rank = np.arange(len(h)) - np.repeat(starts, np.diff(np.r_[starts, len(h)]))
+    return h[rank < keep], z[rank < keep]
+
+
+def _kept_earliest(keep: int):
+    """A ``mapInArrow`` function: a partition's postings ``(z, h)``, the
+    earliest ``keep`` documents of each hash only (held as NumPy columns,
+    16 bytes a posting)."""
+    import numpy as np
+
+    def run(batches):
+        import pyarrow as pa
+
+        zs, hs = [], []
+        for b in batches:
+            zs.append(_col(b, "z").to_numpy())
+            hs.append(_col(b, "h").to_numpy())
+        if zs:
+            h, z = _earliest_per_hash(np.concatenate(hs), np.concatenate(zs), keep)
+            yield pa.RecordBatch.from_arrays([pa.array(z), pa.array(h)], names=["z", "h"])
+
+    return run
+
+
+def _broadcast_earliest(postings, keep: int):
+    """The earliest ``keep`` documents of each hash of ``postings``
+    (computed, ``(z, h)``) broadcast as packed little-endian 64-bit
+    ``(hashes, starts, documents)``: the hashes sorted, the documents of
+    ``hashes[i]`` from ``starts[i]``; ``None`` past ``EARLIEST_ROWS``."""
+    import numpy as np
+
+    if postings.count() > EARLIEST_ROWS:
+        return None
+    t = postings.toArrow() if hasattr(postings, "toArrow") else None
+    if t is None:
+        rows = postings.collect()
+        h, z = np.array([r.h for r in rows], np.int64), np.array([r.z for r in rows], np.int64)
+    else:
+        h, z = t.column("h").to_numpy(), t.column("z").to_numpy()
+    h, z = _earliest_per_hash(h, z, keep)
+    hashes, starts = np.unique(h, return_index=True)
+    packed = [a.astype("<i8").tobytes() for a in (hashes, starts, z)]
+    return postings.sparkSession.sparkContext.broadcast(packed)
+
+
+def _thirds_among(table):
+    """A ``mapInArrow`` function over runs ``(u, v, side, r, run)``: their
+    third documents (``_thirds_batch``), each run's sampled hashes looked
+    up in the broadcast earliest documents ``table``."""
+    import numpy as np
+
+    def run(batches):
+        hashes, starts, docs = (np.frombuffer(x, "<i8") for x in table.value)
+        ends = np.r_[starts[1:], len(docs)].astype(np.int64)
+        for b in batches:
+            rows, hs = _nd.sampled_hashes_batch(_col(b, "run").to_pylist())
+            rows, hs = np.asarray(rows, np.int64), np.asarray(hs, np.int64)
+            at = np.minimum(np.searchsorted(hashes, hs), max(len(hashes) - 1, 0))
+            hit = (hashes[at] == hs) if len(hashes) else np.zeros(len(hs), bool)
+            got_h = [[] for _ in range(b.num_rows)]
+            got_z = [[] for _ in range(b.num_rows)]
+            for i, h, p in zip(rows[hit].tolist(), hs[hit].tolist(), at[hit].tolist()):
+                got_h[i].append(h)
+                got_z[i].append(docs[starts[p]:ends[p]].tolist())
+            yield _thirds_batch(b, got_h, got_z)
+
+    return run
 
 
 BROADCAST_HASHES = 4_000_000
