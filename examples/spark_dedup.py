@@ -44,6 +44,12 @@ def main(argv=None):
     p.add_argument("--no-site-templates", action="store_true", help="keep site template text (default method)")
     p.add_argument("--no-composite-check", action="store_true", help="accept composite pages (default method)")
     p.add_argument("--no-partial-check", action="store_true", help="accept partial copies (default method)")
+    p.add_argument(
+        "--docs-in-one-task",
+        type=int,
+        default=None,
+        help="decide corpora of at most this many documents in one executor call (default 200,000; 0: never)",
+    )
     args = p.parse_args(argv)
 
     from pyspark.sql import SparkSession
@@ -75,6 +81,7 @@ def main(argv=None):
         site_templates=not args.no_site_templates,
         composite_check=not args.no_composite_check,
         partial_check=not args.no_partial_check,
+        **({} if args.docs_in_one_task is None else {"docs_in_one_task": args.docs_in_one_task}),
     )
     groups.write.mode("overwrite").parquet(args.output)
     out = spark.read.parquet(args.output)
