@@ -93,6 +93,16 @@ def test_spark_rejects_bad_arguments(spark):
         nds.dedup(df, text_col="body", docs_in_one_task=-1)
 
 
+def test_spark_one_task_refuses_repeated_ids(spark):
+    # The batch engine names the repeated ids, as `neardup dedup` does.
+    df = spark.createDataFrame(
+        [(0, "a", "the council approved the new cycle lanes"), (1, "a", "work on the bridge starts in spring")],
+        "n long, id string, body string",
+    )
+    with pytest.raises(Exception, match="occur more than once"):
+        nds.dedup(df, text_col="body", order_col="n")
+
+
 def cli_binary():
     """The `neardup` binary to compare with, when NEARDUP_BIN names one
     built from the same sources (a stale binary would differ by design)."""

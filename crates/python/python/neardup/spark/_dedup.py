@@ -55,9 +55,10 @@ without collecting the corpus anywhere:
    of the corpus or the length of chains of near-duplicates.
 
 A corpus of at most ``docs_in_one_task`` documents (200,000 by default)
-is fingerprinted as in step 1, then steps 1's site templates to 5 run in
-one executor call, the batch engine of ``neardup dedup`` (``_one_task``):
-below that size Spark's stages cost more than the decision.
+is fingerprinted as in step 1; then the site template pass and steps 2
+to 5 run in one executor call, the batch engine of ``neardup dedup``
+(``_one_task``): below that size Spark's stages cost more than the
+decision.
 
 Executors need the ``neardup`` package installed (``pip install`` on every
 node, or ship the wheel with ``--py-files``/an archive).
@@ -142,7 +143,7 @@ def dedup(
     ``DOCS_IN_ONE_TASK``, 200,000) is fingerprinted by every executor,
     then decided by the batch engine in one executor call (within 1 GiB,
     spilling past it): a few stages instead of the distributed path's
-    constant ~60, which cost more than such a decision. ``0`` always
+    constant 40 to 65, which cost more than such a decision. ``0`` always
     distributes the decision. Same groups either way.
 
     The Spark jobs it runs are described ``neardup.spark.dedup: <step>``

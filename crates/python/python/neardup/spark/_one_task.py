@@ -1,7 +1,7 @@
 """Small corpora on Spark: fingerprints made in parallel, the decision in
 one executor call.
 
-The distributed path of ``dedup`` runs about 60 Spark stages whatever the
+The distributed path of ``dedup`` runs 40 to 65 Spark stages whatever the
 corpus; each is a round of tasks, Python calls and shuffle files. Below
 ``DOCS_IN_ONE_TASK`` documents, those stages cost far more than the
 decision they distribute: there, the documents are fingerprinted by every
