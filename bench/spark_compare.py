@@ -2,7 +2,7 @@
 """neardup on Spark against the CLI and text-dedup's minhash_spark.py, on
 the same cores and the same Parquet input (issue 35).
 
-    python3 bench/spark_compare.py --docs 100000 [--docs 1000000] [--no-peer]
+    python3 bench/spark_compare.py --docs 100000 [--docs 1000000] [--no-peer] [--distributed]
 
 For each size: a real-text corpus from `neardup-bench realtext` (planted
 near-duplicates, the originals' ids in `cluster`), written as Parquet
@@ -43,12 +43,14 @@ import sys, time, json
 from pyspark.sql import SparkSession
 import neardup.spark as nds
 src, dst = sys.argv[1], sys.argv[2]
+# "distributed": the distributed path whatever the cores (docs_in_one_task=0).
+path = {"docs_in_one_task": 0} if sys.argv[3:] == ["distributed"] else {}
 spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
          .config("spark.ui.showConsoleProgress", "false").config("spark.driver.memory", "8g")
          .getOrCreate())
 spark.sparkContext.setLogLevel("ERROR")
 t = time.perf_counter()
-nds.dedup(spark.read.parquet(src), text_col="text", order_col="n").write.mode("overwrite").parquet(dst)
+nds.dedup(spark.read.parquet(src), text_col="text", order_col="n", **path).write.mode("overwrite").parquet(dst)
 print(json.dumps({"dedup_seconds": round(time.perf_counter() - t, 2)}))
 """
 
@@ -159,6 +161,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--docs", type=int, action="append", required=True)
     ap.add_argument("--no-peer", action="store_true", help="skip text-dedup")
+    ap.add_argument("--distributed", action="store_true",
+                    help="also run neardup.spark.dedup on its distributed path (docs_in_one_task=0)")
     ap.add_argument("--python", default=str(REPO / "target" / "pyenv" / "bin" / "python"))
     ap.add_argument("--peer-python", default=str(REPO / "bench" / ".venv" / "bin" / "python"))
     ap.add_argument("--work", default=None, help="directory for corpora and outputs (default: a temporary one)")
@@ -203,15 +207,18 @@ def main():
         rows = [{"docs": n, "tool": "neardup dedup (CLI)", "seconds": round(wall, 2),
                  "cpu_seconds": round(cpu, 1), "peak_mb": round(peak / 1e6), **score(removed_of(cli), truth)}]
 
-        spark_out = work / f"spark{n}.parquet"
         env = dict(os.environ, PYSPARK_PYTHON=args.python)
-        wall, peak, out, cpu = measured([args.python, "-c", SPARK_RUN, str(src), str(spark_out)], env=env)
-        got = groups_of(pq.read_table(spark_out))
-        rows.append({"docs": n, "tool": "neardup.spark.dedup local[2]", "seconds": round(wall, 2),
-                     "dedup_seconds": json.loads(out.strip().splitlines()[-1])["dedup_seconds"],
-                     "cpu_seconds": round(cpu, 1), "peak_mb": round(peak / 1e6), "equal_to_cli": got.equals(cli),
-                     **score(removed_of(got), truth)})
-        del cli, got
+        for path in ["default"] + (["distributed"] if args.distributed else []):
+            spark_out = work / f"spark{n}.parquet"
+            wall, peak, out, cpu = measured([args.python, "-c", SPARK_RUN, str(src), str(spark_out), path], env=env)
+            got = groups_of(pq.read_table(spark_out))
+            tool = "neardup.spark.dedup local[2]" + ("" if path == "default" else " (distributed path)")
+            rows.append({"docs": n, "tool": tool, "seconds": round(wall, 2),
+                         "dedup_seconds": json.loads(out.strip().splitlines()[-1])["dedup_seconds"],
+                         "cpu_seconds": round(cpu, 1), "peak_mb": round(peak / 1e6), "equal_to_cli": got.equals(cli),
+                         **score(removed_of(got), truth)})
+            del got
+        del cli
 
         if not args.no_peer:
             peer_out = work / f"peer{n}"

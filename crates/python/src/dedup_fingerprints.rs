@@ -185,6 +185,15 @@ impl FingerprintGroups {
             .collect())
     }
 
+    /// The ids of documents `lo..hi` (positions in the order added): the
+    /// engine holds them, so that the caller need not keep its own list.
+    fn ids(&self, lo: usize, hi: usize) -> Vec<String> {
+        let hi = hi.min(self.docs.len());
+        (lo.min(hi)..hi)
+            .map(|d| self.docs.id(d).to_string())
+            .collect()
+    }
+
     /// Documents added.
     fn __len__(&self) -> usize {
         self.docs.len()

@@ -87,6 +87,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark_passes::composite_check_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_passes::composite_thirds_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_passes::composite_rule, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_passes::earliest_per_hash_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_passes::partial_check_batch, m)?)?;
     m.add_function(wrap_pyfunction!(spark_passes::partial_rule, m)?)?;
     Ok(())

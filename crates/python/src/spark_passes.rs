@@ -354,14 +354,49 @@ pub fn partial_rule() -> usize {
     PartialCopyCheck::NEIGHBOURS_READ
 }
 
-/// How the composite check reads its index: `(postings_read,
-/// candidates_per_run)`.
+/// How the composite check reads its index: `(postings_kept,
+/// candidates_per_run)`, the documents of a hash to keep (the pair's own
+/// two and those it reads) and the third documents it looks at per run.
 #[pyfunction]
 pub fn composite_rule() -> (usize, usize) {
     (
-        CompositeCheck::POSTINGS_READ,
+        CompositeCheck::POSTINGS_KEPT,
         CompositeCheck::CANDIDATES_PER_RUN,
     )
+}
+
+/// Postings `(hashes[i], docs[i])` (packed little-endian 64-bit columns),
+/// sorted by hash then document, repeats dropped, and only the earliest
+/// documents of each hash the composite check may read
+/// ([`CompositeCheck::keep_earliest_per_hash`], as the spilled batch
+/// engine keeps them); returned as the same two packed columns.
+#[pyfunction]
+pub fn earliest_per_hash_batch<'py>(
+    py: Python<'py>,
+    hashes: &[u8],
+    docs: &[u8],
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    let hashes = i64s(hashes, "hashes").map_err(err)?;
+    let docs = i64s(docs, "docs").map_err(err)?;
+    if hashes.len() != docs.len() {
+        return Err(err("hashes and docs differ in length"));
+    }
+    let postings = py.allow_threads(|| {
+        let mut postings: Vec<(i64, i64)> = hashes.into_iter().zip(docs).collect();
+        postings.sort_unstable();
+        postings.dedup();
+        CompositeCheck::keep_earliest_per_hash(&mut postings);
+        postings
+    });
+    let (mut h, mut z) = (
+        Vec::with_capacity(postings.len() * 8),
+        Vec::with_capacity(postings.len() * 8),
+    );
+    for (a, b) in postings {
+        h.extend_from_slice(&a.to_le_bytes());
+        z.extend_from_slice(&b.to_le_bytes());
+    }
+    Ok((PyBytes::new(py, &h), PyBytes::new(py, &z)))
 }
 
 #[cfg(test)]

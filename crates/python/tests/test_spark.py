@@ -93,6 +93,72 @@ def test_spark_rejects_bad_arguments(spark):
         nds.dedup(df, text_col="body", docs_in_one_task=-1)
 
 
+@pytest.mark.parametrize(
+    "cores, n_docs, given, want",
+    [
+        # By default: any size on few cores, small corpora on many.
+        (2, 10**7, None, True),
+        (4, 10**6, None, True),
+        (5, 200_000, None, True),
+        (5, 200_001, None, False),
+        (64, 10**8, None, False),
+        # Given: the bound, whatever the cores.
+        (2, 1, 0, False),
+        (2, 1_000, 999, False),
+        (64, 10**6, 10**6, True),
+    ],
+)
+def test_spark_decides_in_one_task_on_few_cores_or_small_corpora(cores, n_docs, given, want):
+    from neardup.spark._one_task import in_one_task
+
+    assert in_one_task(cores, n_docs, given) is want
+
+
+@pytest.mark.parametrize(
+    "local_free, pyspark_mb, want",
+    [
+        # The worker's limit, when Spark sets one: half of it.
+        (None, "2048", 1 << 30),
+        (16 << 30, "512", 256 << 20),
+        # Local mode: half of what the JVM's heap leaves of the machine,
+        # at least 1 GiB.
+        (16 << 30, None, 8 << 30),
+        (1 << 30, None, 1 << 30),
+        # A cluster without a limit on Python workers: 1 GiB.
+        (None, None, 1 << 30),
+        (None, "", 1 << 30),
+    ],
+)
+def test_spark_one_task_memory_budget(local_free, pyspark_mb, want):
+    from neardup.spark._one_task import one_task_memory
+
+    assert one_task_memory(local_free, pyspark_mb) == want
+
+
+def test_spark_one_task_memory_in_local_mode_leaves_the_jvm_its_heap(spark):
+    import os
+
+    from neardup.spark._one_task import local_free_memory
+
+    machine = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    free = local_free_memory(spark)
+    assert 0 < free < machine
+
+
+def test_fingerprint_groups_read_ids_back_a_page_at_a_time():
+    # The one-task path keeps no id list of its own: the engine's pages.
+    texts = [f"report {i} on the harbour works and the new ferry timetable" for i in range(23)]
+    ids = [f"doc-{i}" for i in range(23)]
+    sigs, errs, lens, shingles, _ = neardup._neardup.fingerprint_batch("default", None, None, ids, texts=texts)
+    groups = neardup._neardup.FingerprintGroups("default")
+    groups.add(ids[:10], [None] * 10, lens[:10], sigs[:10], shingles[:10], errs[:10])
+    groups.add(ids[10:], [None] * 13, lens[10:], sigs[10:], shingles[10:], errs[10:])
+    groups.run()
+    assert [i for lo in range(0, len(groups), 7) for i in groups.ids(lo, lo + 7)] == ids
+    assert groups.ids(20, 99) == ids[20:]
+    assert groups.ids(30, 40) == []
+
+
 def test_spark_one_task_refuses_repeated_ids(spark):
     # The batch engine names the repeated ids, as `neardup dedup` does.
     df = spark.createDataFrame(

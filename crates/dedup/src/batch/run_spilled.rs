@@ -224,7 +224,6 @@ pub(crate) fn load_for_rules(
     // the pair's own two, so no more are kept: the documents are scanned a
     // block at a time and each block's postings merged into those kept.
     let filter = PostingFilter::new(cfg, &hashes);
-    let limit = CompositeCheck::POSTINGS_READ + 2;
     let mut postings: Vec<(u32, u32)> = Vec::new();
     // `distinct` is in document order, so a document's index is found by
     // a binary search.
@@ -236,7 +235,7 @@ pub(crate) fn load_for_rules(
         postings.extend(found);
         postings.par_sort_unstable();
         postings.dedup();
-        keep_first_per_hash(&mut postings, limit);
+        CompositeCheck::keep_earliest_per_hash(&mut postings);
     }
     for ((a, b), run) in &runs {
         let docs_with = |h: u32| {
@@ -260,18 +259,6 @@ const POSTINGS_BLOCK: usize = 1 << 18;
 /// Small in tests, so that their corpora take several blocks.
 #[cfg(test)]
 const POSTINGS_BLOCK: usize = 3;
-
-/// Keeps the first `limit` postings of each hash of sorted `postings`.
-fn keep_first_per_hash(postings: &mut Vec<(u32, u32)>, limit: usize) {
-    let (mut hash, mut seen) = (None, 0);
-    postings.retain(|&(h, _)| {
-        if hash != Some(h) {
-            (hash, seen) = (Some(h), 0);
-        }
-        seen += 1;
-        seen <= limit
-    });
-}
 
 #[cfg(test)]
 mod tests {
@@ -325,16 +312,6 @@ mod tests {
             "unreadable".into(),
         ));
         docs
-    }
-
-    #[test]
-    fn only_the_first_postings_of_each_hash_are_kept() {
-        let mut p = vec![(1, 0), (1, 4), (1, 7), (2, 3), (5, 1), (5, 2), (5, 9)];
-        keep_first_per_hash(&mut p, 2);
-        assert_eq!(p, [(1, 0), (1, 4), (2, 3), (5, 1), (5, 2)]);
-        let mut none: Vec<(u32, u32)> = Vec::new();
-        keep_first_per_hash(&mut none, 2);
-        assert!(none.is_empty());
     }
 
     #[test]

@@ -92,6 +92,26 @@ impl CompositeCheck {
     /// rest.
     pub const POSTINGS_READ: usize = 32;
 
+    /// Documents of a shingle an index that feeds this check must keep,
+    /// earliest first: the [`Self::POSTINGS_READ`] it reads and the pair's
+    /// own two, which may be among the earliest and are left out.
+    pub const POSTINGS_KEPT: usize = Self::POSTINGS_READ + 2;
+
+    /// Keeps, of `postings` `(hash, document)` sorted by hash then
+    /// document, the first [`Self::POSTINGS_KEPT`] documents of each hash:
+    /// all the check reads of them. The spilled batch engine and the Spark
+    /// frontend both cut their postings with it.
+    pub fn keep_earliest_per_hash<H: PartialEq + Copy, D>(postings: &mut Vec<(H, D)>) {
+        let (mut hash, mut seen) = (None, 0);
+        postings.retain(|(h, _)| {
+            if hash != Some(*h) {
+                (hash, seen) = (Some(*h), 0);
+            }
+            seen += 1;
+            seen <= Self::POSTINGS_KEPT
+        });
+    }
+
     /// Whether a verified pair, by its comparison, has a foreign run long
     /// enough to look up.
     pub fn applies_to(&self, c: &Comparison) -> bool {
@@ -425,6 +445,28 @@ fn foreign_runs(seq: &[u32], other: &[u32], min_len: usize) -> Vec<(usize, usize
 mod tests {
     use super::*;
     use crate::rules::test_text::{seq, words};
+
+    #[test]
+    fn only_the_earliest_postings_of_each_hash_are_kept() {
+        let n = CompositeCheck::POSTINGS_KEPT as u32;
+        // Hash 1 on more documents than are kept, hash 2 on one, hash 5
+        // on exactly as many as are kept.
+        let mut p: Vec<(u32, u32)> = (0..n + 6).map(|d| (1, d)).collect();
+        p.push((2, 3));
+        p.extend((0..n).map(|d| (5, 100 + d)));
+        CompositeCheck::keep_earliest_per_hash(&mut p);
+        let mut want: Vec<(u32, u32)> = (0..n).map(|d| (1, d)).collect();
+        want.push((2, 3));
+        want.extend((0..n).map(|d| (5, 100 + d)));
+        assert_eq!(p, want);
+        let mut none: Vec<(u32, u32)> = Vec::new();
+        CompositeCheck::keep_earliest_per_hash(&mut none);
+        assert!(none.is_empty());
+        // Any hash and document types: the Spark frontend's are 64-bit.
+        let mut wide: Vec<(i64, i64)> = (0..n as i64 + 1).map(|d| (-7, d)).collect();
+        CompositeCheck::keep_earliest_per_hash(&mut wide);
+        assert_eq!(wide.len(), n as usize);
+    }
 
     fn half(text: &str) -> String {
         let w: Vec<&str> = text.split(' ').collect();

@@ -279,6 +279,8 @@ class FingerprintGroups:
     def duplicates(self, lo: int, hi: int) -> List[Tuple[int, str, float]]:
         """``(position, id of the kept document, similarity)`` for the
         duplicates among positions ``lo..hi``."""
+    def ids(self, lo: int, hi: int) -> List[str]:
+        """The ids of the documents at positions ``lo..hi``."""
     def __len__(self) -> int: ...
     @property
     def spilled(self) -> bool: ...
@@ -335,6 +337,10 @@ def composite_check_batch(
     others: List[bytes],
 ) -> List[bool]: ...
 def composite_rule() -> Tuple[int, int]: ...
+def earliest_per_hash_batch(hashes: bytes, docs: bytes) -> Tuple[bytes, bytes]:
+    """Postings ``(hash, document)`` as packed little-endian 64-bit
+    columns, sorted, repeats dropped, the earliest documents of each hash
+    the composite check may read only."""
 def partial_check_batch(
     method: str,
     threshold: Optional[float],

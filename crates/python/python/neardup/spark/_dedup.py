@@ -54,11 +54,12 @@ without collecting the corpus anywhere:
    is a constant (plus a few per round past the bound), whatever the size
    of the corpus or the length of chains of near-duplicates.
 
-A corpus of at most ``docs_in_one_task`` documents (200,000 by default)
-is fingerprinted as in step 1; then the site template pass and steps 2
-to 5 run in one executor call, the batch engine of ``neardup dedup``
-(``_one_task``): below that size Spark's stages cost more than the
-decision.
+By default, a corpus of at most 200,000 documents, or any corpus on at
+most 4 cores (``local[2]``, a small cluster), is fingerprinted as in step
+1; then the site template pass and steps 2 to 5 run in one executor call,
+the batch engine of ``neardup dedup`` (``_one_task``): there Spark's
+stages cost more than the decision they would divide.
+``docs_in_one_task=`` sets the bound by hand.
 
 Executors need the ``neardup`` package installed (``pip install`` on every
 node, or ship the wheel with ``--py-files``/an archive).
@@ -71,7 +72,7 @@ from .. import _neardup as _nd
 from ._candidates import candidate_pairs
 from ._common import _col, _materialize, _utf8
 from ._components import keep_first
-from ._one_task import DOCS_IN_ONE_TASK, FULL_FP_SCHEMA, decided_in_one_task
+from ._one_task import FULL_FP_SCHEMA, decided_in_one_task, in_one_task
 from ._passes import _composite_pairs, _partial_pairs, _strip_site_templates
 
 _FP_SCHEMA = "ord long, id string, sig binary, sh binary, host string"
@@ -99,7 +100,7 @@ def dedup(
     composite_check: bool = True,
     partial_check: bool = True,
     hot_key_rows: int = HOT_KEY_ROWS,
-    docs_in_one_task: int = DOCS_IN_ONE_TASK,
+    docs_in_one_task: Optional[int] = None,
 ):
     """Finds near-duplicate documents of ``df`` and returns a DataFrame
     ``(id string, cluster string, duplicate_of string, similarity double)``,
@@ -139,11 +140,14 @@ def dedup(
     methods') are dropped before the shuffle, as the engine ignores them.
     Same pairs, same groups.
 
-    A corpus of at most ``docs_in_one_task`` documents (default
-    ``DOCS_IN_ONE_TASK``, 200,000) is fingerprinted by every executor,
-    then decided by the batch engine in one executor call (within 1 GiB,
-    spilling past it): a few stages instead of the distributed path's
-    constant 40 to 65, which cost more than such a decision. ``0`` always
+    A corpus of at most ``docs_in_one_task`` documents is fingerprinted
+    by every executor, then decided by the batch engine in one executor
+    call (within 1 GiB, spilling past it): a few stages instead of the
+    distributed path's constant 40 to 65, which cost more than such a
+    decision. By default (``None``) that is any corpus on at most
+    ``ONE_TASK_CORES`` (4) cores of default parallelism, where the
+    distributed path's extra work outweighs what it divides, and up to
+    ``DOCS_IN_ONE_TASK`` (200,000) documents on more. ``0`` always
     distributes the decision. Same groups either way.
 
     The Spark jobs it runs are described ``neardup.spark.dedup: <step>``
@@ -184,7 +188,7 @@ def _dedup(
         raise ValueError("give html_col= or text_col= (or both)")
     if hot_key_rows < 1:
         raise ValueError("hot_key_rows must be at least 1")
-    if docs_in_one_task < 0:
+    if docs_in_one_task is not None and docs_in_one_task < 0:
         raise ValueError("docs_in_one_task must be at least 0")
     m = method or "default"
     # Checks the method and options on the driver, with a clear message.
@@ -236,7 +240,7 @@ def _dedup(
     # and no second copy.
     _step(df, "fingerprints")
     n_docs = docs.count()
-    if n_docs <= docs_in_one_task:
+    if in_one_task(spark.sparkContext.defaultParallelism, n_docs, docs_in_one_task):
         _step(df, "fingerprints, then the decision in one task")
         fps = docs.mapInArrow(fingerprinted(True), FULL_FP_SCHEMA)
         # Computed here, like the distributed path's steps: the result is

@@ -1,34 +1,99 @@
-"""Small corpora on Spark: fingerprints made in parallel, the decision in
-one executor call.
+"""Small corpora and few cores on Spark: fingerprints made in parallel, the
+decision in one executor call.
 
 The distributed path of ``dedup`` runs 40 to 65 Spark stages whatever the
 corpus; each is a round of tasks, Python calls and shuffle files. Below
-``DOCS_IN_ONE_TASK`` documents, those stages cost far more than the
-decision they distribute: there, the documents are fingerprinted by every
+``DOCS_IN_ONE_TASK`` documents, or on at most ``ONE_TASK_CORES`` cores,
+those stages cost more than the decision they distribute (``in_one_task``
+is the rule): there, the documents are fingerprinted by every
 executor as on the distributed path, and their fingerprints (about 1.7 KB
 a real-text document) go, in input order, to one executor call that runs
 the batch engine of ``neardup dedup`` on them (``FingerprintGroups``, the
 engine of ``neardup.datatrove``'s cross-rank stage): same site template
 pass, verification, composite and partial checks, no chaining. The call
-holds the engine within ``ONE_TASK_MEMORY`` bytes, past which it spills
-to the executor's temporary directory as ``neardup dedup --memory`` does.
+holds the engine within a memory budget (``one_task_memory``), past which
+it spills to the executor's temporary directory as ``neardup dedup
+--memory`` does.
 """
 
 from __future__ import annotations
+
+from typing import Optional
 
 from .. import _neardup as _nd
 from ._common import _col
 
 DOCS_IN_ONE_TASK = 200_000
-"""The most documents ``dedup`` decides in one executor call by default
-(``docs_in_one_task=``): about 340 MB of real-text fingerprints, which one
-executor holds and the engine decides in about a second, where the
-distributed path's constant number of stages costs tens of seconds. Past
-it, the decision is distributed (see ``_dedup``)."""
+"""The most documents ``dedup`` decides in one executor call by default on
+more than ``ONE_TASK_CORES`` cores (``docs_in_one_task=``): about 340 MB
+of real-text fingerprints, which one executor holds and the engine decides
+in about a second, where the distributed path's constant number of stages
+costs tens of seconds. Past it, the decision is distributed (see
+``_dedup``)."""
+
+ONE_TASK_CORES = 4
+"""On at most this many cores (the session's default parallelism),
+``dedup`` decides in one executor call by default whatever the corpus
+size. Measured on ``local[2]`` at 10^6 real-text documents: past the
+fingerprints (about the same on both paths), the distributed path's tasks
+ran 114 s in all, the one executor call 11 s, so the distributed path
+catches up only from about 10 cores, even if it divided perfectly; this
+bound is well under that. The one call's memory is the engine's, as
+under ``neardup dedup --memory``: past its budget (``one_task_memory``)
+the fingerprints go to disk, and what stays is at most about 200 bytes a
+document (ids and the decision); Spark's sort of the fingerprints spills
+past its own budget. Its local disk is a few KB a document (the shuffled
+fingerprints, the sort's and the engine's spills)."""
+
+
+def in_one_task(cores: int, n_docs: int, docs_in_one_task) -> bool:
+    """Whether ``dedup`` decides ``n_docs`` documents in one executor call
+    on ``cores`` cores: up to ``docs_in_one_task`` documents when given;
+    by default, at any size on at most ``ONE_TASK_CORES`` cores, else up to
+    ``DOCS_IN_ONE_TASK``."""
+    if docs_in_one_task is not None:
+        return n_docs <= docs_in_one_task
+    return cores <= ONE_TASK_CORES or n_docs <= DOCS_IN_ONE_TASK
+
 
 ONE_TASK_MEMORY = 1 << 30
-"""The engine's memory budget in the one executor call (1 GiB): past it,
-the fingerprints go to the executor's temporary directory."""
+"""The engine's memory budget in the one executor call on a cluster whose
+Python workers have no memory limit set (1 GiB): past it, the
+fingerprints go to the executor's temporary directory."""
+
+
+def one_task_memory(local_free: Optional[int], pyspark_memory_mb: Optional[str]) -> int:
+    """The engine's memory budget in the one executor call, in bytes:
+
+    - half of ``spark.executor.pyspark.memory`` when it is set (Spark
+      passes it to the worker as ``PYSPARK_EXECUTOR_MEMORY_MB``,
+      ``pyspark_memory_mb`` here, and limits the worker's address space
+      to it; the other half is left to Python, Arrow and the batches);
+    - else, in local mode, half of ``local_free``, the machine's memory
+      less the JVM's largest heap (the executor is the driver's process,
+      on the driver's machine: ``neardup dedup`` takes half of the
+      machine's by default);
+    - else ``ONE_TASK_MEMORY``, so as not to overrun an executor
+      container whose size does not count the Python worker."""
+    if pyspark_memory_mb:
+        return int(pyspark_memory_mb) * (1 << 20) // 2
+    if local_free is not None:
+        return max(local_free // 2, ONE_TASK_MEMORY)
+    return ONE_TASK_MEMORY
+
+
+def local_free_memory(spark) -> Optional[int]:
+    """In local mode, the machine's memory less the JVM's largest heap
+    (``spark.driver.memory``); ``None`` on a cluster."""
+    import os
+
+    sc = spark.sparkContext
+    if not sc.master.startswith("local"):
+        return None
+    machine = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    heap = sc._jvm.java.lang.Runtime.getRuntime().maxMemory()
+    return max(machine - heap, 0)
+
 
 OUTPUT_ROWS = 50_000
 """Output rows per Arrow batch from the one executor call."""
@@ -43,7 +108,11 @@ def decided_in_one_task(fps, m, threshold, md, site_templates, composite_check, 
     engine in one executor call that reads them in ``ord`` order."""
     import pyarrow as pa
 
+    local_free = local_free_memory(fps.sparkSession)
+
     def run(batches):
+        import os
+
         groups = _nd.FingerprintGroups(
             m,
             threshold,
@@ -52,12 +121,10 @@ def decided_in_one_task(fps, m, threshold, md, site_templates, composite_check, 
             site_templates=site_templates,
             composite_check=composite_check,
             partial_check=partial_check,
-            memory=ONE_TASK_MEMORY,
+            memory=one_task_memory(local_free, os.environ.get("PYSPARK_EXECUTOR_MEMORY_MB")),
         )
-        ids = []
         for b in batches:
             got = _col(b, "id").to_pylist()
-            ids.extend(got)
             groups.add(
                 got,
                 # The host is read from the id, as on the distributed path.
@@ -68,13 +135,15 @@ def decided_in_one_task(fps, m, threshold, md, site_templates, composite_check, 
                 _col(b, "err").to_pylist(),
             )
         groups.run()
-        for lo in range(0, len(ids), OUTPUT_ROWS):
-            hi = min(lo + OUTPUT_ROWS, len(ids))
+        # The ids are read back from the engine, a page at a time: no list
+        # a document here besides the engine's own.
+        for lo in range(0, len(groups), OUTPUT_ROWS):
+            hi = min(lo + OUTPUT_ROWS, len(groups))
             dup = [None] * (hi - lo)
             sim = [None] * (hi - lo)
             for at, kept, s in groups.duplicates(lo, hi):
                 dup[at - lo], sim[at - lo] = kept, s
-            page = ids[lo:hi]
+            page = groups.ids(lo, hi)
             yield pa.RecordBatch.from_arrays(
                 [
                     pa.array(page, pa.string()),
@@ -87,3 +156,4 @@ def decided_in_one_task(fps, m, threshold, md, site_templates, composite_check, 
 
     # One partition, in order of seniority: the engine's input order.
     return fps.repartition(1).sortWithinPartitions("ord").mapInArrow(run, OUTPUT_SCHEMA)
+

@@ -68,7 +68,7 @@ def _composite_pairs(edges, reps, m, threshold, md):
     import pyarrow as pa
     from pyspark.sql import functions as F
 
-    postings_read, _ = _nd.composite_rule()
+    keep, _ = _nd.composite_rule()
     keys = ["u", "v", "side", "r"]
 
     def split(batches):
@@ -108,11 +108,10 @@ def _composite_pairs(edges, reps, m, threshold, md):
     else:
         postings = docs.mapInArrow(_sampled_among(looked_up), _POSTING_SCHEMA)
     # The earliest documents of each looked-up hash (the pair may be among
-    # them: two more than the engine reads); each partition keeps its
-    # own earliest, which hold the corpus's.
-    keep = postings_read + 2
-    postings = _materialize(postings.mapInArrow(_kept_earliest(keep), _POSTING_SCHEMA))
-    table = _broadcast_earliest(postings, keep)
+    # them: `keep` is two more than the engine reads); each partition
+    # keeps its own earliest, which hold the corpus's.
+    postings = _materialize(postings.mapInArrow(_kept_earliest(), _POSTING_SCHEMA))
+    table = _broadcast_earliest(postings)
     if table is not None:
         # Few enough to go to every executor: each run's hits are looked
         # up where the run is.
@@ -173,24 +172,20 @@ documents of each hash; past it, they are grouped by hash and joined with
 the runs in Spark."""
 
 
-def _earliest_per_hash(h, z, keep: int):
-    """Postings ``(h, z)`` (NumPy) sorted by hash then document, the first
-    ``keep`` documents of each hash only."""
+def _earliest_per_hash(h, z):
+    """Postings ``(h, z)`` (NumPy, 64-bit) sorted by hash then document,
+    the earliest documents of each hash the composite check may read only
+    (the engine's rule, ``CompositeCheck::keep_earliest_per_hash``)."""
     import numpy as np
 
-    order = np.lexsort((z, h))
-    h, z = h[order], z[order]
-    if len(h) == 0:
-        return h, z
-    starts = np.flatnonzero(np.r_[True, h[1:] != h[:-1]])
-    rank = np.arange(len(h)) - np.repeat(starts, np.diff(np.r_[starts, len(h)]))
-    return h[rank < keep], z[rank < keep]
+    h, z = _nd.earliest_per_hash_batch(h.astype("<i8").tobytes(), z.astype("<i8").tobytes())
+    return np.frombuffer(h, "<i8"), np.frombuffer(z, "<i8")
 
 
-def _kept_earliest(keep: int):
+def _kept_earliest():
     """A ``mapInArrow`` function: a partition's postings ``(z, h)``, the
-    earliest ``keep`` documents of each hash only (held as NumPy columns,
-    16 bytes a posting)."""
+    earliest documents of each hash only (held as NumPy columns, 16 bytes
+    a posting)."""
     import numpy as np
 
     def run(batches):
@@ -201,14 +196,14 @@ def _kept_earliest(keep: int):
             zs.append(_col(b, "z").to_numpy())
             hs.append(_col(b, "h").to_numpy())
         if zs:
-            h, z = _earliest_per_hash(np.concatenate(hs), np.concatenate(zs), keep)
+            h, z = _earliest_per_hash(np.concatenate(hs), np.concatenate(zs))
             yield pa.RecordBatch.from_arrays([pa.array(z), pa.array(h)], names=["z", "h"])
 
     return run
 
 
-def _broadcast_earliest(postings, keep: int):
-    """The earliest ``keep`` documents of each hash of ``postings``
+def _broadcast_earliest(postings):
+    """The earliest documents of each hash of ``postings``
     (computed, ``(z, h)``) broadcast as packed little-endian 64-bit
     ``(hashes, starts, documents)``: the hashes sorted, the documents of
     ``hashes[i]`` from ``starts[i]``; ``None`` past ``EARLIEST_ROWS``."""
@@ -216,13 +211,8 @@ def _broadcast_earliest(postings, keep: int):
 
     if postings.count() > EARLIEST_ROWS:
         return None
-    t = postings.toArrow() if hasattr(postings, "toArrow") else None
-    if t is None:
-        rows = postings.collect()
-        h, z = np.array([r.h for r in rows], np.int64), np.array([r.z for r in rows], np.int64)
-    else:
-        h, z = t.column("h").to_numpy(), t.column("z").to_numpy()
-    h, z = _earliest_per_hash(h, z, keep)
+    h, z = _int64_columns(postings, "h", "z")
+    h, z = _earliest_per_hash(h, z)
     hashes, starts = np.unique(h, return_index=True)
     packed = [a.astype("<i8").tobytes() for a in (hashes, starts, z)]
     return postings.sparkSession.sparkContext.broadcast(packed)
@@ -266,15 +256,24 @@ def _broadcast_hashes(wanted):
     import numpy as np
 
     # One job: at most one hash past the bound comes to the driver.
-    first = wanted.limit(BROADCAST_HASHES + 1)
-    if hasattr(first, "toArrow"):
-        hashes = first.toArrow().column("h").to_numpy()
-    else:
-        hashes = np.array([r.h for r in first.collect()], dtype=np.int64)
+    (hashes,) = _int64_columns(wanted.limit(BROADCAST_HASHES + 1), "h")
     if len(hashes) > BROADCAST_HASHES:
         return None
     # As packed little-endian bytes: the kernel filters with them as they are.
     return wanted.sparkSession.sparkContext.broadcast(np.sort(hashes).astype("<i8").tobytes())
+
+
+def _int64_columns(df, *names):
+    """The 64-bit integer columns ``names`` of the small DataFrame ``df``
+    on the driver, as NumPy arrays: through Arrow where Spark has
+    ``toArrow`` (4.0 and later), else from its rows."""
+    import numpy as np
+
+    if hasattr(df, "toArrow"):
+        t = df.toArrow()
+        return tuple(t.column(c).to_numpy() for c in names)
+    rows = df.collect()
+    return tuple(np.array([r[c] for r in rows], np.int64) for c in names)
 
 
 def _sampled_among(looked_up):
