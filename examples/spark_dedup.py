@@ -48,7 +48,8 @@ def main(argv=None):
         "--docs-in-one-task",
         type=int,
         default=None,
-        help="decide corpora of at most this many documents in one executor call (default 200,000; 0: never)",
+        help="decide corpora of at most this many documents in one executor call "
+        "(default: any on at most 4 cores, else 200,000; 0: never)",
     )
     args = p.parse_args(argv)
 
