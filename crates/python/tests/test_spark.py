@@ -145,6 +145,37 @@ def test_spark_one_task_memory_in_local_mode_leaves_the_jvm_its_heap(spark):
     assert 0 < free < machine
 
 
+@pytest.mark.parametrize(
+    "conf, parallelism, want",
+    [
+        # Local mode: the default parallelism.
+        ({"spark.master": "local[2]"}, 2, 2),
+        ({"spark.master": "local[2]", "spark.dynamicAllocation.enabled": "true"}, 2, 2),
+        # Executors not all registered yet: what the configuration asks.
+        ({"spark.executor.instances": "50", "spark.executor.cores": "4"}, 4, 200),
+        ({"spark.cores.max": "64"}, 2, 64),
+        ({"spark.executor.instances": "2"}, 8, 8),
+        # Dynamic allocation: its most executors, no bound when unset.
+        ({"spark.dynamicAllocation.enabled": "true"}, 2, float("inf")),
+        (
+            {
+                "spark.dynamicAllocation.enabled": "true",
+                "spark.dynamicAllocation.maxExecutors": "2",
+                "spark.executor.cores": "2",
+            },
+            2,
+            4,
+        ),
+    ],
+)
+def test_spark_counts_the_cores_the_configuration_promises(conf, parallelism, want):
+    from neardup.spark._one_task import cluster_cores, in_one_task
+
+    assert cluster_cores(conf, parallelism) == want
+    # Many cores promised: a large corpus is not decided in one task.
+    assert in_one_task(cluster_cores(conf, parallelism), 10**7, None) is (want <= 4)
+
+
 def test_fingerprint_groups_read_ids_back_a_page_at_a_time():
     # The one-task path keeps no id list of its own: the engine's pages.
     texts = [f"report {i} on the harbour works and the new ferry timetable" for i in range(23)]

@@ -68,11 +68,20 @@ fn a_cluster_gives_the_single_node_verdicts_and_never_double_keeps() {
         .collect();
     // One round trip per verdict: one script call, with its WAIT in the
     // same pipeline, less the catching-up thread's (one every 100 ms).
-    let made = node.script_calls() - scripts;
+    // Closed first, so that the thread stops; its last pipeline may still
+    // be in flight (its script counted, its WAIT not yet answered), so the
+    // counts are read once they agree: a script without its WAIT would
+    // never let them.
+    drop(seen);
+    let calls = || (node.script_calls() - scripts, node.calls(&["wait"]) - waits);
+    wait_until(30, "a WAIT for every script call", || {
+        let (made, waited) = calls();
+        made == waited
+    });
+    let made = calls().0;
     let tail = t.elapsed().as_millis() as u64 / 100 + 2;
     let n = sequence.len() as u64;
     assert!(made >= n && made <= n + tail, "{made} script calls");
-    assert_eq!(node.calls(&["wait"]) - waits, made);
     let ids: Vec<String> = sequence.iter().map(|p| p.1.clone()).collect();
     let single = ContentSeen::open(dir.join("sequential-single"), &Config::new()).unwrap();
     let expected = replay(&single, &ids, &sequence);
@@ -80,7 +89,6 @@ fn a_cluster_gives_the_single_node_verdicts_and_never_double_keeps() {
         assert_eq!(g, &e.unwrap(), "{}", g.id);
     }
     assert!(got.iter().filter(|v| v.is_duplicate()).count() > 400);
-    drop(seen);
     let sequential = started.elapsed() - up;
     // A fresh store for the stress.
     redis::cmd("DEL")

@@ -72,7 +72,7 @@ from .. import _neardup as _nd
 from ._candidates import candidate_pairs
 from ._common import _col, _materialize, _utf8
 from ._components import keep_first
-from ._one_task import FULL_FP_SCHEMA, decided_in_one_task, in_one_task
+from ._one_task import FULL_FP_SCHEMA, cluster_cores, decided_in_one_task, in_one_task
 from ._passes import _composite_pairs, _partial_pairs, _strip_site_templates
 
 _FP_SCHEMA = "ord long, id string, sig binary, sh binary, host string"
@@ -145,9 +145,13 @@ def dedup(
     call (within 1 GiB, spilling past it): a few stages instead of the
     distributed path's constant 40 to 65, which cost more than such a
     decision. By default (``None``) that is any corpus on at most
-    ``ONE_TASK_CORES`` (4) cores of default parallelism, where the
-    distributed path's extra work outweighs what it divides, and up to
-    ``DOCS_IN_ONE_TASK`` (200,000) documents on more. ``0`` always
+    ``ONE_TASK_CORES`` (4) cores, where the distributed path's extra work
+    outweighs what it divides, and up to ``DOCS_IN_ONE_TASK`` (200,000)
+    documents on more. The cores are the session's default parallelism,
+    or what its configuration promises (``spark.executor.instances``
+    times ``spark.executor.cores``, ``spark.cores.max``; with dynamic
+    allocation, ``spark.dynamicAllocation.maxExecutors`` executors, no
+    bound when unset). ``0`` always
     distributes the decision. Same groups either way.
 
     The Spark jobs it runs are described ``neardup.spark.dedup: <step>``
@@ -240,7 +244,8 @@ def _dedup(
     # and no second copy.
     _step(df, "fingerprints")
     n_docs = docs.count()
-    if in_one_task(spark.sparkContext.defaultParallelism, n_docs, docs_in_one_task):
+    cores = cluster_cores(dict(spark.sparkContext.getConf().getAll()), spark.sparkContext.defaultParallelism)
+    if in_one_task(cores, n_docs, docs_in_one_task):
         _step(df, "fingerprints, then the decision in one task")
         fps = docs.mapInArrow(fingerprinted(True), FULL_FP_SCHEMA)
         # Computed here, like the distributed path's steps: the result is

@@ -18,7 +18,7 @@ it spills to the executor's temporary directory as ``neardup dedup
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Mapping, Optional
 
 from .. import _neardup as _nd
 from ._common import _col
@@ -32,7 +32,8 @@ costs tens of seconds. Past it, the decision is distributed (see
 ``_dedup``)."""
 
 ONE_TASK_CORES = 4
-"""On at most this many cores (the session's default parallelism),
+"""On at most this many cores (``cluster_cores``: the session's default
+parallelism, or what its configuration promises),
 ``dedup`` decides in one executor call by default whatever the corpus
 size. Measured on ``local[2]`` at 10^6 real-text documents: past the
 fingerprints (about the same on both paths), the distributed path's tasks
@@ -46,14 +47,40 @@ past its own budget. Its local disk is a few KB a document (the shuffled
 fingerprints, the sort's and the engine's spills)."""
 
 
-def in_one_task(cores: int, n_docs: int, docs_in_one_task) -> bool:
+def in_one_task(cores: float, n_docs: int, docs_in_one_task) -> bool:
     """Whether ``dedup`` decides ``n_docs`` documents in one executor call
-    on ``cores`` cores: up to ``docs_in_one_task`` documents when given;
-    by default, at any size on at most ``ONE_TASK_CORES`` cores, else up to
-    ``DOCS_IN_ONE_TASK``."""
+    on ``cores`` cores (``cluster_cores``): up to ``docs_in_one_task``
+    documents when given; by default, at any size on at most
+    ``ONE_TASK_CORES`` cores, else up to ``DOCS_IN_ONE_TASK``."""
     if docs_in_one_task is not None:
         return n_docs <= docs_in_one_task
     return cores <= ONE_TASK_CORES or n_docs <= DOCS_IN_ONE_TASK
+
+
+def cluster_cores(conf: Mapping[str, str], default_parallelism: int) -> float:
+    """The cores ``dedup`` counts on when it chooses a path: the session's
+    default parallelism (in local mode, its threads; on a cluster, the
+    cores of the executors registered so far), or on a cluster more when
+    the configuration promises more. With dynamic allocation on, as many
+    as ``spark.dynamicAllocation.maxExecutors`` executors of
+    ``spark.executor.cores`` (no bound when unset: a cluster that grows
+    with the work is never taken for a small one); else
+    ``spark.executor.instances`` executors of ``spark.executor.cores``,
+    or ``spark.cores.max``, when set. ``conf`` holds the session's
+    settings (``SparkConf.getAll``)."""
+    cores = float(default_parallelism)
+    if str(conf.get("spark.master", "")).startswith("local"):
+        # One process: its threads are all the cores there are.
+        return cores
+    per_executor = int(conf.get("spark.executor.cores") or 1)
+    if str(conf.get("spark.dynamicAllocation.enabled", "false")).lower() == "true":
+        most = conf.get("spark.dynamicAllocation.maxExecutors")
+        return float("inf") if not most else max(cores, int(most) * per_executor)
+    if conf.get("spark.executor.instances"):
+        cores = max(cores, int(conf["spark.executor.instances"]) * per_executor)
+    if conf.get("spark.cores.max"):
+        cores = max(cores, int(conf["spark.cores.max"]))
+    return cores
 
 
 ONE_TASK_MEMORY = 1 << 30
