@@ -82,7 +82,7 @@ def main(argv=None):
         site_templates=not args.no_site_templates,
         composite_check=not args.no_composite_check,
         partial_check=not args.no_partial_check,
-        **({} if args.docs_in_one_task is None else {"docs_in_one_task": args.docs_in_one_task}),
+        docs_in_one_task=args.docs_in_one_task,
     )
     groups.write.mode("overwrite").parquet(args.output)
     out = spark.read.parquet(args.output)

@@ -10,7 +10,7 @@ use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyBytes;
 
 use crate::errors::err;
-use crate::packed::i64s;
+use crate::packed::{i64_bytes, i64s};
 use crate::spark::{seq_of, spec_of};
 
 /// The foreign runs of a pair as bytes: for each run, its side (0: a run
@@ -388,15 +388,11 @@ pub fn earliest_per_hash_batch<'py>(
         CompositeCheck::keep_earliest_per_hash(&mut postings);
         postings
     });
-    let (mut h, mut z) = (
-        Vec::with_capacity(postings.len() * 8),
-        Vec::with_capacity(postings.len() * 8),
-    );
-    for (a, b) in postings {
-        h.extend_from_slice(&a.to_le_bytes());
-        z.extend_from_slice(&b.to_le_bytes());
-    }
-    Ok((PyBytes::new(py, &h), PyBytes::new(py, &z)))
+    let (h, z): (Vec<i64>, Vec<i64>) = postings.into_iter().unzip();
+    Ok((
+        PyBytes::new(py, &i64_bytes(&h)),
+        PyBytes::new(py, &i64_bytes(&z)),
+    ))
 }
 
 #[cfg(test)]

@@ -142,17 +142,18 @@ def dedup(
 
     A corpus of at most ``docs_in_one_task`` documents is fingerprinted
     by every executor, then decided by the batch engine in one executor
-    call (within 1 GiB, spilling past it): a few stages instead of the
-    distributed path's constant 40 to 65, which cost more than such a
-    decision. By default (``None``) that is any corpus on at most
-    ``ONE_TASK_CORES`` (4) cores, where the distributed path's extra work
-    outweighs what it divides, and up to ``DOCS_IN_ONE_TASK`` (200,000)
-    documents on more. The cores are the session's default parallelism,
-    or what its configuration promises (``spark.executor.instances``
-    times ``spark.executor.cores``, ``spark.cores.max``; with dynamic
-    allocation, ``spark.dynamicAllocation.maxExecutors`` executors, no
-    bound when unset). ``0`` always
-    distributes the decision. Same groups either way.
+    call (within ``_one_task.one_task_memory``, spilling past it): a few
+    stages instead of the distributed path's constant 40 to 65, which
+    cost more than such a decision. By default (``None``) that is any
+    corpus on at most ``ONE_TASK_CORES`` (4) cores, where the distributed
+    path's extra work outweighs what it divides, and up to
+    ``DOCS_IN_ONE_TASK`` (200,000) documents on more. The cores are the
+    session's default parallelism, or what its configuration promises
+    (``spark.executor.instances`` times ``spark.executor.cores``,
+    ``spark.cores.max``; with dynamic allocation,
+    ``spark.dynamicAllocation.maxExecutors`` executors, no bound when
+    unset). ``0`` always distributes the decision. Same groups either
+    way.
 
     The Spark jobs it runs are described ``neardup.spark.dedup: <step>``
     in the Spark UI. While it runs, the session's

@@ -183,4 +183,3 @@ def decided_in_one_task(fps, m, threshold, md, site_templates, composite_check, 
 
     # One partition, in order of seniority: the engine's input order.
     return fps.repartition(1).sortWithinPartitions("ord").mapInArrow(run, OUTPUT_SCHEMA)
-
