@@ -2,7 +2,7 @@
 """neardup on Spark against the CLI and text-dedup's minhash_spark.py, on
 the same cores and the same Parquet input (issue 35).
 
-    python3 bench/spark_compare.py --docs 100000 [--docs 1000000] [--no-peer] [--distributed]
+    python3 bench/spark_compare.py --docs 100000 [--docs 1000000] [--no-peer] [--distributed] [--warm]
 
 For each size: a real-text corpus from `neardup-bench realtext` (planted
 near-duplicates, the originals' ids in `cluster`), written as Parquet
@@ -16,7 +16,10 @@ near-duplicates, the originals' ids in `cluster`), written as Parquet
   (`pip install pyspark numpy scipy` there).
 
 Each run's wall time (the whole process: a Spark user pays for the JVM
-too; the dedup call alone is printed for neardup.spark), the CPU seconds
+too; the dedup call alone is printed for neardup.spark; with `--warm`,
+the call alone in a session that has run one before, whose wall time is
+that call's, and Spark's floor: the whole process of a job that only
+passes the texts through Python once and writes their ids), the CPU seconds
 of its process tree (the figure to compare when other work shares the
 cores), its peak memory
 (the process tree's RSS, sampled every 0.2 s: JVM and Python workers
@@ -42,17 +45,37 @@ SPARK_RUN = r"""
 import sys, time, json
 from pyspark.sql import SparkSession
 import neardup.spark as nds
-src, dst = sys.argv[1], sys.argv[2]
-# "distributed": the distributed path whatever the cores (docs_in_one_task=0).
-path = {"docs_in_one_task": 0} if sys.argv[3:] == ["distributed"] else {}
+src, dst, path = sys.argv[1], sys.argv[2], sys.argv[3]
 spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
          .config("spark.ui.showConsoleProgress", "false").config("spark.driver.memory", "8g")
          .getOrCreate())
 spark.sparkContext.setLogLevel("ERROR")
+if path == "warm":
+    # A session that has run before (a notebook, a long-lived driver): a
+    # first call on the first 2,000 documents, its output not kept.
+    first = nds.dedup(spark.read.parquet(src).limit(2000), text_col="text", order_col="n")
+    first.write.format("noop").mode("overwrite").save()
 t = time.perf_counter()
-nds.dedup(spark.read.parquet(src), text_col="text", order_col="n", **path).write.mode("overwrite").parquet(dst)
+if path == "floor":
+    # What any PySpark job pays that reads the texts once through Python
+    # and writes a row a document: no fingerprints, no decision.
+    def ids(batches):
+        for b in batches:
+            yield b.select(["id"])
+    spark.read.parquet(src).select("id", "text").mapInArrow(ids, "id string").write.mode("overwrite").parquet(dst)
+else:
+    # "distributed": the distributed path whatever the cores (docs_in_one_task=0).
+    extra = {"docs_in_one_task": 0} if path == "distributed" else {}
+    nds.dedup(spark.read.parquet(src), text_col="text", order_col="n", **extra).write.mode("overwrite").parquet(dst)
 print(json.dumps({"dedup_seconds": round(time.perf_counter() - t, 2)}))
 """
+
+TOOLS = {
+    "default": "neardup.spark.dedup local[2]",
+    "distributed": "neardup.spark.dedup local[2] (distributed path)",
+    "warm": "neardup.spark.dedup local[2], a warm session (the call alone)",
+    "floor": "Spark's floor local[2]: the texts through Python once, no dedup",
+}
 
 
 def tree_usage(pid: int):
@@ -163,6 +186,9 @@ def main():
     ap.add_argument("--no-peer", action="store_true", help="skip text-dedup")
     ap.add_argument("--distributed", action="store_true",
                     help="also run neardup.spark.dedup on its distributed path (docs_in_one_task=0)")
+    ap.add_argument("--warm", action="store_true",
+                    help="also time the call in a session that has run one before, and Spark's floor "
+                         "(the texts through Python once, no dedup)")
     ap.add_argument("--python", default=str(REPO / "target" / "pyenv" / "bin" / "python"))
     ap.add_argument("--peer-python", default=str(REPO / "bench" / ".venv" / "bin" / "python"))
     ap.add_argument("--work", default=None, help="directory for corpora and outputs (default: a temporary one)")
@@ -208,16 +234,20 @@ def main():
                  "cpu_seconds": round(cpu, 1), "peak_mb": round(peak / 1e6), **score(removed_of(cli), truth)}]
 
         env = dict(os.environ, PYSPARK_PYTHON=args.python)
-        for path in ["default"] + (["distributed"] if args.distributed else []):
+        paths = ["default"] + ["distributed"] * args.distributed + ["warm", "floor"] * args.warm
+        for path in paths:
             spark_out = work / f"spark{n}.parquet"
             wall, peak, out, cpu = measured([args.python, "-c", SPARK_RUN, str(src), str(spark_out), path], env=env)
-            got = groups_of(pq.read_table(spark_out))
-            tool = "neardup.spark.dedup local[2]" + ("" if path == "default" else " (distributed path)")
-            rows.append({"docs": n, "tool": tool, "seconds": round(wall, 2),
-                         "dedup_seconds": json.loads(out.strip().splitlines()[-1])["dedup_seconds"],
-                         "cpu_seconds": round(cpu, 1), "peak_mb": round(peak / 1e6), "equal_to_cli": got.equals(cli),
-                         **score(removed_of(got), truth)})
-            del got
+            called = json.loads(out.strip().splitlines()[-1])["dedup_seconds"]
+            row = {"docs": n, "tool": TOOLS[path], "seconds": called if path == "warm" else round(wall, 2),
+                   "dedup_seconds": called, "cpu_seconds": round(cpu, 1), "peak_mb": round(peak / 1e6)}
+            if path == "floor":
+                row.update(precision="-", recall="-")
+            else:
+                got = groups_of(pq.read_table(spark_out))
+                row.update(equal_to_cli=got.equals(cli), **score(removed_of(got), truth))
+                del got
+            rows.append(row)
         del cli
 
         if not args.no_peer:

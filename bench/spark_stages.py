@@ -2,7 +2,7 @@
 """Where `neardup.spark.dedup`'s time goes: one run on local[2] with the
 Spark UI on, then Spark's REST API read back (issue 35).
 
-    PATH=target/pyenv/bin:$PATH target/pyenv/bin/python bench/spark_stages.py IN.parquet OUT.parquet
+    PATH=target/pyenv/bin:$PATH target/pyenv/bin/python bench/spark_stages.py IN.parquet OUT.parquet [DOCS_IN_ONE_TASK]
 
 IN is a Parquet file of `text` and `n` (input order), such as the one
 `bench/spark_compare.py --work DIR` leaves in DIR. Prints the call's
@@ -25,6 +25,8 @@ import neardup.spark as nds
 
 def main():
     src, dst = sys.argv[1], sys.argv[2]
+    # A third argument is `docs_in_one_task` (0: the distributed path).
+    path = {"docs_in_one_task": int(sys.argv[3])} if len(sys.argv) > 3 else {}
     spark = (
         SparkSession.builder.master("local[2]")
         .config("spark.ui.enabled", "true")
@@ -37,7 +39,7 @@ def main():
     )
     spark.sparkContext.setLogLevel("ERROR")
     t = time.perf_counter()
-    nds.dedup(spark.read.parquet(src), text_col="text", order_col="n").write.mode("overwrite").parquet(dst)
+    nds.dedup(spark.read.parquet(src), text_col="text", order_col="n", **path).write.mode("overwrite").parquet(dst)
     print("dedup and write, s", round(time.perf_counter() - t, 2))
     base = spark.sparkContext.uiWebUrl + f"/api/v1/applications/{spark.sparkContext.applicationId}"
     jobs = json.load(urllib.request.urlopen(base + "/jobs"))

@@ -24,6 +24,20 @@ def normalize(rows):
     return sorted(out)
 
 
+@pytest.fixture
+def one_calls(monkeypatch):
+    """The calls of ``dedup`` that fingerprinted and decided in one
+    executor call (the local-mode variant of the one-task path)."""
+    from neardup.spark import _dedup
+
+    calls = []
+    one_call = _dedup.fingerprinted_and_decided_in_one_task
+    monkeypatch.setattr(
+        _dedup, "fingerprinted_and_decided_in_one_task", lambda *a: calls.append(1) or one_call(*a)
+    )
+    return calls
+
+
 @pytest.mark.parametrize(
     "method,kw",
     [
@@ -34,8 +48,8 @@ def normalize(rows):
         ("paragraph", {}),
     ],
 )
-@pytest.mark.parametrize("one_task", [True, False], ids=["corpus in one task", "distributed"])
-def test_spark_equals_batch_engine_on_synthetic_corpus(spark, tmp_path, method, kw, one_task):
+@pytest.mark.parametrize("decision", ["corpus in one call", "corpus in one task", "distributed"])
+def test_spark_equals_batch_engine_on_synthetic_corpus(spark, tmp_path, one_calls, method, kw, decision):
     docs = corpus(seed=11, n_articles=40)
     path = tmp_path / "docs.jsonl"
     with open(path, "w") as f:
@@ -44,9 +58,15 @@ def test_spark_equals_batch_engine_on_synthetic_corpus(spark, tmp_path, method, 
     want = neardup.dedup_files([str(path)], method, **kw)
     # Several partitions, input order in a column.
     df = spark.createDataFrame([(n, i, t) for n, (i, t) in enumerate(docs)], "n long, id string, body string")
-    df = df.repartition(3)
-    path = {} if one_task else {"docs_in_one_task": 0}
+    if decision == "corpus in one call":
+        # Partitions that come in order: fingerprinted in the call that decides.
+        df = df.coalesce(3)
+    else:
+        # Shuffled: the executors fingerprint, the call reads them sorted.
+        df = df.repartition(3)
+    path = {"docs_in_one_task": 0} if decision == "distributed" else {}
     got = nds.dedup(df, text_col="body", method=method, order_col="n", **path, **kw)
+    assert len(one_calls) == (decision == "corpus in one call")
     assert got.columns == ["id", "cluster", "duplicate_of", "similarity"]
     got_rows = [r.asDict() for r in got.collect()]
     assert normalize(got_rows) == normalize(want)
@@ -111,7 +131,16 @@ def test_spark_rejects_bad_arguments(spark):
 def test_spark_decides_in_one_task_on_few_cores_or_small_corpora(cores, n_docs, given, want):
     from neardup.spark._one_task import in_one_task
 
-    assert in_one_task(cores, n_docs, given) is want
+    counts = []
+
+    def count():
+        counts.append(n_docs)
+        return n_docs
+
+    assert in_one_task(cores, count, given) is want
+    # The corpus is counted (a Spark job) only when the answer depends on
+    # its size: never on few cores by default.
+    assert len(counts) == (0 if given is None and cores <= 4 else 1)
 
 
 @pytest.mark.parametrize(
@@ -173,7 +202,7 @@ def test_spark_counts_the_cores_the_configuration_promises(conf, parallelism, wa
 
     assert cluster_cores(conf, parallelism) == want
     # Many cores promised: a large corpus is not decided in one task.
-    assert in_one_task(cluster_cores(conf, parallelism), 10**7, None) is (want <= 4)
+    assert in_one_task(cluster_cores(conf, parallelism), lambda: 10**7, None) is (want <= 4)
 
 
 def test_fingerprint_groups_read_ids_back_a_page_at_a_time():
@@ -188,6 +217,31 @@ def test_fingerprint_groups_read_ids_back_a_page_at_a_time():
     assert [i for lo in range(0, len(groups), 7) for i in groups.ids(lo, lo + 7)] == ids
     assert groups.ids(20, 99) == ids[20:]
     assert groups.ids(30, 40) == []
+
+
+@pytest.mark.parametrize(
+    "values, slices, want",
+    [
+        ([0, 1, 2, 3, 4, 5], 1, True),
+        ([0, 1, 2, 3, 4, 5], 3, True),
+        # Ties keep the order they come in.
+        ([0, 1, 1, 1, 2, 2], 3, True),
+        # Each partition in order, the partitions not.
+        ([3, 4, 5, 0, 1, 2], 2, False),
+        # A step back inside a partition.
+        ([0, 2, 1, 3, 4, 5], 2, False),
+        # No order at all for a document.
+        ([0, 1, None, 3], 2, False),
+        # Empty partitions in between.
+        ([0, 1], 5, True),
+        ([], 2, True),
+    ],
+)
+def test_spark_finds_whether_documents_come_in_order(spark, values, slices, want):
+    from neardup.spark._one_task import arrives_in_order
+
+    rdd = spark.sparkContext.parallelize([(v,) for v in values], slices)
+    assert arrives_in_order(spark.createDataFrame(rdd, "ord long")) is want
 
 
 def test_spark_one_task_refuses_repeated_ids(spark):
@@ -207,14 +261,19 @@ def cli_binary():
     return b if b and os.path.exists(b) else None
 
 
-@pytest.mark.parametrize("one_task", [True, False], ids=["corpus in one task", "distributed"])
+@pytest.mark.parametrize("decision", ["corpus in one call", "corpus in one task", "distributed"])
 @pytest.mark.parametrize("method", ["minhash", "default"])
-def test_spark_on_dev_benchmark_matches_cli(spark, dev_dir, tmp_path, method, one_task):
+def test_spark_on_dev_benchmark_matches_cli(spark, dev_dir, tmp_path, one_calls, method, decision):
     warc = dev_dir / "pages.warc.gz"
     df = nds.read_documents(spark, [str(warc)])
     assert df.columns == ["ord", "id", "url", "html", "text", "error"]
-    path = {} if one_task else {"docs_in_one_task": 0}
-    got = nds.dedup(df.select("ord", "id", "html"), html_col="html", order_col="ord", method=method, **path)
+    pages = df.select("ord", "id", "html")
+    if decision == "corpus in one call":
+        # Sorted partitions: read in order by the call that decides.
+        pages = pages.orderBy("ord")
+    path = {"docs_in_one_task": 0} if decision == "distributed" else {}
+    got = nds.dedup(pages, html_col="html", order_col="ord", method=method, **path)
+    assert len(one_calls) == (decision == "corpus in one call")
     got_rows = [r.asDict() for r in got.collect()]
     want = neardup.dedup_files([str(warc)], method)
     assert len(got_rows) == len(want) > 1000

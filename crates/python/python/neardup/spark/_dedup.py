@@ -55,24 +55,36 @@ without collecting the corpus anywhere:
    of the corpus or the length of chains of near-duplicates.
 
 By default, a corpus of at most 200,000 documents, or any corpus on at
-most 4 cores (``local[2]``, a small cluster), is fingerprinted as in step
-1; then the site template pass and steps 2 to 5 run in one executor call,
-the batch engine of ``neardup dedup`` (``_one_task``): there Spark's
-stages cost more than the decision they would divide.
-``docs_in_one_task=`` sets the bound by hand.
+most 4 cores (``local[2]``, a small cluster), is decided in one executor
+call, the batch engine of ``neardup dedup`` (``_one_task``): the site
+template pass and steps 2 to 5, where Spark's stages cost more than the
+decision they would divide. On a cluster the executors fingerprint the
+documents as in step 1 first; in local mode that call also fingerprints
+them, on the session's cores, when they come in input order (always
+without ``order_col``; else when one pass over that column finds them
+so): no shuffle at all. ``docs_in_one_task=`` sets the bound by hand.
 
 Executors need the ``neardup`` package installed (``pip install`` on every
 node, or ship the wheel with ``--py-files``/an archive).
 """
 from __future__ import annotations
 
+import functools
 from typing import List, Optional
 
 from .. import _neardup as _nd
 from ._candidates import candidate_pairs
 from ._common import _col, _materialize, _utf8
 from ._components import keep_first
-from ._one_task import FULL_FP_SCHEMA, cluster_cores, decided_in_one_task, in_one_task
+from ._one_task import (
+    FULL_FP_SCHEMA,
+    arrives_in_order,
+    cluster_cores,
+    decided_in_one_task,
+    fingerprinted_and_decided_in_one_task,
+    in_one_call,
+    in_one_task,
+)
 from ._passes import _composite_pairs, _partial_pairs, _strip_site_templates
 
 _FP_SCHEMA = "ord long, id string, sig binary, sh binary, host string"
@@ -140,11 +152,17 @@ def dedup(
     methods') are dropped before the shuffle, as the engine ignores them.
     Same pairs, same groups.
 
-    A corpus of at most ``docs_in_one_task`` documents is fingerprinted
-    by every executor, then decided by the batch engine in one executor
-    call (within ``_one_task.one_task_memory``, spilling past it): a few
-    stages instead of the distributed path's constant 40 to 65, which
-    cost more than such a decision. By default (``None``) that is any
+    A corpus of at most ``docs_in_one_task`` documents is decided by the
+    batch engine in one executor call (within
+    ``_one_task.one_task_memory``, spilling past it): a few stages
+    instead of the distributed path's constant 40 to 65, which cost more
+    than such a decision. On a cluster every executor fingerprints the
+    documents for that call; in local mode the call fingerprints them
+    itself, on the session's cores, when they come in input order as
+    its partitions are read one after the other (always without
+    ``order_col``; with it, one pass over that column checks), and
+    else the session's tasks fingerprint them and the call reads them
+    sorted. By default (``None``) that is any
     corpus on at most ``ONE_TASK_CORES`` (4) cores, where the distributed
     path's extra work outweighs what it divides, and up to
     ``DOCS_IN_ONE_TASK`` (200,000) documents on more. The cores are the
@@ -208,53 +226,71 @@ def _dedup(
     use_html, use_text = html_col is not None, text_col is not None
     exact = m == "default"
 
+    def fingerprint(b, full: bool):
+        """The fingerprints of the documents of Arrow batch ``b``; with
+        ``full``, the errors and text lengths too (the batch engine reads
+        them)."""
+        ids = _col(b, "id").to_pylist()
+        sigs, errs, lens, shingles, hosts = _nd.fingerprint_batch(
+            m,
+            threshold,
+            md,
+            ids,
+            htmls=_col(b, "html").to_pylist() if use_html else None,
+            texts=_utf8(b, "text") if use_text else None,
+            all_text=all_text,
+        )
+        cols = [_col(b, "ord"), _col(b, "id"), pa.array(sigs, pa.binary()), pa.array(shingles, pa.binary())]
+        if full:
+            cols += [pa.array(errs, pa.string()), pa.array(lens, pa.int64())]
+            names = ["ord", "id", "sig", "sh", "err", "text_len"]
+        else:
+            # Errors and text lengths are not read on: a document that
+            # fails is a group of its own, as it has no signature.
+            cols.append(pa.array(hosts, pa.string()))
+            names = ["ord", "id", "sig", "sh", "host"]
+        return pa.RecordBatch.from_arrays(cols, names=names)
+
     def fingerprinted(full: bool):
-        """The ``mapInArrow`` function of the fingerprints; with ``full``,
-        the errors and text lengths too (the batch engine reads them)."""
+        """The ``mapInArrow`` function of the fingerprints (see
+        ``fingerprint``)."""
 
         def run(batches):
             for b in batches:
-                ids = _col(b, "id").to_pylist()
-                sigs, errs, lens, shingles, hosts = _nd.fingerprint_batch(
-                    m,
-                    threshold,
-                    md,
-                    ids,
-                    htmls=_col(b, "html").to_pylist() if use_html else None,
-                    texts=_utf8(b, "text") if use_text else None,
-                    all_text=all_text,
-                )
-                cols = [_col(b, "ord"), _col(b, "id"), pa.array(sigs, pa.binary()), pa.array(shingles, pa.binary())]
-                if full:
-                    cols += [pa.array(errs, pa.string()), pa.array(lens, pa.int64())]
-                    names = ["ord", "id", "sig", "sh", "err", "text_len"]
-                else:
-                    # Errors and text lengths are not read on: a document
-                    # that fails is a group of its own, as it has no
-                    # signature.
-                    cols.append(pa.array(hosts, pa.string()))
-                    names = ["ord", "id", "sig", "sh", "host"]
-                yield pa.RecordBatch.from_arrays(cols, names=names)
+                yield fingerprint(b, full)
 
         return run
 
     spark = df.sparkSession
-    # The input is counted first (from the metadata alone for Parquet),
-    # so that the fingerprints are partitioned by document as they are
-    # made: the steps below read them where they are, with no checkpoint
-    # and no second copy.
+    # The input is counted (from the metadata alone for Parquet) when the
+    # path depends on its size, and before the distributed path, so that
+    # the fingerprints are partitioned by document as they are made: the
+    # steps below read them where they are, with no checkpoint and no
+    # second copy.
     _step(df, "fingerprints")
-    n_docs = docs.count()
+    count = functools.cache(docs.count)
     cores = cluster_cores(dict(spark.sparkContext.getConf().getAll()), spark.sparkContext.defaultParallelism)
-    if in_one_task(cores, n_docs, docs_in_one_task):
-        _step(df, "fingerprints, then the decision in one task")
-        fps = docs.mapInArrow(fingerprinted(True), FULL_FP_SCHEMA)
+    if in_one_task(cores, count, docs_in_one_task):
+        engine = (m, threshold, md, site_templates, composite_check, partial_check)
+        one_call = in_one_call(spark)
+        if one_call and order_col is not None:
+            _step(df, "the order of the input")
+            one_call = arrives_in_order(docs)
+        if one_call:
+            # One machine's cores, the documents in order as they come:
+            # fingerprinted and decided in the same call.
+            _step(df, "fingerprints and the decision in one task")
+            decided = fingerprinted_and_decided_in_one_task(
+                docs, lambda b: fingerprint(b, True), spark.sparkContext.defaultParallelism, *engine
+            )
+        else:
+            _step(df, "fingerprints, then the decision in one task")
+            fps = docs.mapInArrow(fingerprinted(True), FULL_FP_SCHEMA)
+            decided = decided_in_one_task(fps, *engine)
         # Computed here, like the distributed path's steps: the result is
         # one row a document.
-        return _materialize(
-            decided_in_one_task(fps, m, threshold, md, site_templates, composite_check, partial_check)
-        )
-    parts = _partitions_for(spark, n_docs)
+        return _materialize(decided)
+    parts = _partitions_for(spark, count())
     # The shuffles of the steps below, sized like the data (restored when
     # dedup returns: the DataFrame it returns runs with the session's).
     spark.conf.set("spark.sql.shuffle.partitions", str(parts))

@@ -1,24 +1,33 @@
-"""Small corpora and few cores on Spark: fingerprints made in parallel, the
-decision in one executor call.
+"""Small corpora and few cores on Spark: the decision in one executor call.
 
 The distributed path of ``dedup`` runs 40 to 65 Spark stages whatever the
 corpus; each is a round of tasks, Python calls and shuffle files. Below
 ``DOCS_IN_ONE_TASK`` documents, or on at most ``ONE_TASK_CORES`` cores,
 those stages cost more than the decision they distribute (``in_one_task``
-is the rule): there, the documents are fingerprinted by every
-executor as on the distributed path, and their fingerprints (about 1.7 KB
-a real-text document) go, in input order, to one executor call that runs
-the batch engine of ``neardup dedup`` on them (``FingerprintGroups``, the
-engine of ``neardup.datatrove``'s cross-rank stage): same site template
-pass, verification, composite and partial checks, no chaining. The call
-holds the engine within a memory budget (``one_task_memory``), past which
-it spills to the executor's temporary directory as ``neardup dedup
---memory`` does.
+is the rule): there, one executor call runs the batch engine of
+``neardup dedup`` on the documents' fingerprints, in input order
+(``FingerprintGroups``, the engine of ``neardup.datatrove``'s cross-rank
+stage): same site template pass, verification, composite and partial
+checks, no chaining. Who fingerprints (``in_one_call``):
+
+- in local mode, the same call, on as many threads as the session has
+  cores, reading the partitions one after the other
+  (``fingerprinted_and_decided_in_one_task``): no shuffle, no sort. It
+  needs the documents to come in order that way: always without
+  ``order_col`` (the order is the DataFrame's), else when one pass over
+  the order column finds it so (``arrives_in_order``);
+- else every executor, as on the distributed path; the fingerprints
+  (about 1.7 KB a real-text document) go, sorted, to the one call
+  (``decided_in_one_task``).
+
+The call holds the engine within a memory budget (``one_task_memory``),
+past which it spills to the executor's temporary directory as ``neardup
+dedup --memory`` does.
 """
 
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from typing import Callable, Mapping, Optional
 
 from .. import _neardup as _nd
 from ._common import _col
@@ -47,14 +56,17 @@ past its own budget. Its local disk is a few KB a document (the shuffled
 fingerprints, the sort's and the engine's spills)."""
 
 
-def in_one_task(cores: float, n_docs: int, docs_in_one_task) -> bool:
-    """Whether ``dedup`` decides ``n_docs`` documents in one executor call
-    on ``cores`` cores (``cluster_cores``): up to ``docs_in_one_task``
+def in_one_task(cores: float, count: Callable[[], int], docs_in_one_task) -> bool:
+    """Whether ``dedup`` decides the corpus in one executor call on
+    ``cores`` cores (``cluster_cores``): up to ``docs_in_one_task``
     documents when given; by default, at any size on at most
-    ``ONE_TASK_CORES`` cores, else up to ``DOCS_IN_ONE_TASK``."""
+    ``ONE_TASK_CORES`` cores, else up to ``DOCS_IN_ONE_TASK``.
+    ``count()`` gives the corpus's documents; it is called only when the
+    answer depends on them (a count is a Spark job: on few cores by
+    default there is none)."""
     if docs_in_one_task is not None:
-        return n_docs <= docs_in_one_task
-    return cores <= ONE_TASK_CORES or n_docs <= DOCS_IN_ONE_TASK
+        return count() <= docs_in_one_task
+    return cores <= ONE_TASK_CORES or count() <= DOCS_IN_ONE_TASK
 
 
 def cluster_cores(conf: Mapping[str, str], default_parallelism: int) -> float:
@@ -129,57 +141,157 @@ FULL_FP_SCHEMA = "ord long, id string, sig binary, sh binary, err string, text_l
 OUTPUT_SCHEMA = "id string, cluster string, duplicate_of string, similarity double"
 
 
+def in_one_call(spark) -> bool:
+    """Whether the one executor call also fingerprints the documents, on
+    threads of its own (``fingerprinted_and_decided_in_one_task``): in
+    local mode, where that call's process has all the session's cores.
+    On a cluster one executor's cores would fingerprint what every
+    executor can, so the executors fingerprint and one call decides
+    (``decided_in_one_task``)."""
+    return spark.sparkContext.master.startswith("local")
+
+
+def arrives_in_order(docs) -> bool:
+    """Whether the documents ``docs`` (``ord``, any partitioning) come in
+    ``ord`` order (ties as they come) when their partitions are read one
+    after the other, as the one call reads them (``coalesce(1)``). One
+    task reads the ``ord`` column alone (Parquet reads nothing else); a
+    null ``ord`` is out of order."""
+
+    def check(batches):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        last, ordered = None, True
+        for b in batches:
+            o = _col(b, "ord")
+            if not len(o):
+                continue
+            if o.null_count or (last is not None and o[0].as_py() < last):
+                ordered = False
+                break
+            if len(o) > 1 and pc.any(pc.less(o.slice(1), o.slice(0, len(o) - 1))).as_py():
+                ordered = False
+                break
+            last = o[-1].as_py()
+        yield pa.RecordBatch.from_arrays([pa.array([ordered])], names=["ordered"])
+
+    return docs.select("ord").coalesce(1).mapInArrow(check, "ordered boolean").first()["ordered"]
+
+
+def _engine(local_free, m, threshold, md, site_templates, composite_check, partial_check):
+    """The batch engine of the one executor call, within its budget."""
+    import os
+
+    return _nd.FingerprintGroups(
+        m,
+        threshold,
+        max_distance=md,
+        keep="first",
+        site_templates=site_templates,
+        composite_check=composite_check,
+        partial_check=partial_check,
+        memory=one_task_memory(local_free, os.environ.get("PYSPARK_EXECUTOR_MEMORY_MB")),
+    )
+
+
+def _add(groups, b):
+    """Adds the fingerprinted documents of batch ``b`` (``FULL_FP_SCHEMA``)."""
+    ids = _col(b, "id").to_pylist()
+    groups.add(
+        ids,
+        # The host is read from the id, as on the distributed path.
+        [None] * len(ids),
+        _col(b, "text_len").to_pylist(),
+        _col(b, "sig").to_pylist(),
+        _col(b, "sh").to_pylist(),
+        _col(b, "err").to_pylist(),
+    )
+
+
+def _decided(groups):
+    """Runs the engine and yields its groups (``OUTPUT_SCHEMA``), a page of
+    ids at a time read back from the engine: no list a document here
+    besides the engine's own."""
+    import pyarrow as pa
+
+    groups.run()
+    for lo in range(0, len(groups), OUTPUT_ROWS):
+        hi = min(lo + OUTPUT_ROWS, len(groups))
+        dup = [None] * (hi - lo)
+        sim = [None] * (hi - lo)
+        for at, kept, s in groups.duplicates(lo, hi):
+            dup[at - lo], sim[at - lo] = kept, s
+        page = groups.ids(lo, hi)
+        yield pa.RecordBatch.from_arrays(
+            [
+                pa.array(page, pa.string()),
+                pa.array([d if d is not None else i for i, d in zip(page, dup)], pa.string()),
+                pa.array(dup, pa.string()),
+                pa.array(sim, pa.float64()),
+            ],
+            names=["id", "cluster", "duplicate_of", "similarity"],
+        )
+
+
 def decided_in_one_task(fps, m, threshold, md, site_templates, composite_check, partial_check):
     """The groups of the fingerprinted documents ``fps`` (``FULL_FP_SCHEMA``,
     any partitioning) as ``dedup`` returns them, decided by the batch
     engine in one executor call that reads them in ``ord`` order."""
-    import pyarrow as pa
-
     local_free = local_free_memory(fps.sparkSession)
 
     def run(batches):
-        import os
-
-        groups = _nd.FingerprintGroups(
-            m,
-            threshold,
-            max_distance=md,
-            keep="first",
-            site_templates=site_templates,
-            composite_check=composite_check,
-            partial_check=partial_check,
-            memory=one_task_memory(local_free, os.environ.get("PYSPARK_EXECUTOR_MEMORY_MB")),
-        )
+        groups = _engine(local_free, m, threshold, md, site_templates, composite_check, partial_check)
         for b in batches:
-            got = _col(b, "id").to_pylist()
-            groups.add(
-                got,
-                # The host is read from the id, as on the distributed path.
-                [None] * len(got),
-                _col(b, "text_len").to_pylist(),
-                _col(b, "sig").to_pylist(),
-                _col(b, "sh").to_pylist(),
-                _col(b, "err").to_pylist(),
-            )
-        groups.run()
-        # The ids are read back from the engine, a page at a time: no list
-        # a document here besides the engine's own.
-        for lo in range(0, len(groups), OUTPUT_ROWS):
-            hi = min(lo + OUTPUT_ROWS, len(groups))
-            dup = [None] * (hi - lo)
-            sim = [None] * (hi - lo)
-            for at, kept, s in groups.duplicates(lo, hi):
-                dup[at - lo], sim[at - lo] = kept, s
-            page = groups.ids(lo, hi)
-            yield pa.RecordBatch.from_arrays(
-                [
-                    pa.array(page, pa.string()),
-                    pa.array([d if d is not None else i for i, d in zip(page, dup)], pa.string()),
-                    pa.array(dup, pa.string()),
-                    pa.array(sim, pa.float64()),
-                ],
-                names=["id", "cluster", "duplicate_of", "similarity"],
-            )
+            _add(groups, b)
+        yield from _decided(groups)
 
     # One partition, in order of seniority: the engine's input order.
     return fps.repartition(1).sortWithinPartitions("ord").mapInArrow(run, OUTPUT_SCHEMA)
+
+
+def fingerprinted_and_decided_in_one_task(
+    docs, fingerprint, threads, m, threshold, md, site_templates, composite_check, partial_check
+):
+    """The groups of ``docs`` (``ord``, ``id``, ``html``, ``text``), whose
+    partitions read one after the other come in ``ord`` order
+    (``arrives_in_order``), as ``dedup`` returns them: one executor call
+    reads every partition, fingerprints each batch with ``fingerprint``
+    (a batch of ``docs`` to one of ``FULL_FP_SCHEMA``) on ``threads``
+    threads (the kernels release the GIL) while Spark reads the next
+    batches, and adds them in order to the batch engine. No shuffle and
+    no sort: the fingerprints go from the threads to the engine."""
+    local_free = local_free_memory(docs.sparkSession)
+
+    def run(batches):
+        from collections import deque
+        from concurrent.futures import ThreadPoolExecutor
+
+        groups = _engine(local_free, m, threshold, md, site_templates, composite_check, partial_check)
+        last = [None]
+
+        def add(done):
+            b = done.result()
+            o = _col(b, "ord")
+            if len(o):
+                first = o[0].as_py()
+                if last[0] is not None and first < last[0]:
+                    raise ValueError(
+                        "neardup.spark.dedup: documents came out of order (the input changed between "
+                        "the order check and the pass: persist it)"
+                    )
+                last[0] = o[-1].as_py()
+            _add(groups, b)
+
+        # At most a batch ahead for each thread: memory stays a few batches.
+        with ThreadPoolExecutor(max(1, threads)) as pool:
+            pending = deque()
+            for b in batches:
+                pending.append(pool.submit(fingerprint, b))
+                if len(pending) > max(1, threads):
+                    add(pending.popleft())
+            while pending:
+                add(pending.popleft())
+        yield from _decided(groups)
+
+    return docs.coalesce(1).mapInArrow(run, OUTPUT_SCHEMA)
