@@ -244,6 +244,14 @@ def test_spark_finds_whether_documents_come_in_order(spark, values, slices, want
     assert arrives_in_order(spark.createDataFrame(rdd, "ord long")) is want
 
 
+def test_spark_dedup_of_no_documents_in_one_call(spark, one_calls):
+    # No partition at all: decided in one call, no rows.
+    empty = spark.createDataFrame(spark.sparkContext.emptyRDD(), "n long, id string, body string")
+    assert empty.rdd.getNumPartitions() == 0
+    assert nds.dedup(empty, text_col="body", order_col="n").collect() == []
+    assert len(one_calls) == 1
+
+
 def test_spark_one_task_refuses_repeated_ids(spark):
     # The batch engine names the repeated ids, as `neardup dedup` does.
     df = spark.createDataFrame(

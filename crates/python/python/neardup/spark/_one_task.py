@@ -176,7 +176,9 @@ def arrives_in_order(docs) -> bool:
             last = o[-1].as_py()
         yield pa.RecordBatch.from_arrays([pa.array([ordered])], names=["ordered"])
 
-    return docs.select("ord").coalesce(1).mapInArrow(check, "ordered boolean").first()["ordered"]
+    # A plan that ran no task would give no row: nothing out of order.
+    row = docs.select("ord").coalesce(1).mapInArrow(check, "ordered boolean").first()
+    return row is None or row["ordered"]
 
 
 def _engine(local_free, m, threshold, md, site_templates, composite_check, partial_check):
