@@ -160,17 +160,13 @@ def arrives_in_order(docs) -> bool:
 
     def check(batches):
         import pyarrow as pa
-        import pyarrow.compute as pc
 
         last, ordered = None, True
         for b in batches:
             o = _col(b, "ord")
             if not len(o):
                 continue
-            if o.null_count or (last is not None and o[0].as_py() < last):
-                ordered = False
-                break
-            if len(o) > 1 and pc.any(pc.less(o.slice(1), o.slice(0, len(o) - 1))).as_py():
+            if not _follows(o, last):
                 ordered = False
                 break
             last = o[-1].as_py()
@@ -179,6 +175,17 @@ def arrives_in_order(docs) -> bool:
     # A plan that ran no task would give no row: nothing out of order.
     row = docs.select("ord").coalesce(1).mapInArrow(check, "ordered boolean").first()
     return row is None or row["ordered"]
+
+
+def _follows(o, last) -> bool:
+    """Whether the ``ord`` values ``o`` (a non-empty Arrow array) never
+    step back, nor from ``last`` (the ``ord`` before them, ``None`` at the
+    start); a null is out of order."""
+    import pyarrow.compute as pc
+
+    if o.null_count or (last is not None and o[0].as_py() < last):
+        return False
+    return len(o) < 2 or not pc.any(pc.less(o.slice(1), o.slice(0, len(o) - 1))).as_py()
 
 
 def _engine(local_free, m, threshold, md, site_templates, composite_check, partial_check):
@@ -276,8 +283,7 @@ def fingerprinted_and_decided_in_one_task(
             b = done.result()
             o = _col(b, "ord")
             if len(o):
-                first = o[0].as_py()
-                if last[0] is not None and first < last[0]:
+                if not _follows(o, last[0]):
                     raise ValueError(
                         "neardup.spark.dedup: documents came out of order (the input changed between "
                         "the order check and the pass: persist it)"
@@ -286,11 +292,12 @@ def fingerprinted_and_decided_in_one_task(
             _add(groups, b)
 
         # At most a batch ahead for each thread: memory stays a few batches.
-        with ThreadPoolExecutor(max(1, threads)) as pool:
+        workers = max(1, threads)
+        with ThreadPoolExecutor(workers) as pool:
             pending = deque()
             for b in batches:
                 pending.append(pool.submit(fingerprint, b))
-                if len(pending) > max(1, threads):
+                if len(pending) > workers:
                     add(pending.popleft())
             while pending:
                 add(pending.popleft())
